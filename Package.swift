@@ -1,0 +1,76 @@
+// swift-tools-version: 6.2
+import PackageDescription
+
+let grdb = Target.Dependency.product(name: "GRDB", package: "GRDB.swift")
+let logging = Target.Dependency.product(name: "Logging", package: "swift-log")
+let serviceLifecycle = Target.Dependency.product(name: "ServiceLifecycle", package: "swift-service-lifecycle")
+let hummingbird = Target.Dependency.product(name: "Hummingbird", package: "hummingbird")
+let hummingbirdTesting = Target.Dependency.product(name: "HummingbirdTesting", package: "hummingbird")
+
+let package = Package(
+    name: "crated",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "crated", targets: ["crated"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-configuration", from: "1.4.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+    ],
+    targets: [
+        // Models, repositories, migrations, configuration and the Discogs CSV import.
+        .target(
+            name: "CratedCore",
+            dependencies: [
+                grdb, logging,
+                .product(name: "Configuration", package: "swift-configuration"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            plugins: ["EmbedResources"]
+        ),
+        // Grid pagination sized to the client's resolved layout environment.
+        .target(name: "CratedGrid", dependencies: ["CratedCore", grdb]),
+        // The mini-player's playback state and play history.
+        .target(name: "CratedPlayback", dependencies: ["CratedCore", grdb, logging]),
+        // libcurl, with a header of inline wrappers for its variadic calls.
+        .systemLibrary(
+            name: "CCurl",
+            pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"])]
+        ),
+        // Metadata sync from the Discogs API over an HTTPTransport (libcurl in production).
+        .target(name: "CratedSync", dependencies: ["CratedCore", "CCurl", grdb, logging, serviceLifecycle]),
+        // The HTTP/JSON API on Hummingbird: routes, controllers, buildApplication.
+        .target(
+            name: "CratedAPI",
+            dependencies: ["CratedCore", "CratedGrid", "CratedPlayback", "CratedSync", hummingbird, logging, serviceLifecycle]
+        ),
+        // The thin command-line front end.
+        .executableTarget(
+            name: "crated",
+            dependencies: [
+                "CratedCore", "CratedSync", "CratedAPI",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        // Compiles Migrations/*.sql and Config/crated.json into the binary, so an installed
+        // `crated` never has to find resource folders next to itself (Bundle.module on Linux).
+        .executableTarget(name: "embed-resources", path: "Sources/EmbedResourcesTool"),
+        .plugin(
+            name: "EmbedResources",
+            capability: .buildTool(),
+            dependencies: ["embed-resources"],
+            path: "Sources/EmbedResourcesPlugin"
+        ),
+        .testTarget(name: "CratedCoreTests", dependencies: ["CratedCore", "crated", grdb]),
+        .testTarget(name: "CratedGridTests", dependencies: ["CratedGrid", "CratedCore", grdb]),
+        .testTarget(name: "CratedPlaybackTests", dependencies: ["CratedPlayback", "CratedCore", grdb]),
+        .testTarget(name: "CratedSyncTests", dependencies: ["CratedSync", "CratedCore", grdb, hummingbird]),
+        .testTarget(name: "CratedAPITests", dependencies: ["CratedAPI", "CratedCore", grdb, hummingbird, hummingbirdTesting]),
+    ]
+)

@@ -1,0 +1,1 @@
+// CratedAPI: see its issue; sources land here.

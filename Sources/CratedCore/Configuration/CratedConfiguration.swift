@@ -1,0 +1,149 @@
+import Configuration
+import Foundation
+import SystemPackage
+
+/// Everything crated reads from configuration, resolved once at start-up.
+///
+/// Precedence, highest first: command-line flags, `CRATED_*` environment variables, the file given by
+/// `--config` (or `CRATED_CONFIG`), then the defaults of `Config/crated.json` compiled into the binary.
+public struct CratedConfiguration: Sendable, Equatable {
+    public var serverHost: String
+    public var serverPort: Int
+    public var databasePath: String
+    public var databaseBusyTimeoutMs: Int
+    public var defaultUserName: String
+    public var discogsBaseURL: String
+    public var discogsToken: String
+    public var discogsRequestsPerMinute: Int
+    public var discogsUnauthenticatedRequestsPerMinute: Int
+    public var userAgent: String
+    public var syncIntervalSeconds: Int
+    public var syncStaleAfterDays: Int
+    public var logLevel: String
+
+    /// Reads every value through one `ConfigReader`; a missing key falls through to the embedded defaults.
+    public init(reader: ConfigReader) throws {
+        func string(_ key: ConfigKey) throws -> String { try reader.requiredString(forKey: key) }
+        func int(_ key: ConfigKey) throws -> Int { try reader.requiredInt(forKey: key) }
+        serverHost = try string("server.host")
+        serverPort = try int("server.port")
+        databasePath = try string("database.path")
+        databaseBusyTimeoutMs = try int("database.busyTimeoutMs")
+        defaultUserName = try string("import.defaultUser")
+        discogsBaseURL = try string("discogs.baseURL")
+        discogsToken = try string("discogs.token")
+        discogsRequestsPerMinute = try int("discogs.requestsPerMinute")
+        discogsUnauthenticatedRequestsPerMinute = try int("discogs.unauthenticatedRequestsPerMinute")
+        userAgent = try string("discogs.userAgent")
+        syncIntervalSeconds = try int("sync.intervalSeconds")
+        syncStaleAfterDays = try int("sync.staleAfterDays")
+        logLevel = try string("log.level")
+        try validate()
+    }
+
+    private func validate() throws {
+        guard (0...65535).contains(serverPort) else {
+            throw ConfigurationError.invalidValue(key: "server.port", reason: "must be between 0 and 65535, got \(serverPort)")
+        }
+        guard !databasePath.isEmpty else {
+            throw ConfigurationError.invalidValue(key: "database.path", reason: "must not be empty")
+        }
+        guard databaseBusyTimeoutMs >= 0 else {
+            throw ConfigurationError.invalidValue(key: "database.busyTimeoutMs", reason: "must not be negative")
+        }
+        guard !defaultUserName.trimmingCharacters(in: .whitespaces).isEmpty else {
+            throw ConfigurationError.invalidValue(key: "import.defaultUser", reason: "must not be empty")
+        }
+        guard discogsRequestsPerMinute > 0, discogsUnauthenticatedRequestsPerMinute > 0 else {
+            throw ConfigurationError.invalidValue(key: "discogs.requestsPerMinute", reason: "must be positive")
+        }
+    }
+
+    /// The values that command-line flags set, as configuration keys (`server.port`, `database.path`, ...).
+    public typealias Overrides = [String: ConfigValue]
+
+    /// Loads the configuration in crated's precedence order.
+    /// - Parameters:
+    ///   - overrides: values from command-line flags.
+    ///   - configFile: the `--config` path; when nil, `CRATED_CONFIG` from the environment, if set.
+    ///   - environment: the process environment (tests pass their own).
+    public static func load(
+        overrides: Overrides = [:],
+        configFile: String? = nil,
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) async throws -> CratedConfiguration {
+        var providers: [any ConfigProvider] = [
+            InMemoryProvider(name: "command line", values: Dictionary(uniqueKeysWithValues: overrides.map {
+                (AbsoluteConfigKey(ConfigKey($0.key)), $0.value)
+            })),
+            EnvironmentVariablesProvider(
+                environmentVariables: environment,
+                secretsSpecifier: .specific(["CRATED_DISCOGS_TOKEN"])
+            ).prefixKeys(with: "crated"),
+        ]
+        if let path = configFile ?? environment["CRATED_CONFIG"].flatMap({ $0.isEmpty ? nil : $0 }) {
+            providers.append(try await fileProvider(path: path))
+        }
+        providers.append(try embeddedDefaults())
+        return try CratedConfiguration(reader: ConfigReader(providers: providers))
+    }
+
+    private static func fileProvider(path: String) async throws -> FileProvider<JSONSnapshot> {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+            throw ConfigurationError.missingFile(path: path)
+        }
+        guard !isDirectory.boolValue else { throw ConfigurationError.notAFile(path: path) }
+        do {
+            return try await FileProvider<JSONSnapshot>(filePath: FilePath(path))
+        } catch {
+            throw ConfigurationError.malformedFile(path: path, reason: String(describing: error))
+        }
+    }
+
+    /// `Config/crated.json` as it was at build time, flattened into dotted keys.
+    static func embeddedDefaults() throws -> InMemoryProvider {
+        let object = try JSONSerialization.jsonObject(with: Data(EmbeddedResources.defaultConfigurationJSON.utf8))
+        var values: [AbsoluteConfigKey: ConfigValue] = [:]
+        func flatten(_ value: Any, path: [String]) {
+            switch value {
+            case let dictionary as [String: Any]:
+                for (key, nested) in dictionary { flatten(nested, path: path + [key]) }
+            case let string as String:
+                values[AbsoluteConfigKey(path)] = ConfigValue(.string(string), isSecret: path.last == "token")
+            case let number as NSNumber:
+                // JSONSerialization gives booleans as NSNumber too; crated's defaults have none.
+                if number.doubleValue == number.doubleValue.rounded() {
+                    values[AbsoluteConfigKey(path)] = ConfigValue(.int(number.intValue), isSecret: false)
+                } else {
+                    values[AbsoluteConfigKey(path)] = ConfigValue(.double(number.doubleValue), isSecret: false)
+                }
+            default:
+                break
+            }
+        }
+        flatten(object, path: [])
+        return InMemoryProvider(name: "built-in defaults", values: values)
+    }
+
+    /// The built-in defaults alone: what tests and tools start from before overriding.
+    public static func defaults() throws -> CratedConfiguration {
+        try CratedConfiguration(reader: ConfigReader(provider: embeddedDefaults()))
+    }
+}
+
+public enum ConfigurationError: Error, CustomStringConvertible, Equatable {
+    case missingFile(path: String)
+    case notAFile(path: String)
+    case malformedFile(path: String, reason: String)
+    case invalidValue(key: String, reason: String)
+
+    public var description: String {
+        switch self {
+        case .missingFile(let path): "configuration file not found: \(path)"
+        case .notAFile(let path): "configuration path is a directory, not a JSON file: \(path)"
+        case .malformedFile(let path, let reason): "configuration file \(path) is not valid JSON: \(reason)"
+        case .invalidValue(let key, let reason): "configuration value '\(key)' \(reason)"
+        }
+    }
+}

@@ -1,0 +1,82 @@
+import Foundation
+import GRDB
+
+/// The one type in front of GRDB: opens the database with crated's settings, applies the migrations,
+/// and is extended by the repositories with methods named for what they do.
+public struct AppDatabase: Sendable {
+    public let writer: any DatabaseWriter
+
+    /// Opens (creating if needed) the database file: WAL, foreign keys on, a busy timeout, migrated.
+    public static func open(
+        path: String,
+        busyTimeoutMs: Int = 5000,
+        migrations: [Migration] = Migration.embedded
+    ) throws -> AppDatabase {
+        let directory = URL(fileURLWithPath: path).deletingLastPathComponent()
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
+            throw AppDatabaseError.cannotOpen(path: path, reason: "it is a directory")
+        }
+        if !FileManager.default.fileExists(atPath: directory.path) {
+            do {
+                try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            } catch {
+                throw AppDatabaseError.cannotOpen(path: path, reason: "cannot create \(directory.path): \(error.localizedDescription)")
+            }
+        }
+        var configuration = Configuration()
+        configuration.foreignKeysEnabled = true
+        configuration.busyMode = .timeout(Double(busyTimeoutMs) / 1000)
+        configuration.journalMode = .wal
+        configuration.prepareDatabase { db in
+            // Safe with WAL: a crash loses at most the last transactions, never integrity.
+            try db.execute(sql: "PRAGMA synchronous = NORMAL")
+        }
+        let pool: DatabasePool
+        do {
+            pool = try DatabasePool(path: path, configuration: configuration)
+        } catch let error as DatabaseError {
+            throw AppDatabaseError.cannotOpen(path: path, reason: error.message ?? error.description)
+        }
+        let database = AppDatabase(writer: pool)
+        try database.migrate(migrations)
+        return database
+    }
+
+    /// Applies the migrations that this database lacks; returns the file names applied.
+    @discardableResult
+    public func migrate(_ migrations: [Migration] = Migration.embedded) throws -> [String] {
+        do {
+            return try Migrator(migrations: migrations).migrate(writer)
+        } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY {
+            throw AppDatabaseError.locked
+        } catch let error as DatabaseError where error.resultCode == .SQLITE_NOTADB {
+            throw AppDatabaseError.notADatabase
+        }
+    }
+
+    public init(writer: any DatabaseWriter) {
+        self.writer = writer
+    }
+
+    public var reader: any DatabaseReader { writer }
+}
+
+public enum AppDatabaseError: Error, CustomStringConvertible, Equatable {
+    case cannotOpen(path: String, reason: String)
+    case locked
+    case notADatabase
+
+    public var description: String {
+        switch self {
+        case .cannotOpen(let path, let reason): "cannot open database \(path): \(reason)"
+        case .locked: "the database is locked by another writer; try again when it has finished"
+        case .notADatabase: "the database file is not a SQLite database"
+        }
+    }
+}
+
+extension DatabaseError {
+    /// SQLite answered BUSY: another connection or process holds the write lock past the busy timeout.
+    var isBusy: Bool { resultCode == .SQLITE_BUSY || resultCode == .SQLITE_LOCKED }
+}

@@ -1,0 +1,109 @@
+import Crypto
+import Foundation
+import GRDB
+
+/// One numbered SQL file from `Migrations/`.
+public struct Migration: Sendable, Equatable {
+    public var fileName: String
+    public var sql: String
+
+    public init(fileName: String, sql: String) {
+        self.fileName = fileName
+        self.sql = sql
+    }
+
+    /// The number before the first underscore: `0001_core.sql` is version 1.
+    public var version: Int? {
+        fileName.split(separator: "_", maxSplits: 1).first.flatMap { Int($0) }
+    }
+
+    var checksum: String {
+        SHA256.hash(data: Data(sql.utf8)).map { String(format: "%02x", $0) }.joined()
+    }
+
+    /// The migrations compiled into this binary from the package's `Migrations/` folder.
+    public static var embedded: [Migration] {
+        EmbeddedResources.migrations.map { Migration(fileName: $0.fileName, sql: $0.sql) }
+    }
+}
+
+public enum MigrationError: Error, CustomStringConvertible, Equatable {
+    case badFileName(String)
+    case duplicateVersion(Int)
+    case changedAfterApplying(fileName: String)
+    case unknownAppliedVersion(version: Int, fileName: String)
+    case failed(fileName: String, reason: String)
+
+    public var description: String {
+        switch self {
+        case .badFileName(let name):
+            "migration file '\(name)' must be named NNNN_name.sql"
+        case .duplicateVersion(let version):
+            "two migration files share the number \(version)"
+        case .changedAfterApplying(let name):
+            "migration \(name) was changed after it was applied to this database; restore the original file and add a new migration instead"
+        case .unknownAppliedVersion(let version, let name):
+            "this database has migration \(version) (\(name)) applied, which this crated does not know: it was written by a newer version"
+        case .failed(let name, let reason):
+            "migration \(name) failed: \(reason)"
+        }
+    }
+}
+
+/// Applies numbered SQL migrations once each, in order, and records them with a checksum, so that an
+/// applied file that was edited later is refused instead of silently diverging.
+struct Migrator {
+    let migrations: [Migration]
+
+    init(migrations: [Migration]) throws {
+        var seen = Set<Int>()
+        for migration in migrations {
+            guard let version = migration.version else { throw MigrationError.badFileName(migration.fileName) }
+            guard seen.insert(version).inserted else { throw MigrationError.duplicateVersion(version) }
+        }
+        self.migrations = migrations.sorted { $0.version! < $1.version! }
+    }
+
+    /// Returns the file names applied by this call.
+    @discardableResult
+    func migrate(_ writer: some DatabaseWriter) throws -> [String] {
+        try writer.barrierWriteWithoutTransaction { db in
+            try db.execute(sql: """
+                CREATE TABLE IF NOT EXISTS schema_migration (
+                    version     INTEGER PRIMARY KEY,
+                    file_name   TEXT NOT NULL,
+                    checksum    TEXT NOT NULL,
+                    applied_at  TEXT NOT NULL
+                )
+                """)
+            let applied = try Row.fetchAll(db, sql: "SELECT version, file_name, checksum FROM schema_migration")
+            let known = Dictionary(uniqueKeysWithValues: migrations.map { ($0.version!, $0) })
+            for row in applied {
+                let version: Int = row["version"]
+                guard let migration = known[version] else {
+                    throw MigrationError.unknownAppliedVersion(version: version, fileName: row["file_name"])
+                }
+                guard migration.checksum == row["checksum"] as String else {
+                    throw MigrationError.changedAfterApplying(fileName: migration.fileName)
+                }
+            }
+            let appliedVersions = Set(applied.map { $0["version"] as Int })
+            var newlyApplied: [String] = []
+            for migration in migrations where !appliedVersions.contains(migration.version!) {
+                do {
+                    try db.inTransaction {
+                        try db.execute(sql: migration.sql)
+                        try db.execute(
+                            sql: "INSERT INTO schema_migration (version, file_name, checksum, applied_at) VALUES (?, ?, ?, ?)",
+                            arguments: [migration.version!, migration.fileName, migration.checksum, Timestamp.now()])
+                        return .commit
+                    }
+                } catch let error as DatabaseError {
+                    throw MigrationError.failed(fileName: migration.fileName, reason: error.message ?? error.description)
+                }
+                newlyApplied.append(migration.fileName)
+            }
+            return newlyApplied
+        }
+    }
+}

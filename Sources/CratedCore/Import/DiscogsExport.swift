@@ -1,0 +1,176 @@
+import Foundation
+
+/// The columns of a Discogs collection export, found by header name (their order and the custom
+/// `Collection <Field>` columns vary from one user's export to another's).
+struct DiscogsExportHeader {
+    let names: [String]
+    let catalogNumber: Int?
+    let artist: Int
+    let title: Int
+    let label: Int?
+    let format: Int?
+    let rating: Int?
+    let released: Int?
+    let releaseId: Int
+    let folder: Int?
+    let dateAdded: Int
+    let mediaCondition: Int?
+    let sleeveCondition: Int?
+    let notes: Int?
+    /// Custom fields: (column index, field name without the `Collection ` prefix).
+    let customFields: [(index: Int, name: String)]
+
+    static let required = ["release_id", "Artist", "Title", "Date Added"]
+    static let expected = "Catalog#,Artist,Title,Label,Format,Rating,Released,release_id,CollectionFolder,Date Added,Collection Media Condition,Collection Sleeve Condition,Collection Notes"
+    private static let knownCollectionColumns: Set<String> = [
+        "Collection Media Condition", "Collection Sleeve Condition", "Collection Notes",
+    ]
+
+    init(fields: [String]) throws {
+        let names = fields.map { $0.trimmingCharacters(in: .whitespaces) }
+        self.names = names
+        func index(_ name: String) -> Int? {
+            names.firstIndex { $0.caseInsensitiveCompare(name) == .orderedSame }
+        }
+        let missing = Self.required.filter { index($0) == nil }
+        if !missing.isEmpty {
+            // A wantlist export shares the first columns but has `Notes` and no folder or date added.
+            if index("release_id") != nil, index("Notes") != nil, index("CollectionFolder") == nil {
+                throw ImportError.wantlist
+            }
+            throw ImportError.notACollectionExport(
+                reason: "its header lacks the column\(missing.count == 1 ? "" : "s") \(missing.joined(separator: ", "))",
+                header: names.joined(separator: ","))
+        }
+        var seen = Set<String>()
+        for name in names where !name.isEmpty {
+            guard seen.insert(name.lowercased()).inserted else {
+                throw ImportError.notACollectionExport(reason: "its header names the column '\(name)' twice", header: names.joined(separator: ","))
+            }
+        }
+        catalogNumber = index("Catalog#")
+        artist = index("Artist")!
+        title = index("Title")!
+        label = index("Label")
+        format = index("Format")
+        rating = index("Rating")
+        released = index("Released")
+        releaseId = index("release_id")!
+        folder = index("CollectionFolder")
+        dateAdded = index("Date Added")!
+        mediaCondition = index("Collection Media Condition")
+        sleeveCondition = index("Collection Sleeve Condition")
+        notes = index("Collection Notes")
+        customFields = names.enumerated().compactMap { offset, name in
+            guard name.hasPrefix("Collection "), !Self.knownCollectionColumns.contains(name) else { return nil }
+            let field = String(name.dropFirst("Collection ".count)).trimmingCharacters(in: .whitespaces)
+            return field.isEmpty ? nil : (offset, field)
+        }
+    }
+
+    func columnName(_ index: Int) -> String { index < names.count ? names[index] : "column \(index + 1)" }
+}
+
+/// One valid row of a collection export.
+struct DiscogsExportRow {
+    var line: Int
+    var releaseId: Int64
+    var artistCredit: String        // as Discogs writes it, suffixes kept
+    var title: String
+    var label: String
+    var catalogNumbers: String
+    var format: String
+    var rating: Int?
+    var year: Int?
+    var folder: String?
+    var dateAdded: Int64            // seconds since 1970, UTC
+    var mediaCondition: String?
+    var sleeveCondition: String?
+    var notes: String?
+    var customFields: [(name: String, value: String)]
+
+    /// Reads one record, or throws a `RowProblem` that names the line and column.
+    init(record: CSVRecord, header: DiscogsExportHeader) throws(RowProblem) {
+        let fields = record.fields
+        line = record.line
+        guard fields.count == header.names.count else {
+            throw RowProblem(line: record.line, column: nil,
+                             reason: "has \(fields.count) field\(fields.count == 1 ? "" : "s") where the header has \(header.names.count)")
+        }
+        if let bad = record.invalidUTF8Fields.first {
+            throw RowProblem(line: record.line, column: bad + 1, columnName: header.columnName(bad), reason: "is not valid UTF-8 text")
+        }
+        func text(_ index: Int?) -> String {
+            guard let index else { return "" }
+            return fields[index].trimmingCharacters(in: .whitespaces)
+        }
+        func optional(_ index: Int?) -> String? {
+            let value = text(index)
+            return value.isEmpty ? nil : value
+        }
+        func problem(_ index: Int, _ reason: String) -> RowProblem {
+            RowProblem(line: record.line, column: index + 1, columnName: header.columnName(index), reason: reason)
+        }
+
+        let releaseText = text(header.releaseId)
+        guard let releaseId = Int64(releaseText), releaseId > 0 else {
+            throw problem(header.releaseId, releaseText.isEmpty ? "is empty; every row needs its Discogs release id" : "'\(releaseText)' is not a Discogs release id")
+        }
+        self.releaseId = releaseId
+        artistCredit = text(header.artist)
+        guard !artistCredit.isEmpty else { throw problem(header.artist, "is empty") }
+        title = text(header.title)
+        guard !title.isEmpty else { throw problem(header.title, "is empty") }
+        let dateText = text(header.dateAdded)
+        guard let dateAdded = DiscogsDate.epochSeconds(dateText) else {
+            throw problem(header.dateAdded, dateText.isEmpty ? "is empty" : "'\(dateText)' is not a date (expected YYYY-MM-DD HH:MM:SS)")
+        }
+        self.dateAdded = dateAdded
+        if let index = header.rating, let ratingText = optional(index) {
+            guard let value = Int(ratingText), (0...5).contains(value) else {
+                throw problem(index, "'\(ratingText)' is not a rating from 1 to 5")
+            }
+            rating = value == 0 ? nil : value
+        }
+        if let index = header.released, let releasedText = optional(index) {
+            // Discogs writes the year, or 0 when it is unknown.
+            guard let value = Int(releasedText.prefix(4)), releasedText.count == 4 || releasedText == "0" || releasedText.dropFirst(4).first == "-" else {
+                throw problem(index, "'\(releasedText)' is not a year")
+            }
+            year = value == 0 ? nil : value
+        }
+        label = text(header.label)
+        catalogNumbers = text(header.catalogNumber)
+        format = text(header.format)
+        folder = optional(header.folder)
+        mediaCondition = optional(header.mediaCondition)
+        sleeveCondition = optional(header.sleeveCondition)
+        // Notes keep their inner line breaks; only the ends are trimmed.
+        notes = header.notes.flatMap { fields[$0].trimmingCharacters(in: .whitespacesAndNewlines) }.flatMap { $0.isEmpty ? nil : $0 }
+        customFields = header.customFields.compactMap { column in
+            optional(column.index).map { (column.name, $0) }
+        }
+    }
+}
+
+/// Why one row cannot be imported, with where it is.
+public struct RowProblem: Error, Codable, Equatable, Sendable, CustomStringConvertible {
+    public var line: Int
+    public var column: Int?
+    public var columnName: String?
+    public var reason: String
+
+    public init(line: Int, column: Int?, columnName: String? = nil, reason: String) {
+        self.line = line
+        self.column = column
+        self.columnName = columnName
+        self.reason = reason
+    }
+
+    public var description: String {
+        if let column {
+            return "line \(line), column \(column)\(columnName.map { " (\($0))" } ?? ""): \(reason)"
+        }
+        return "line \(line): the row \(reason)"
+    }
+}

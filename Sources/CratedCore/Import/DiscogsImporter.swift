@@ -1,0 +1,254 @@
+import Foundation
+import GRDB
+
+public struct ImportOptions: Sendable {
+    /// The owner of the copies; nil means the only user, or the default user created on first use.
+    public var userName: String?
+    /// Reads and checks everything, reports what would change, writes nothing.
+    public var dryRun = false
+    /// Imports the valid rows and lists the others, instead of refusing the whole file.
+    public var skipInvalid = false
+    /// The default user's name (configuration `import.defaultUser`).
+    public var defaultUserName = "collector"
+
+    public init(userName: String? = nil, dryRun: Bool = false, skipInvalid: Bool = false, defaultUserName: String = "collector") {
+        self.userName = userName
+        self.dryRun = dryRun
+        self.skipInvalid = skipInvalid
+        self.defaultUserName = defaultUserName
+    }
+}
+
+/// What an import did (or, with `--dry-run`, would do).
+public struct ImportSummary: Codable, Sendable, Equatable {
+    public var file: String
+    public var user: String
+    public var dryRun: Bool
+    public var rowsRead = 0
+    /// Distinct releases in the file.
+    public var albums = 0
+    public var albumsAdded = 0
+    /// Distinct artist credits in the file.
+    public var artists = 0
+    public var artistsAdded = 0
+    public var copiesAdded = 0
+    public var copiesUpdated = 0
+    public var copiesUnchanged = 0
+    /// Distinct crates (Discogs folders other than `Uncategorized`) in the file.
+    public var crates = 0
+    public var cratesAdded = 0
+    public var customFields: [String] = []
+    public var skipped: [RowProblem] = []
+}
+
+public struct ImportProgress: Sendable {
+    public var bytesRead: Int
+    public var totalBytes: Int
+    public var rowsRead: Int
+}
+
+public enum ImportError: Error, Equatable, CustomStringConvertible {
+    case fileNotFound(String)
+    case isDirectory(String)
+    case unreadable(String, reason: String)
+    case emptyFile
+    case headerOnly
+    case binary(kind: String)
+    case wantlist
+    case notACollectionExport(reason: String, header: String)
+    case unterminatedQuote(line: Int)
+    case invalidRows([RowProblem], total: Int)
+    case user(UserError)
+    case databaseLocked
+    case database(String)
+
+    public var description: String {
+        switch self {
+        case .fileNotFound(let path):
+            return "no such file: \(path)"
+        case .isDirectory(let path):
+            return "\(path) is a directory; give the path of a Discogs collection export (.csv)"
+        case .unreadable(let path, let reason):
+            return "cannot read \(path): \(reason)"
+        case .emptyFile:
+            return "the file is empty; expected a Discogs collection export with the header \(DiscogsExportHeader.expected)"
+        case .headerOnly:
+            return "the file has a header but no rows: nothing to import"
+        case .binary(let kind):
+            return "this is \(kind), not a CSV file; expected a Discogs collection export (.csv)"
+        case .wantlist:
+            return "this is a Discogs wantlist export, not a collection export; export your collection from Discogs (Collection > Export) and import that file"
+        case .notACollectionExport(let reason, let header):
+            return "this is not a Discogs collection export: \(reason). Its header is: \(header.prefix(200)). Expected a header like: \(DiscogsExportHeader.expected)"
+        case .unterminatedQuote(let line):
+            return "line \(line): a quoted field opens here and is never closed; nothing was imported"
+        case .invalidRows(let problems, let total):
+            let listed = problems.map { "  \($0)" }.joined(separator: "\n")
+            let more = total > problems.count ? "\n  ... and \(total - problems.count) more" : ""
+            return "\(total) invalid row\(total == 1 ? "" : "s"); nothing was imported (use --skip-invalid to import the valid rows):\n\(listed)\(more)"
+        case .user(let error):
+            return error.description
+        case .databaseLocked:
+            return AppDatabaseError.locked.description + "; nothing was imported"
+        case .database(let message):
+            return "database error: \(message); nothing was imported"
+        }
+    }
+}
+
+/// Imports a Discogs collection export (CSV) into one user's collection, in one transaction: the
+/// file is streamed row by row and either every valid row lands or, on a problem, nothing does.
+public struct DiscogsImporter: Sendable {
+    public let database: AppDatabase
+    /// How many row problems an error lists before it counts the rest.
+    static let listedProblems = 20
+    /// Discogs' default folder holds what is in no folder; it does not become a crate.
+    static let foldersThatAreNotCrates: Set<String> = ["Uncategorized", "All"]
+
+    public init(database: AppDatabase) {
+        self.database = database
+    }
+
+    public func importFile(
+        at path: String,
+        options: ImportOptions = ImportOptions(),
+        progress: (@Sendable (ImportProgress) -> Void)? = nil
+    ) throws -> ImportSummary {
+        let (handle, size, bomLength) = try Self.open(path)
+        defer { try? handle.close() }
+        let reader: CSVReader
+        do {
+            reader = try CSVReader(handle: handle, skipping: bomLength)
+        } catch let error as CSVError {
+            throw ImportError.unreadable(path, reason: error.description)
+        }
+        guard let headerRecord = try Self.nextRecord(reader) else { throw ImportError.emptyFile }
+        guard headerRecord.invalidUTF8Fields.isEmpty else {
+            throw ImportError.binary(kind: "a file whose header is not UTF-8 text")
+        }
+        let header = try DiscogsExportHeader(fields: headerRecord.fields)
+
+        do {
+            return try database.writer.writeWithoutTransaction { db in
+                var summary: ImportSummary?
+                try db.inTransaction(.immediate) {
+                    summary = try run(db: db, reader: reader, header: header, path: path, size: size, options: options, progress: progress)
+                    return options.dryRun ? .rollback : .commit
+                }
+                return summary!
+            }
+        } catch let error as DatabaseError where error.isBusy {
+            throw ImportError.databaseLocked
+        } catch let error as DatabaseError {
+            throw ImportError.database(error.message ?? error.description)
+        } catch let error as UserError {
+            throw ImportError.user(error)
+        }
+    }
+
+    private func run(
+        db: Database, reader: CSVReader, header: DiscogsExportHeader, path: String, size: Int,
+        options: ImportOptions, progress: (@Sendable (ImportProgress) -> Void)?
+    ) throws -> ImportSummary {
+        let user = try AppDatabase.resolveUser(db, named: options.userName, defaultName: options.defaultUserName, createIfMissing: true)
+        let writer = CollectionImportWriter(db: db, userId: user.id!)
+        var summary = ImportSummary(file: path, user: user.name, dryRun: options.dryRun)
+        summary.customFields = header.customFields.map(\.name)
+
+        var releases = Set<Int64>()
+        var credits = Set<String>()
+        var crates = Set<String>()
+        // Identical rows are several copies: the nth row with the same release and date added is copy n.
+        struct CopyKey: Hashable { var release: Int64; var dateAdded: Int64 }
+        var copiesSeen: [CopyKey: Int] = [:]
+        var problems: [RowProblem] = []
+        var problemCount = 0
+
+        while let record = try Self.nextRecord(reader) {
+            summary.rowsRead += 1
+            if let progress, summary.rowsRead % 5000 == 0 {
+                progress(ImportProgress(bytesRead: reader.bytesRead, totalBytes: size, rowsRead: summary.rowsRead))
+            }
+            let row: DiscogsExportRow
+            do {
+                row = try DiscogsExportRow(record: record, header: header)
+            } catch {
+                problemCount += 1
+                if options.skipInvalid || problems.count < Self.listedProblems { problems.append(error) }
+                continue
+            }
+            // Once the file is known to be invalid nothing will be kept: only look for more problems.
+            if problemCount > 0 && !options.skipInvalid { continue }
+
+            releases.insert(row.releaseId)
+            credits.insert(row.artistCredit)
+            let album = try writer.album(for: row)
+            let key = CopyKey(release: row.releaseId, dateAdded: row.dateAdded)
+            let ordinal = copiesSeen[key, default: 0]
+            copiesSeen[key] = ordinal + 1
+            let copy = try writer.upsertCopy(row, albumId: album.id, albumIsNew: album.isNew, ordinal: ordinal)
+            switch copy.outcome {
+            case .added: summary.copiesAdded += 1
+            case .updated: summary.copiesUpdated += 1
+            case .unchanged: summary.copiesUnchanged += 1
+            }
+            if let folder = row.folder, !Self.foldersThatAreNotCrates.contains(folder) {
+                crates.insert(folder)
+                try writer.addToCrate(named: folder, itemId: copy.id)
+            }
+        }
+        progress?(ImportProgress(bytesRead: reader.bytesRead, totalBytes: size, rowsRead: summary.rowsRead))
+
+        if summary.rowsRead == 0 { throw ImportError.headerOnly }
+        if problemCount > 0 && !options.skipInvalid {
+            throw ImportError.invalidRows(problems, total: problemCount)
+        }
+        summary.skipped = problems
+        summary.albums = releases.count
+        summary.artists = credits.count
+        summary.crates = crates.count
+        summary.albumsAdded = writer.albumsAdded
+        summary.artistsAdded = writer.artistsAdded
+        summary.cratesAdded = writer.cratesAdded
+        return summary
+    }
+
+    private static func nextRecord(_ reader: CSVReader) throws -> CSVRecord? {
+        do {
+            return try reader.next()
+        } catch CSVError.unterminatedQuote(let line) {
+            throw ImportError.unterminatedQuote(line: line)
+        } catch let error as CSVError {
+            throw ImportError.unreadable("the file", reason: error.description)
+        }
+    }
+
+    /// Opens the file after checking that it is one, and sniffs its first bytes: a byte-order mark is
+    /// skipped; an archive, a database or any file with NUL bytes is refused for what it is.
+    static func open(_ path: String) throws -> (FileHandle, size: Int, bomLength: Int) {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { throw ImportError.fileNotFound(path) }
+        guard !isDirectory.boolValue else { throw ImportError.isDirectory(path) }
+        let handle: FileHandle
+        let head: Data
+        do {
+            handle = try FileHandle(forReadingFrom: URL(fileURLWithPath: path))
+            head = try handle.read(upToCount: 4096) ?? Data()
+            try handle.seek(toOffset: 0)
+        } catch {
+            throw ImportError.unreadable(path, reason: (error as NSError).localizedDescription)
+        }
+        let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
+        guard !head.isEmpty else { throw ImportError.emptyFile }
+        let bytes = [UInt8](head)
+        func starts(_ magic: [UInt8]) -> Bool { bytes.starts(with: magic) }
+        if starts([0x50, 0x4B, 0x03, 0x04]) { throw ImportError.binary(kind: "a ZIP archive (unzip it and import the CSV inside)") }
+        if starts([0x1F, 0x8B]) { throw ImportError.binary(kind: "a gzip-compressed file (decompress it first)") }
+        if starts(Array("SQLite format 3".utf8)) { throw ImportError.binary(kind: "a SQLite database") }
+        if starts(Array("%PDF".utf8)) { throw ImportError.binary(kind: "a PDF document") }
+        if starts([0xFF, 0xFE]) || starts([0xFE, 0xFF]) { throw ImportError.binary(kind: "UTF-16 text (save it as UTF-8)") }
+        if bytes.contains(0) { throw ImportError.binary(kind: "binary data") }
+        let bomLength = starts([0xEF, 0xBB, 0xBF]) ? 3 : 0
+        return (handle, size, bomLength)
+    }
+}

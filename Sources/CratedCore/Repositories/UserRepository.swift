@@ -1,0 +1,74 @@
+import GRDB
+
+public enum UserError: Error, Equatable, CustomStringConvertible {
+    case notFound(String)
+    case alreadyExists(String)
+    case invalidName(String)
+    case ambiguousDefault([String])
+
+    public var description: String {
+        switch self {
+        case .notFound(let name): "no user named '\(name)'"
+        case .alreadyExists(let name): "a user named '\(name)' already exists"
+        case .invalidName(let reason): "invalid user name: \(reason)"
+        case .ambiguousDefault(let names):
+            "this database has several users (\(names.joined(separator: ", "))); name one with --user"
+        }
+    }
+}
+
+extension User {
+    /// User names are what people type on the command line: 1-64 characters, no control characters,
+    /// not only spaces.
+    static func validate(name: String) throws -> String {
+        let trimmed = name.trimmingCharacters(in: .whitespaces)
+        guard !trimmed.isEmpty else { throw UserError.invalidName("it is empty") }
+        guard trimmed.count <= 64 else { throw UserError.invalidName("it is longer than 64 characters") }
+        guard !trimmed.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+            throw UserError.invalidName("it contains control characters")
+        }
+        return trimmed
+    }
+
+    static func named(_ name: String) -> QueryInterfaceRequest<User> {
+        User.filter(Column("name").collating(.nocase) == name)
+    }
+}
+
+extension AppDatabase {
+    public func addUser(named name: String) throws -> User {
+        try writer.write { db in try Self.addUser(db, named: name) }
+    }
+
+    public func user(named name: String) throws -> User? {
+        try reader.read { db in try User.named(name).fetchOne(db) }
+    }
+
+    public func users() throws -> [User] {
+        try reader.read { db in try User.order(Column("id")).fetchAll(db) }
+    }
+
+    static func addUser(_ db: Database, named name: String) throws -> User {
+        let name = try User.validate(name: name)
+        if try User.named(name).fetchCount(db) > 0 { throw UserError.alreadyExists(name) }
+        var user = User(name: name)
+        try user.insert(db)
+        return user
+    }
+
+    /// The user a command acts for: the one named (created when `createIfMissing`), else the only user,
+    /// else the default user, created on first use.
+    static func resolveUser(_ db: Database, named name: String?, defaultName: String, createIfMissing: Bool) throws -> User {
+        if let name {
+            if let user = try User.named(name.trimmingCharacters(in: .whitespaces)).fetchOne(db) { return user }
+            guard createIfMissing else { throw UserError.notFound(name) }
+            return try addUser(db, named: name)
+        }
+        let all = try User.order(Column("id")).fetchAll(db)
+        switch all.count {
+        case 0: return try addUser(db, named: defaultName)
+        case 1: return all[0]
+        default: throw UserError.ambiguousDefault(all.map(\.name))
+        }
+    }
+}

@@ -1,0 +1,1 @@
+// CratedGrid: see its issue; sources land here.

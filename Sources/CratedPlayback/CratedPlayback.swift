@@ -1,0 +1,1 @@
+// CratedPlayback: see its issue; sources land here.

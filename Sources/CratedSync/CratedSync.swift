@@ -1,0 +1,1 @@
+// CratedSync: see its issue; sources land here.

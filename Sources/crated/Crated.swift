@@ -1,0 +1,12 @@
+import ArgumentParser
+import CratedCore
+
+@main
+struct Crated: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "crated",
+        abstract: "A self-hosted server for a vinyl collection: import from Discogs, serve it to the app.",
+        version: CratedVersion.current,
+        subcommands: [ImportCommand.self, MigrateCommand.self, UserCommand.self]
+    )
+}

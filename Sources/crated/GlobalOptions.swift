@@ -1,0 +1,40 @@
+import ArgumentParser
+import Configuration
+import CratedCore
+import Foundation
+
+/// The options every command takes: where the database and the configuration file are.
+struct GlobalOptions: ParsableArguments {
+    @Option(help: "The SQLite database file (default: database.path of the configuration).")
+    var database: String?
+
+    @Option(help: "A JSON configuration file layered over the built-in defaults (also CRATED_CONFIG).")
+    var config: String?
+
+    /// The configuration with these flags, and any the command adds, over environment, file and defaults.
+    func loadConfiguration(_ overrides: CratedConfiguration.Overrides = [:]) async throws -> CratedConfiguration {
+        var values = overrides
+        if let database { values["database.path"] = ConfigValue(.string(database), isSecret: false) }
+        do {
+            return try await CratedConfiguration.load(overrides: values, configFile: config)
+        } catch let error as ConfigurationError {
+            throw CommandFailure(error.description)
+        } catch {
+            throw CommandFailure("configuration: \(error)")
+        }
+    }
+
+    func openDatabase(_ configuration: CratedConfiguration) throws -> AppDatabase {
+        do {
+            return try AppDatabase.open(path: configuration.databasePath, busyTimeoutMs: configuration.databaseBusyTimeoutMs)
+        } catch let error as CustomStringConvertible & Error {
+            throw CommandFailure(error.description)
+        }
+    }
+}
+
+/// A failure to report in one line on standard error, with a non-zero exit status.
+struct CommandFailure: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}

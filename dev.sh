@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# crated's developer entry point: installs what is missing, then builds and runs or tests.
+#   ./dev.sh run    build, import the sample collection, start the daemon on 127.0.0.1:8080
+#   ./dev.sh test   build and run the whole test suite
+#   ./dev.sh bench import [ROWS]   the import benchmark (release build)
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")"
+
+# System packages crated builds against: SQLite (GRDB), libcurl (sync); python3 for the benchmarks.
+ensure_system_packages() {
+    local missing=()
+    for package in libsqlite3-dev libcurl4-openssl-dev pkg-config python3; do
+        dpkg -s "$package" >/dev/null 2>&1 || missing+=("$package")
+    done
+    if ((${#missing[@]})); then
+        echo "==> installing ${missing[*]}"
+        local sudo=""
+        [ "$(id -u)" -eq 0 ] || sudo="sudo"
+        $sudo apt-get update -qq
+        DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
+    fi
+    command -v swift >/dev/null || { echo "swift is not on PATH: install Swift 6.2 or later" >&2; exit 1; }
+}
+
+case "${1:-}" in
+run)
+    ensure_system_packages
+    swift build --product crated
+    data="${CRATED_DEV_DATA:-.build/dev}"
+    mkdir -p "$data"
+    .build/debug/crated import Tests/Fixtures/sample-collection.csv --database "$data/crated.sqlite" --user collector
+    ;;
+test)
+    ensure_system_packages
+    # Build the tests once, then run them without rebuilding (building and testing separately
+    # would rebuild the dependencies each time).
+    swift build --build-tests
+    swift test --skip-build --parallel
+    ;;
+bench)
+    ensure_system_packages
+    shift
+    case "${1:-}" in
+    import) shift; exec Tests/Benchmarks/bench-import.sh "$@" ;;
+    *) echo "usage: ./dev.sh bench import [ROWS]" >&2; exit 64 ;;
+    esac
+    ;;
+*)
+    echo "usage: ./dev.sh run | test | bench import [ROWS]" >&2
+    exit 64
+    ;;
+esac
