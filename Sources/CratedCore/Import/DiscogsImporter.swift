@@ -203,6 +203,7 @@ public struct DiscogsImporter: Sendable {
         if problemCount > 0 && !options.skipInvalid {
             throw ImportError.invalidRows(problems, total: problemCount)
         }
+        try SearchIndex.refresh(db, albumIds: writer.newAlbumIds)
         summary.skipped = problems
         summary.albums = releases.count
         summary.artists = credits.count

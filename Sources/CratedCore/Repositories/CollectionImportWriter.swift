@@ -19,7 +19,9 @@ final class CollectionImportWriter {
     private var nextCratePosition: [Int64: Int] = [:]
 
     private(set) var artistsAdded = 0
-    private(set) var albumsAdded = 0
+    /// Albums this import created, to index for search once the rows are in.
+    private(set) var newAlbumIds: [Int64] = []
+    var albumsAdded: Int { newAlbumIds.count }
     private(set) var cratesAdded = 0
 
     init(db: Database, userId: Int64) {
@@ -78,7 +80,7 @@ final class CollectionImportWriter {
             try db.cachedStatement(sql: "INSERT INTO album_format (album_id, position, name, quantity, descriptions) VALUES (?, ?, ?, ?, ?)")
                 .execute(arguments: [albumId, position, format.name, format.quantity, JSONText.array(format.descriptions)])
         }
-        albumsAdded += 1
+        newAlbumIds.append(albumId)
         albumIds[row.releaseId] = (albumId, true)
         return (albumId, true)
     }
