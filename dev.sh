@@ -35,7 +35,7 @@ test)
     # Build the tests once, then run them without rebuilding (building and testing separately
     # would rebuild the dependencies each time).
     swift build --build-tests
-    swift test --skip-build --parallel
+    swift test --skip-build
     ;;
 bench)
     ensure_system_packages

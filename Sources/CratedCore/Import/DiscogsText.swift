@@ -59,6 +59,11 @@ public enum DiscogsText {
         if numbers.count == names.count {
             return zip(names, numbers).map { ($0, $1) }
         }
+        // `SD 1361, none` for one label: the `none` belongs to a label entry the export merged away.
+        let known = numbers.compactMap { $0 }
+        if known.count == names.count {
+            return zip(names, known).map { ($0, $1) }
+        }
         let whole = catalogNumbers.trimmingCharacters(in: .whitespaces)
         let shared: String? = numbers.count == 1 ? numbers[0] : (whole.isEmpty || whole.lowercased() == "none" ? nil : whole)
         return names.map { ($0, shared) }

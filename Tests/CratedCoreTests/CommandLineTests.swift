@@ -1,0 +1,95 @@
+import CratedCore
+import Foundation
+import GRDB
+import Testing
+
+/// The real `crated` binary, run as a child process.
+@Suite struct CommandLineTests {
+    @Test func theBinaryFindsItsMigrationsWhereverItIsInstalled() throws {
+        let directory = try TemporaryDirectory()
+        let installed = directory.url.appending(path: "opt/bin")
+        let elsewhere = directory.url.appending(path: "home/someone")
+        try FileManager.default.createDirectory(at: installed, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(at: elsewhere, withIntermediateDirectories: true)
+        let binary = installed.appending(path: "crated").path
+        try FileManager.default.copyItem(atPath: Paths.cratedBinary, toPath: binary)
+
+        let result = try run(binary, ["migrate", "--database", "data/crated.sqlite"], in: elsewhere.path)
+        #expect(result.status == 0, "\(result.stderr)")
+        let database = try AppDatabase.open(path: elsewhere.appending(path: "data/crated.sqlite").path)
+        let applied = try database.reader.read { db in try String.fetchAll(db, sql: "SELECT file_name FROM schema_migration ORDER BY version") }
+        #expect(applied == Migration.embedded.map(\.fileName))
+    }
+
+    @Test func importPrintsASummaryOrAClearError() throws {
+        let directory = try TemporaryDirectory()
+        let database = directory.path("c.sqlite")
+        let ok = try run(Paths.cratedBinary, ["import", Paths.ownFixture("sample-collection.csv"), "--database", database, "--json"])
+        #expect(ok.status == 0, "\(ok.stderr)")
+        let summary = try JSONDecoder().decode(ImportSummary.self, from: Data(ok.stdout.utf8))
+        #expect(summary.copiesAdded == 20 && summary.crates == 6)
+
+        let text = try run(Paths.cratedBinary, ["import", Paths.ownFixture("sample-collection.csv"), "--database", database, "--user", "collector"])
+        #expect(text.status == 0)
+        #expect(text.stdout.contains("0 added, 0 updated, 20 unchanged"))
+
+        let wantlist = try directory.write("wantlist.csv", "Catalog#,Artist,Title,Label,Format,Rating,Released,release_id,Notes\nA,B,C,D,LP,,1975,1,,\n")
+        let refused = try run(Paths.cratedBinary, ["import", wantlist, "--database", database])
+        #expect(refused.status != 0)
+        #expect(refused.stderr.contains("wantlist export"))
+        #expect(refused.stdout.isEmpty)
+
+        let missingConfig = try run(Paths.cratedBinary, ["import", wantlist, "--config", directory.path("none.json")])
+        #expect(missingConfig.status != 0)
+        #expect(missingConfig.stderr.contains("configuration file not found"))
+    }
+
+    /// SIGKILL in the middle of a long import: the database is exactly as it was before.
+    @Test func killingAnImportMidwayLeavesTheDatabaseAsItWas() async throws {
+        let directory = try TemporaryDirectory()
+        let databasePath = directory.path("c.sqlite")
+        let first = try run(Paths.cratedBinary, ["import", Paths.ownFixture("sample-collection.csv"), "--database", databasePath])
+        #expect(first.status == 0)
+        let before = try TableCounts(AppDatabase.open(path: databasePath))
+
+        let big = directory.path("big.csv")
+        FileManager.default.createFile(atPath: big, contents: nil)
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: big))
+        try handle.write(contentsOf: Data((exportHeader + "\n").utf8))
+        for block in 0..<40 {
+            var chunk = ""
+            for i in 0..<5000 {
+                let id = 100_000 + block * 5000 + i
+                chunk += exportRow(artist: "Artist \(id % 997)", title: "Title \(id)", releaseId: "\(id)", folder: "Crate \(id % 7)") + "\n"
+            }
+            try handle.write(contentsOf: Data(chunk.utf8))
+        }
+        try handle.close()
+
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Paths.cratedBinary)
+        process.arguments = ["import", big, "--database", databasePath]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        // Wait until the import has written a good part of its transaction to the WAL.
+        let wal = databasePath + "-wal"
+        var walSize = 0
+        let deadline = Date().addingTimeInterval(60)
+        while process.isRunning && Date() < deadline {
+            walSize = (try? FileManager.default.attributesOfItem(atPath: wal)[.size] as? Int) ?? 0
+            if walSize > 2_000_000 { break }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        #expect(process.isRunning, "the import finished before it could be killed; make the file bigger")
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        #expect(process.terminationReason == .uncaughtSignal)
+        #expect(walSize > 2_000_000)
+
+        let after = try AppDatabase.open(path: databasePath)
+        #expect(try TableCounts(after) == before)
+        let integrity = try await after.reader.read { db in try String.fetchOne(db, sql: "PRAGMA integrity_check") }
+        #expect(integrity == "ok")
+    }
+}

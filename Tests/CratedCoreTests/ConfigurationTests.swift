@@ -1,0 +1,63 @@
+@testable import CratedCore
+import Configuration
+import Foundation
+import Testing
+
+@Suite struct ConfigurationTests {
+    @Test func defaultsComeFromConfigCratedJSON() async throws {
+        let configuration = try await CratedConfiguration.load(environment: [:])
+        let file = try JSONSerialization.jsonObject(with: Data(contentsOf: Paths.packageRoot.appending(path: "Config/crated.json"))) as! [String: [String: Any]]
+        #expect(configuration.serverHost == "127.0.0.1")
+        #expect(configuration.serverPort == file["server"]!["port"] as! Int)
+        #expect(configuration.discogsBaseURL == "https://api.discogs.com")
+        #expect(configuration.discogsToken == "")
+        #expect(configuration.databasePath == file["database"]!["path"] as! String)
+        #expect(configuration == (try CratedConfiguration.defaults()))
+    }
+
+    @Test func flagsOverEnvironmentOverFileOverDefaults() async throws {
+        let directory = try TemporaryDirectory()
+        let file = try directory.write("crated.json", #"{"server": {"port": 7000, "host": "0.0.0.0"}, "discogs": {"token": "from-file"}}"#)
+        let fromFile = try await CratedConfiguration.load(configFile: file, environment: [:])
+        #expect(fromFile.serverPort == 7000)
+        #expect(fromFile.serverHost == "0.0.0.0")
+        #expect(fromFile.discogsToken == "from-file")
+        #expect(fromFile.databasePath == "crated.sqlite")
+
+        let environment = ["CRATED_SERVER_PORT": "7100", "CRATED_DISCOGS_BASE_URL": "http://127.0.0.1:9/", "CRATED_CONFIG": file]
+        let fromEnvironment = try await CratedConfiguration.load(environment: environment)
+        #expect(fromEnvironment.serverPort == 7100)
+        #expect(fromEnvironment.serverHost == "0.0.0.0")
+        #expect(fromEnvironment.discogsBaseURL == "http://127.0.0.1:9/")
+
+        let fromFlags = try await CratedConfiguration.load(overrides: ["server.port": .init(.int(7200), isSecret: false)], environment: environment)
+        #expect(fromFlags.serverPort == 7200)
+    }
+
+    @Test func aMissingOrMalformedFileIsAClearError() async throws {
+        let directory = try TemporaryDirectory()
+        await #expect(throws: ConfigurationError.missingFile(path: directory.path("nope.json"))) {
+            try await CratedConfiguration.load(configFile: directory.path("nope.json"), environment: [:])
+        }
+        await #expect(throws: ConfigurationError.notAFile(path: directory.url.path)) {
+            try await CratedConfiguration.load(configFile: directory.url.path, environment: [:])
+        }
+        let malformed = try directory.write("bad.json", #"{"server": {"port": 7000,"#)
+        do {
+            _ = try await CratedConfiguration.load(configFile: malformed, environment: [:])
+            Issue.record("a malformed file was accepted")
+        } catch let error as ConfigurationError {
+            guard case .malformedFile(let path, _) = error else { Issue.record("unexpected \(error)"); return }
+            #expect(path == malformed)
+        }
+    }
+
+    @Test func outOfRangeValuesAreRefused() async throws {
+        await #expect(throws: ConfigurationError.invalidValue(key: "server.port", reason: "must be between 0 and 65535, got 70000")) {
+            try await CratedConfiguration.load(environment: ["CRATED_SERVER_PORT": "70000"])
+        }
+        await #expect(throws: (any Error).self) {
+            try await CratedConfiguration.load(environment: ["CRATED_SERVER_PORT": "eighty"])
+        }
+    }
+}

@@ -1,0 +1,92 @@
+@testable import CratedCore
+import Foundation
+import GRDB
+import Testing
+
+@Suite struct MigrationTests {
+    @Test func aNewDatabaseHasEveryMigrationRecordedOnce() throws {
+        let directory = try TemporaryDirectory()
+        let database = try directory.database()
+        let recorded = try database.reader.read { db in try String.fetchAll(db, sql: "SELECT file_name FROM schema_migration ORDER BY version") }
+        #expect(recorded == Migration.embedded.map(\.fileName))
+        #expect(recorded.first == "0001_core.sql")
+        // Opening again applies nothing.
+        #expect(try database.migrate().isEmpty)
+        #expect(try directory.database().migrate().isEmpty)
+    }
+
+    @Test func walForeignKeysAndBusyTimeoutAreOn() throws {
+        let directory = try TemporaryDirectory()
+        let database = try directory.database(busyTimeoutMs: 1234)
+        let (journal, foreignKeys, timeout) = try database.writer.write { db in
+            (try String.fetchOne(db, sql: "PRAGMA journal_mode")!, try Int.fetchOne(db, sql: "PRAGMA foreign_keys")!,
+             try Int.fetchOne(db, sql: "PRAGMA busy_timeout")!)
+        }
+        #expect(journal == "wal")
+        #expect(foreignKeys == 1)
+        #expect(timeout == 1234)
+        #expect(throws: DatabaseError.self) {
+            try database.writer.write { db in
+                try db.execute(sql: "INSERT INTO collection_item (user_id, album_id, date_added) VALUES (99, 99, 'x')")
+            }
+        }
+    }
+
+    @Test func aChangedAppliedFileIsRefusedByName() throws {
+        let directory = try TemporaryDirectory()
+        let database = try directory.database()
+        var changed = Migration.embedded
+        changed[0].sql += "\nCREATE TABLE sneaky (id INTEGER);"
+        #expect(throws: MigrationError.changedAfterApplying(fileName: "0001_core.sql")) { try database.migrate(changed) }
+        #expect("\(MigrationError.changedAfterApplying(fileName: "0001_core.sql"))".contains("0001_core.sql"))
+        // Reopening with the changed set fails the same way; the database is untouched.
+        #expect(throws: MigrationError.changedAfterApplying(fileName: "0001_core.sql")) {
+            try AppDatabase.open(path: directory.path("crated.sqlite"), migrations: changed)
+        }
+        let sneaky = try database.reader.read { db in try db.tableExists("sneaky") }
+        #expect(!sneaky)
+    }
+
+    @Test func newMigrationsApplyInOrderAndAFailingOneLeavesNoTrace() throws {
+        let directory = try TemporaryDirectory()
+        let database = try directory.database()
+        let later = Migration.embedded + [
+            Migration(fileName: "9001_second.sql", sql: "ALTER TABLE extra ADD COLUMN note TEXT;"),
+            Migration(fileName: "9000_first.sql", sql: "CREATE TABLE extra (id INTEGER PRIMARY KEY);"),
+        ]
+        #expect(try database.migrate(later) == ["9000_first.sql", "9001_second.sql"])
+
+        let broken = Migration.embedded + [Migration(fileName: "9100_broken.sql", sql: "CREATE TABLE half (id INTEGER); THIS IS NOT SQL;")]
+        #expect(throws: MigrationError.self) { try directory.database("other.sqlite").migrate(broken) }
+        let other = try directory.database("other.sqlite")
+        let (halfExists, recorded) = try other.reader.read { db in
+            (try db.tableExists("half"), try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM schema_migration WHERE version = 9100")!)
+        }
+        #expect(!halfExists)
+        #expect(recorded == 0)
+    }
+
+    @Test func aDatabaseFromANewerCrated() throws {
+        let directory = try TemporaryDirectory()
+        _ = try AppDatabase.open(path: directory.path("db.sqlite"), migrations: Migration.embedded + [Migration(fileName: "9999_future.sql", sql: "CREATE TABLE future (id INTEGER);")])
+        #expect(throws: MigrationError.unknownAppliedVersion(version: 9999, fileName: "9999_future.sql")) {
+            try AppDatabase.open(path: directory.path("db.sqlite"))
+        }
+    }
+
+    @Test func badMigrationSetsAreRefused() throws {
+        #expect(throws: MigrationError.badFileName("core.sql")) { try Migrator(migrations: [Migration(fileName: "core.sql", sql: "")]) }
+        #expect(throws: MigrationError.duplicateVersion(1)) {
+            try Migrator(migrations: [Migration(fileName: "0001_a.sql", sql: ""), Migration(fileName: "1_b.sql", sql: "")])
+        }
+    }
+
+    @Test func aFileThatIsNotADatabaseIsAClearError() throws {
+        let directory = try TemporaryDirectory()
+        let path = try directory.write("not.sqlite", String(repeating: "this is text, not SQLite\n", count: 200))
+        #expect(throws: (any Error).self) { try AppDatabase.open(path: path) }
+        #expect(throws: AppDatabaseError.cannotOpen(path: directory.url.path, reason: "it is a directory")) {
+            try AppDatabase.open(path: directory.url.path)
+        }
+    }
+}

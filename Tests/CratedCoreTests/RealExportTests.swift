@@ -1,0 +1,74 @@
+@testable import CratedCore
+import Foundation
+import GRDB
+import Testing
+
+/// The real Discogs exports in ../shared/fixtures/discogs. Expected counts were read off the files
+/// independently (Python's csv module): rows, distinct release ids, distinct Artist cells.
+@Suite struct RealExportTests {
+    struct Expected: Sendable, CustomTestStringConvertible {
+        var file: String
+        var rows: Int
+        var releases: Int
+        var artists: Int
+        var customFields: [String]
+        var unknownYears: Int
+        var testDescription: String { file }
+    }
+
+    static let exports = [
+        Expected(file: "gustw-vinyl-collection_collection.csv", rows: 316, releases: 315, artists: 224, customFields: [], unknownYears: 7),
+        Expected(file: "mouse-reeve-record-catalogue_collection.csv", rows: 68, releases: 68, artists: 55, customFields: ["Purchased At", "Color"], unknownYears: 9),
+        Expected(file: "conorparnell-TapeShelf_discogs-collection_EXCERPT.csv", rows: 15, releases: 15, artists: 12, customFields: [], unknownYears: 2),
+    ]
+
+    @Test(arguments: exports)
+    func realExportsImportWithTheirRealCounts(expected: Expected) throws {
+        guard let path = Paths.sharedFixture(expected.file) else { return }
+        let directory = try TemporaryDirectory()
+        let database = try directory.database()
+        let summary = try DiscogsImporter(database: database).importFile(at: path)
+        #expect(summary.rowsRead == expected.rows)
+        #expect(summary.albums == expected.releases)
+        #expect(summary.albumsAdded == expected.releases)
+        #expect(summary.artists == expected.artists)
+        #expect(summary.copiesAdded == expected.rows)
+        // Every copy in these exports is in Discogs' default folder, which is not a crate.
+        #expect(summary.crates == 0)
+        #expect(summary.customFields == expected.customFields)
+        let unknownYears = try database.reader.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM album WHERE year IS NULL") }
+        #expect(unknownYears == expected.unknownYears)
+        let again = try DiscogsImporter(database: database).importFile(at: path)
+        #expect(again.copiesUnchanged == expected.rows && again.copiesAdded == 0)
+    }
+
+    @Test func gustwDetails() throws {
+        guard let path = Paths.sharedFixture("gustw-vinyl-collection_collection.csv") else { return }
+        let directory = try TemporaryDirectory()
+        let database = try directory.database()
+        _ = try DiscogsImporter(database: database).importFile(at: path)
+        func value(_ sql: String) throws -> DatabaseValue {
+            try database.reader.read { db in try DatabaseValue.fetchOne(db, sql: sql) ?? .null }
+        }
+        // "Mr. Isaacs " has a trailing space in the export.
+        #expect(try value("SELECT title FROM album WHERE discogs_release_id = 13880176") == "Mr. Isaacs".databaseValue)
+        // Release 2568011 was added twice, a minute apart: two copies.
+        #expect(try value("SELECT COUNT(*) FROM collection_item JOIN album ON album.id = album_id WHERE discogs_release_id = 2568011") == 2.databaseValue)
+        // 42 credits carry a Discogs suffix; none is shown. "Jinx (In Dub)" is a name, not a suffix.
+        #expect(try value("SELECT COUNT(*) FROM artist WHERE discogs_name GLOB '* ([0-9]*)*'") == 42.databaseValue)
+        #expect(try value("SELECT name FROM artist WHERE discogs_name = 'Jinx (In Dub)'") == "Jinx (In Dub)".databaseValue)
+        #expect(try value("SELECT COUNT(*) FROM artist WHERE name GLOB '* ([0-9])*' OR name GLOB '* ([0-9][0-9])*'") == 0.databaseValue)
+        #expect(try value("SELECT COUNT(*) FROM collection_item WHERE sleeve_condition = 'Generic'") != 0.databaseValue)
+    }
+
+    @Test func mouseReeveCustomFieldsAreKept() throws {
+        guard let path = Paths.sharedFixture("mouse-reeve-record-catalogue_collection.csv") else { return }
+        let directory = try TemporaryDirectory()
+        let database = try directory.database()
+        _ = try DiscogsImporter(database: database).importFile(at: path)
+        let fields = try database.reader.read { db in
+            try String.fetchOne(db, sql: "SELECT custom_fields FROM collection_item JOIN album ON album.id = album_id WHERE discogs_release_id = 4235004")
+        }
+        #expect(fields == #"{"Color":"Teal","Purchased At":"Amoeba"}"#)
+    }
+}
