@@ -48,7 +48,9 @@ let package = Package(
         // The HTTP/JSON API on Hummingbird: routes, controllers, buildApplication.
         .target(
             name: "CratedAPI",
-            dependencies: ["CratedCore", "CratedGrid", "CratedPlayback", "CratedSync", hummingbird, logging, serviceLifecycle]
+            dependencies: ["CratedCore", "CratedGrid", "CratedPlayback", "CratedSync", hummingbird, logging, serviceLifecycle],
+            exclude: ["Resources"],
+            plugins: ["EmbedResources"]
         ),
         // The thin command-line front end.
         .executableTarget(

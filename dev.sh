@@ -27,8 +27,26 @@ run)
     ensure_system_packages
     swift build --product crated
     data="${CRATED_DEV_DATA:-.build/dev}"
+    database="$data/crated.sqlite"
     mkdir -p "$data"
-    .build/debug/crated import Tests/Fixtures/sample-collection.csv --database "$data/crated.sqlite" --user collector
+    crated=".build/debug/crated"
+    # The sample collection (importing it again changes nothing), and one token kept for the
+    # next runs so the curl line below stays valid.
+    "$crated" import Tests/Fixtures/sample-collection.csv --database "$database" --user collector
+    if [ ! -s "$data/token" ]; then
+        "$crated" token create --user collector --name dev.sh --database "$database" > "$data/token"
+    fi
+    port="${CRATED_SERVER_PORT:-8080}"
+    cat <<EOF2
+
+Token for user 'collector' (also in $data/token):
+  $(cat "$data/token")
+Try:
+  curl -s -H "Authorization: Bearer $(cat "$data/token")" 'http://127.0.0.1:$port/v1/search?q=blue'
+  curl -s 'http://127.0.0.1:$port/v1/openapi.json'
+
+EOF2
+    exec "$crated" serve --database "$database" --port "$port"
     ;;
 test)
     ensure_system_packages

@@ -1,27 +1,39 @@
 import Foundation
 import PackagePlugin
 
-/// Turns the package's `Migrations/*.sql` and `Config/crated.json` into Swift source for the
-/// target that uses the plugin. The files stay the single source of truth; the binary carries them.
+/// Compiles text resources into the target that uses the plugin, so an installed binary never has
+/// to find resource folders beside itself (Bundle.module on Linux crashes when they are missing).
+/// CratedCore gets the package's `Migrations/*.sql` and `Config/crated.json`; any other target gets
+/// the files of its own `Resources/` folder. The files stay the single source of truth.
 @main
 struct EmbedResources: BuildToolPlugin {
     func createBuildCommands(context: PluginContext, target: Target) throws -> [Command] {
         let root = context.package.directoryURL
-        let migrationsDirectory = root.appending(path: "Migrations")
-        let configFile = root.appending(path: "Config/crated.json")
-        let migrationFiles = try FileManager.default
-            .contentsOfDirectory(at: migrationsDirectory, includingPropertiesForKeys: nil)
-            .filter { $0.pathExtension == "sql" }
-            .sorted { $0.lastPathComponent < $1.lastPathComponent }
+        var files: [(name: String, url: URL)] = []
+        if target.name == "CratedCore" {
+            files += try listFiles(in: root.appending(path: "Migrations"), ending: "sql").map { ("Migrations/\($0.lastPathComponent)", $0) }
+            files.append(("Config/crated.json", root.appending(path: "Config/crated.json")))
+        } else if let sourceTarget = target as? SourceModuleTarget {
+            let resources = sourceTarget.directoryURL.appending(path: "Resources")
+            files += try listFiles(in: resources, ending: nil).map { ($0.lastPathComponent, $0) }
+        }
         let output = context.pluginWorkDirectoryURL.appending(path: "EmbeddedResources.swift")
         return [
             .buildCommand(
-                displayName: "Embedding migrations and default configuration",
+                displayName: "Embedding resources into \(target.name)",
                 executable: try context.tool(named: "embed-resources").url,
-                arguments: [output.path(), configFile.path()] + migrationFiles.map { $0.path() },
-                inputFiles: [configFile] + migrationFiles,
+                arguments: [output.path()] + files.flatMap { [$0.name, $0.url.path()] },
+                inputFiles: files.map(\.url),
                 outputFiles: [output]
             )
         ]
+    }
+
+    private func listFiles(in directory: URL, ending: String?) throws -> [URL] {
+        guard FileManager.default.fileExists(atPath: directory.path()) else { return [] }
+        return try FileManager.default.contentsOfDirectory(at: directory, includingPropertiesForKeys: nil)
+            .filter { ending == nil || $0.pathExtension == ending }
+            .filter { !$0.lastPathComponent.hasPrefix(".") }
+            .sorted { $0.lastPathComponent < $1.lastPathComponent }
     }
 }

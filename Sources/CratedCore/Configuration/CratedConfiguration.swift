@@ -103,7 +103,7 @@ public struct CratedConfiguration: Sendable, Equatable {
 
     /// `Config/crated.json` as it was at build time, flattened into dotted keys.
     static func embeddedDefaults() throws -> InMemoryProvider {
-        let object = try JSONSerialization.jsonObject(with: Data(EmbeddedResources.defaultConfigurationJSON.utf8))
+        let object = try JSONSerialization.jsonObject(with: Data((EmbeddedResources.text(named: "Config/crated.json") ?? "{}").utf8))
         var values: [AbsoluteConfigKey: ConfigValue] = [:]
         func flatten(_ value: Any, path: [String]) {
             switch value {

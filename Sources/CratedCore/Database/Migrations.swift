@@ -23,7 +23,9 @@ public struct Migration: Sendable, Equatable {
 
     /// The migrations compiled into this binary from the package's `Migrations/` folder.
     public static var embedded: [Migration] {
-        EmbeddedResources.migrations.map { Migration(fileName: $0.fileName, sql: $0.sql) }
+        EmbeddedResources.files
+            .filter { $0.name.hasPrefix("Migrations/") }
+            .map { Migration(fileName: String($0.name.dropFirst("Migrations/".count)), sql: $0.text) }
     }
 }
 

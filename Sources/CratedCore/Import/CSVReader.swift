@@ -190,7 +190,7 @@ public final class CSVReader {
             atEndOfFile = true
             return
         }
-        buffer.withUnsafeMutableBufferPointer { pointer in
+        _ = buffer.withUnsafeMutableBufferPointer { pointer in
             data.copyBytes(to: UnsafeMutableBufferPointer(rebasing: pointer[end..<(end + data.count)]))
         }
         end += data.count

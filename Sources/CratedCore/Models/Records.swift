@@ -135,6 +135,19 @@ public struct Track: CratedRecord, Identifiable, Equatable {
     public var durationMs: Int?
     public var kind: Kind
 
+    public init(id: Int64? = nil, albumId: Int64, parentId: Int64? = nil, position: String, side: String?, sortOrder: Int,
+                title: String, durationMs: Int?, kind: Kind) {
+        self.id = id
+        self.albumId = albumId
+        self.parentId = parentId
+        self.position = position
+        self.side = side
+        self.sortOrder = sortOrder
+        self.title = title
+        self.durationMs = durationMs
+        self.kind = kind
+    }
+
     public static let databaseTableName = "track"
     public mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
 }

@@ -1,0 +1,75 @@
+import CratedCore
+import Hummingbird
+
+/// Album, artist and genre pages, and search: what the client's detail routes and Discover show.
+struct CatalogueController {
+    let database: AppDatabase
+
+    var endpoints: RouteCollection<AppRequestContext> {
+        RouteCollection(context: AppRequestContext.self)
+            .get("albums/:id", use: album)
+            .get("artists/:id", use: artist)
+            .get("genres", use: genres)
+            .get("genres/:name/artists", use: genreArtists)
+            .get("styles/:name/artists", use: styleArtists)
+            .get("search", use: search)
+            .get("me", use: me)
+    }
+
+    @Sendable func album(request: Request, context: AppRequestContext) async throws -> AlbumDetailDTO {
+        let principal = try context.requirePrincipal()
+        let id = try context.id("id")
+        guard let bundle = try database.albumBundle(albumId: id, userId: principal.userId) else {
+            throw APIError.notFound("album \(id) not found")
+        }
+        return AlbumDetailDTO(bundle)
+    }
+
+    @Sendable func artist(request: Request, context: AppRequestContext) async throws -> ArtistDetailDTO {
+        let principal = try context.requirePrincipal()
+        let id = try context.id("id")
+        guard let (artist, albums) = try database.artistAlbums(artistId: id, userId: principal.userId) else {
+            throw APIError.notFound("artist \(id) not found")
+        }
+        return ArtistDetailDTO(id: artist.id!, name: artist.name, discogsName: artist.discogsName, discogsId: artist.discogsId,
+                               albums: albums.map(AlbumListingDTO.init))
+    }
+
+    @Sendable func genres(request: Request, context: AppRequestContext) async throws -> GenresDTO {
+        let principal = try context.requirePrincipal()
+        func counts(_ kind: AlbumGenre.Kind) throws -> [NameCountDTO] {
+            try database.genreCounts(userId: principal.userId, kind: kind).map { NameCountDTO(name: $0.name, count: $0.count) }
+        }
+        return GenresDTO(genres: try counts(.genre), styles: try counts(.style))
+    }
+
+    @Sendable func genreArtists(request: Request, context: AppRequestContext) async throws -> GenreArtistsDTO {
+        try artists(kind: .genre, context: context)
+    }
+
+    @Sendable func styleArtists(request: Request, context: AppRequestContext) async throws -> GenreArtistsDTO {
+        try artists(kind: .style, context: context)
+    }
+
+    private func artists(kind: AlbumGenre.Kind, context: AppRequestContext) throws -> GenreArtistsDTO {
+        let principal = try context.requirePrincipal()
+        let name = try context.text("name")
+        let artists = try database.artists(userId: principal.userId, genre: name, kind: kind)
+        guard !artists.isEmpty else { throw APIError.notFound("\(kind.rawValue) '\(name)' not found in your collection") }
+        return GenreArtistsDTO(name: name, kind: kind.rawValue, artists: artists.map { .init(id: $0.artist.id!, name: $0.artist.name, albums: $0.albums) })
+    }
+
+    @Sendable func search(request: Request, context: AppRequestContext) async throws -> SearchResultsDTO {
+        let principal = try context.requirePrincipal()
+        guard let query = request.query("q") else { throw APIError.badParameter("q", "q (the text to search for) is required") }
+        guard query.count <= 200 else { throw APIError.badParameter("q", "q is at most 200 characters") }
+        let limit = try request.queryInt("limit", default: 50, range: 1...200)
+        let albums = try database.searchAlbums(userId: principal.userId, text: query, limit: limit)
+        return SearchResultsDTO(query: query, albums: albums.map(AlbumListingDTO.init))
+    }
+
+    @Sendable func me(request: Request, context: AppRequestContext) async throws -> MeDTO {
+        let principal = try context.requirePrincipal()
+        return MeDTO(user: .init(id: principal.userId, name: principal.userName), scope: principal.scope.rawValue)
+    }
+}

@@ -1,1 +1,0 @@
-// CratedAPI: see its issue; sources land here.

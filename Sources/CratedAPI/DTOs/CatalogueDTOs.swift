@@ -1,0 +1,183 @@
+import CratedCore
+import Foundation
+import Hummingbird
+
+// Response bodies. They are shaped for the client's screens and built from stored records; the
+// records themselves never leave the server.
+
+struct AlbumListingDTO: ResponseCodable, Equatable {
+    var id: Int64
+    var title: String
+    var artistCredit: String
+    var year: Int?
+    var copies: Int
+    var thumbnailUrl: String?
+
+    init(_ listing: AlbumListing) {
+        id = listing.albumId
+        title = listing.title
+        artistCredit = listing.artistCredit
+        year = listing.year
+        copies = listing.copies
+        thumbnailUrl = listing.thumbnailURL
+    }
+}
+
+struct AlbumDetailDTO: ResponseCodable {
+    struct Credit: Codable {
+        var id: Int64
+        var name: String
+        var discogsId: Int64?
+        var joinPhrase: String
+    }
+    struct Label: Codable {
+        var name: String
+        var catalogNumber: String?
+    }
+    struct Format: Codable {
+        var name: String
+        var quantity: Int
+        var descriptions: [String]
+        var text: String?
+    }
+    struct Image: Codable {
+        var uri: String
+        var uri150: String
+        var width: Int?
+        var height: Int?
+        var primary: Bool
+    }
+    struct TrackDTO: Codable {
+        var id: Int64
+        var position: String
+        var title: String
+        var durationMs: Int?
+        var kind: String
+        var parentId: Int64?
+    }
+    struct Side: Codable {
+        /// `A`, `B`, ...; null for tracks whose position names no side (CD, file, headings before any side).
+        var side: String?
+        var tracks: [TrackDTO]
+        var durationMs: Int?
+    }
+
+    var id: Int64
+    var title: String
+    var artistCredit: String
+    var artists: [Credit]
+    var year: Int?
+    var released: String?
+    var country: String?
+    var discogsReleaseId: Int64?
+    var discogsMasterId: Int64?
+    var labels: [Label]
+    var formats: [Format]
+    var genres: [String]
+    var styles: [String]
+    var images: [Image]
+    var sides: [Side]
+    var copies: [CopyDTO]
+
+    init(_ bundle: AlbumBundle) {
+        let album = bundle.album
+        id = album.id!
+        title = album.title
+        artistCredit = album.artistCredit
+        artists = bundle.artists.map { Credit(id: $0.artist.id!, name: $0.artist.name, discogsId: $0.artist.discogsId, joinPhrase: $0.credit.joinPhrase) }
+        year = album.year
+        released = album.released
+        country = album.country
+        discogsReleaseId = album.discogsReleaseId
+        discogsMasterId = album.discogsMasterId
+        labels = bundle.labels.map { Label(name: $0.name, catalogNumber: $0.catalogNumber) }
+        formats = bundle.formats.map {
+            Format(name: $0.name, quantity: $0.quantity, descriptions: (try? JSONDecoder().decode([String].self, from: Data($0.descriptions.utf8))) ?? [], text: $0.text)
+        }
+        genres = bundle.genres.filter { $0.kind == .genre }.map(\.name)
+        styles = bundle.genres.filter { $0.kind == .style }.map(\.name)
+        images = bundle.images.map { Image(uri: $0.uri, uri150: $0.uri150, width: $0.width, height: $0.height, primary: $0.kind == "primary") }
+        sides = Self.sides(bundle.tracks)
+        copies = bundle.copies.map { CopyDTO($0.copy, crates: $0.crates) }
+    }
+
+    /// Tracks grouped by side in tracklist order. A heading has no position of its own, so it joins
+    /// the side of the track that follows it. A side's duration is known only when every playable
+    /// track on it has one.
+    static func sides(_ tracks: [Track]) -> [Side] {
+        var sides: [Side] = []
+        var pendingHeadings: [TrackDTO] = []
+        for track in tracks {
+            let dto = TrackDTO(id: track.id!, position: track.position, title: track.title, durationMs: track.durationMs,
+                               kind: track.kind.rawValue, parentId: track.parentId)
+            if track.kind == .heading {
+                pendingHeadings.append(dto)
+                continue
+            }
+            if let last = sides.last, last.side == track.side {
+                sides[sides.count - 1].tracks += pendingHeadings + [dto]
+            } else {
+                sides.append(Side(side: track.side, tracks: pendingHeadings + [dto], durationMs: nil))
+            }
+            pendingHeadings = []
+        }
+        if !pendingHeadings.isEmpty {
+            if sides.isEmpty { sides.append(Side(side: nil, tracks: [], durationMs: nil)) }
+            sides[sides.count - 1].tracks += pendingHeadings
+        }
+        for index in sides.indices {
+            let playable = sides[index].tracks.filter { $0.kind == "track" || $0.kind == "subtrack" }
+            let durations = playable.compactMap(\.durationMs)
+            sides[index].durationMs = !playable.isEmpty && durations.count == playable.count ? durations.reduce(0, +) : nil
+        }
+        return sides
+    }
+}
+
+struct ArtistDetailDTO: ResponseCodable {
+    var id: Int64
+    var name: String
+    var discogsName: String
+    var discogsId: Int64?
+    var albums: [AlbumListingDTO]
+}
+
+struct NameCountDTO: Codable, Equatable {
+    var name: String
+    var count: Int
+}
+
+struct GenresDTO: ResponseCodable {
+    var genres: [NameCountDTO]
+    var styles: [NameCountDTO]
+}
+
+struct GenreArtistsDTO: ResponseCodable {
+    struct ArtistCount: Codable {
+        var id: Int64
+        var name: String
+        var albums: Int
+    }
+    var name: String
+    var kind: String
+    var artists: [ArtistCount]
+}
+
+struct SearchResultsDTO: ResponseCodable {
+    var query: String
+    var albums: [AlbumListingDTO]
+}
+
+struct MeDTO: ResponseCodable {
+    struct UserDTO: Codable {
+        var id: Int64
+        var name: String
+    }
+    var user: UserDTO
+    var scope: String
+}
+
+struct HealthDTO: ResponseCodable {
+    var status: String
+    var version: String
+}

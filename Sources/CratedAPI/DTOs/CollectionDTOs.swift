@@ -1,0 +1,109 @@
+import CratedCore
+import Foundation
+import Hummingbird
+
+struct CrateRefDTO: Codable, Equatable {
+    var id: Int64
+    var name: String
+}
+
+struct CopyDTO: ResponseCodable {
+    var id: Int64
+    var albumId: Int64
+    var dateAdded: String
+    var rating: Int?
+    var mediaCondition: String?
+    var sleeveCondition: String?
+    var notes: String?
+    var customFields: [String: String]
+    var discogsInstanceId: Int64?
+    var crates: [CrateRefDTO]
+
+    init(_ copy: CollectionItem, crates: [Crate]) {
+        id = copy.id!
+        albumId = copy.albumId
+        dateAdded = copy.dateAdded
+        rating = copy.rating
+        mediaCondition = copy.mediaCondition
+        sleeveCondition = copy.sleeveCondition
+        notes = copy.notes
+        customFields = (try? JSONDecoder().decode([String: String].self, from: Data(copy.customFields.utf8))) ?? [:]
+        discogsInstanceId = copy.discogsInstanceId
+        self.crates = crates.map { CrateRefDTO(id: $0.id!, name: $0.name) }
+    }
+}
+
+struct CrateDTO: ResponseCodable {
+    var id: Int64
+    var name: String
+    var copies: Int
+    var createdAt: String
+    var updatedAt: String
+
+    init(_ crate: Crate, copies: Int) {
+        id = crate.id!
+        name = crate.name
+        self.copies = copies
+        createdAt = crate.createdAt
+        updatedAt = crate.updatedAt
+    }
+}
+
+struct CrateListDTO: ResponseCodable {
+    var crates: [CrateDTO]
+}
+
+struct CrateDetailDTO: ResponseCodable {
+    struct Entry: Codable {
+        var position: Int
+        var addedAt: String
+        var copyId: Int64
+        var album: AlbumListingDTO
+    }
+    var id: Int64
+    var name: String
+    var copies: Int
+    var createdAt: String
+    var updatedAt: String
+    var items: [Entry]
+}
+
+struct AddedDTO: ResponseCodable {
+    var added: Int
+}
+
+// MARK: - Request bodies
+
+struct CrateNameBody: StrictBody {
+    static let fields: Set<String> = ["name"]
+    var name: String
+}
+
+struct CopyIdsBody: StrictBody {
+    static let fields: Set<String> = ["copyIds"]
+    var copyIds: [Int64]
+}
+
+/// PATCH semantics: a field left out is unchanged; `null` clears it.
+struct EditCopyBody: StrictBody {
+    static let fields: Set<String> = ["rating", "mediaCondition", "sleeveCondition", "notes", "customFields", "crateIds"]
+    var changes: CopyChanges
+
+    private enum Key: String, CodingKey { case rating, mediaCondition, sleeveCondition, notes, customFields, crateIds }
+
+    init(from decoder: Decoder) throws {
+        let container = try decoder.container(keyedBy: Key.self)
+        func optional<T: Decodable>(_ key: Key, _ type: T.Type) throws -> T?? {
+            guard container.contains(key) else { return nil }
+            if try container.decodeNil(forKey: key) { return .some(nil) }
+            return .some(try container.decode(T.self, forKey: key))
+        }
+        changes = CopyChanges(
+            rating: try optional(.rating, Int.self),
+            mediaCondition: try optional(.mediaCondition, String.self),
+            sleeveCondition: try optional(.sleeveCondition, String.self),
+            notes: try optional(.notes, String.self),
+            customFields: try container.decodeIfPresent([String: String].self, forKey: .customFields),
+            crateIds: try container.decodeIfPresent([Int64].self, forKey: .crateIds))
+    }
+}

@@ -1,0 +1,23 @@
+import CratedCore
+import Hummingbird
+import Logging
+
+/// The context of every request: Hummingbird's core storage plus who is calling, once authenticated.
+public struct AppRequestContext: RequestContext {
+    public var coreContext: CoreRequestContextStorage
+    /// Set by `BearerAuthMiddleware` on every `/v1` route.
+    public var principal: Principal?
+
+    public init(source: Source) {
+        coreContext = .init(source: source)
+    }
+
+    /// JSON bodies are small: crate edits and copy edits. Anything bigger is refused with 413.
+    public var maxUploadSize: Int { 64 * 1024 }
+
+    /// The authenticated caller; routes behind the auth middleware can rely on it.
+    func requirePrincipal() throws -> Principal {
+        guard let principal else { throw APIError.unauthorized("missing bearer token") }
+        return principal
+    }
+}

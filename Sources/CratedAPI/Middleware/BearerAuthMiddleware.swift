@@ -1,0 +1,28 @@
+import CratedCore
+import Hummingbird
+
+/// Requires `Authorization: Bearer <token>` on every route it guards, and write scope for anything
+/// but GET and HEAD.
+struct BearerAuthMiddleware: RouterMiddleware {
+    let database: AppDatabase
+
+    func handle(_ request: Request, context: AppRequestContext, next: (Request, AppRequestContext) async throws -> Response) async throws -> Response {
+        guard let header = request.headers[.authorization] else {
+            throw APIError.unauthorized("this route needs an Authorization: Bearer <token> header")
+        }
+        let parts = header.split(separator: " ", maxSplits: 1)
+        guard parts.count == 2, parts[0].lowercased() == "bearer" else {
+            throw APIError.unauthorized("the Authorization header must be 'Bearer <token>'")
+        }
+        guard let principal = try database.authenticate(bearer: String(parts[1]).trimmingCharacters(in: .whitespaces)) else {
+            throw APIError.unauthorized("the token is not valid or has been revoked")
+        }
+        if request.method != .get && request.method != .head && principal.scope != .write {
+            throw APIError.forbidden("this token has read scope; changes need a token with write scope")
+        }
+        var context = context
+        context.principal = principal
+        context.logger[metadataKey: "user"] = "\(principal.userName)"
+        return try await next(request, context)
+    }
+}

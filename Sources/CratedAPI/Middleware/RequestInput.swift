@@ -1,0 +1,75 @@
+import Foundation
+import Hummingbird
+import NIOCore
+
+/// Reading parameters and bodies strictly: a wrong value is a 400 that names it, never a 500.
+extension AppRequestContext {
+    /// A positive integer id from the path.
+    func id(_ name: String) throws -> Int64 {
+        let text = parameters.get(name) ?? ""
+        guard let value = Int64(text), value > 0 else {
+            throw APIError.badParameter(name, "\(name) must be a positive integer id")
+        }
+        return value
+    }
+
+    func text(_ name: String) throws -> String {
+        guard let value = parameters.get(name)?.removingPercentEncoding ?? parameters.get(name), !value.isEmpty else {
+            throw APIError.badParameter(name, "\(name) is missing")
+        }
+        return value
+    }
+}
+
+extension Request {
+    /// An optional query parameter; present but empty counts as absent.
+    func query(_ name: String) -> String? {
+        guard let value = uri.queryParameters.get(name), !value.isEmpty else { return nil }
+        return value
+    }
+
+    func queryInt(_ name: String, default defaultValue: Int, range: ClosedRange<Int>) throws -> Int {
+        guard let text = query(name) else { return defaultValue }
+        guard let value = Int(text), range.contains(value) else {
+            throw APIError.badParameter(name, "\(name) must be an integer from \(range.lowerBound) to \(range.upperBound)")
+        }
+        return value
+    }
+
+    /// Decodes a JSON object body, refusing fields the type does not know (a typo must not be
+    /// silently ignored) and naming the field whose value has the wrong type.
+    mutating func decodeStrict<Body: StrictBody>(_ type: Body.Type, context: AppRequestContext) async throws -> Body {
+        let buffer: ByteBuffer
+        do {
+            buffer = try await collectBody(upTo: context.maxUploadSize)
+        } catch is NIOTooManyBytesError {
+            throw APIError.bodyTooLarge
+        }
+        let data = Data(buffer: buffer)
+        guard let object = try? JSONSerialization.jsonObject(with: data), let dictionary = object as? [String: Any] else {
+            throw APIError.badBody("the body must be a JSON object")
+        }
+        if let unknown = dictionary.keys.sorted().first(where: { !Body.fields.contains($0) }) {
+            throw APIError.badBody("unknown field '\(unknown)'; this body takes \(Body.fields.sorted().joined(separator: ", "))", field: unknown)
+        }
+        do {
+            return try JSONDecoder().decode(Body.self, from: data)
+        } catch let DecodingError.typeMismatch(_, context) {
+            let field = context.codingPath.first?.stringValue
+            throw APIError.badBody("\(field ?? "a field") has the wrong type: \(context.debugDescription)", field: field)
+        } catch let DecodingError.valueNotFound(_, context) {
+            let field = context.codingPath.first?.stringValue
+            throw APIError.badBody("\(field ?? "a field") must not be null", field: field)
+        } catch let DecodingError.keyNotFound(key, _) {
+            throw APIError.badBody("\(key.stringValue) is required", field: key.stringValue)
+        } catch let DecodingError.dataCorrupted(context) {
+            let field = context.codingPath.first?.stringValue
+            throw APIError.badBody("\(field ?? "the body") is not valid: \(context.debugDescription)", field: field)
+        }
+    }
+}
+
+/// A request body type that lists the JSON fields it accepts.
+protocol StrictBody: Decodable {
+    static var fields: Set<String> { get }
+}

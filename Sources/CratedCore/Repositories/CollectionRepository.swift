@@ -1,0 +1,145 @@
+import Foundation
+import GRDB
+
+/// An album with everything its detail page shows, as stored records.
+public struct AlbumBundle: Sendable {
+    public var album: Album
+    public var artists: [(credit: AlbumArtist, artist: Artist)]
+    public var labels: [AlbumLabel]
+    public var formats: [AlbumFormat]
+    public var genres: [AlbumGenre]
+    public var images: [AlbumImage]
+    public var tracks: [Track]
+    /// The user's copies, oldest first, each with the crates it sits in.
+    public var copies: [(copy: CollectionItem, crates: [Crate])]
+}
+
+/// One album in a list: artist pages, search results, crate contents.
+public struct AlbumListing: Sendable, Equatable, FetchableRecord {
+    public var albumId: Int64
+    public var title: String
+    public var artistCredit: String
+    public var year: Int?
+    public var copies: Int
+    public var thumbnailURL: String?
+
+    public init(row: Row) {
+        albumId = row["album_id"]
+        title = row["title"]
+        artistCredit = row["artist_credit"]
+        year = row["year"]
+        copies = row["copies"]
+        thumbnailURL = row["thumbnail_url"]
+    }
+}
+
+public struct NameCount: Sendable, Equatable {
+    public var name: String
+    public var count: Int
+}
+
+/// The copies of a user, with the album a list needs: the selection the listings share.
+private let albumListingColumns = """
+    a.id AS album_id, a.title, a.artist_credit, a.year, COUNT(ci.id) AS copies,
+    (SELECT uri150 FROM album_image WHERE album_id = a.id AND uri150 != '' ORDER BY kind = 'primary' DESC, position LIMIT 1) AS thumbnail_url
+    """
+
+extension AppDatabase {
+    /// The album's detail for a user, or nil when the user owns no copy of it (someone else's albums
+    /// do not exist for them).
+    public func albumBundle(albumId: Int64, userId: Int64) throws -> AlbumBundle? {
+        try reader.read { db in
+            let copies = try CollectionItem
+                .filter(Column("album_id") == albumId && Column("user_id") == userId)
+                .order(Column("date_added"), Column("id"))
+                .fetchAll(db)
+            guard !copies.isEmpty, let album = try Album.fetchOne(db, key: albumId) else { return nil }
+            let artistRows = try Row.fetchAll(db, sql: """
+                SELECT album_artist.*, artist.id AS a_id, artist.name AS a_name, artist.discogs_name AS a_discogs_name,
+                       artist.discogs_id AS a_discogs_id, artist.sort_name AS a_sort_name
+                FROM album_artist JOIN artist ON artist.id = album_artist.artist_id
+                WHERE album_id = ? ORDER BY position
+                """, arguments: [albumId])
+            let artists = try artistRows.map { row in
+                (try AlbumArtist(row: row), Artist(id: row["a_id"], name: row["a_name"], discogsName: row["a_discogs_name"],
+                                                   discogsId: row["a_discogs_id"], sortName: row["a_sort_name"]))
+            }
+            let copyIds = copies.map { $0.id! }
+            let crateRows = try Row.fetchAll(db, sql: """
+                SELECT crate_item.item_id, crate.* FROM crate_item JOIN crate ON crate.id = crate_item.crate_id
+                WHERE crate_item.item_id IN (\(databaseQuestionMarks(count: copyIds.count))) ORDER BY crate.name
+                """, arguments: StatementArguments(copyIds))
+            var cratesByCopy: [Int64: [Crate]] = [:]
+            for row in crateRows { cratesByCopy[row["item_id"], default: []].append(try Crate(row: row)) }
+            func ordered<R: CratedRecord>(_ type: R.Type, _ order: String...) throws -> [R] {
+                try R.filter(Column("album_id") == albumId).order(order.map { Column($0) }).fetchAll(db)
+            }
+            return AlbumBundle(
+                album: album, artists: artists,
+                labels: try ordered(AlbumLabel.self, "position"),
+                formats: try ordered(AlbumFormat.self, "position"),
+                genres: try ordered(AlbumGenre.self, "kind", "position"),
+                images: try ordered(AlbumImage.self, "position"),
+                tracks: try ordered(Track.self, "sort_order"),
+                copies: copies.map { ($0, cratesByCopy[$0.id!] ?? []) })
+        }
+    }
+
+    /// The artist and their albums in the user's collection; nil when the user owns none of them.
+    public func artistAlbums(artistId: Int64, userId: Int64) throws -> (artist: Artist, albums: [AlbumListing])? {
+        try reader.read { db in
+            guard let artist = try Artist.fetchOne(db, key: artistId) else { return nil }
+            let albums = try AlbumListing.fetchAll(db, sql: """
+                SELECT \(albumListingColumns)
+                FROM album a JOIN collection_item ci ON ci.album_id = a.id AND ci.user_id = ?
+                WHERE a.id IN (SELECT album_id FROM album_artist WHERE artist_id = ?)
+                GROUP BY a.id ORDER BY a.year IS NULL, a.year, a.sort_title
+                """, arguments: [userId, artistId])
+            return albums.isEmpty ? nil : (artist, albums)
+        }
+    }
+
+    /// Genres or styles of the user's albums, with how many albums carry each.
+    public func genreCounts(userId: Int64, kind: AlbumGenre.Kind) throws -> [NameCount] {
+        try reader.read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT g.name, COUNT(DISTINCT g.album_id) AS count FROM album_genre g
+                WHERE g.kind = ? AND g.album_id IN (SELECT album_id FROM collection_item WHERE user_id = ?)
+                GROUP BY g.name ORDER BY count DESC, g.name
+                """, arguments: [kind.rawValue, userId]).map { NameCount(name: $0["name"], count: $0["count"]) }
+        }
+    }
+
+    /// The artists of the user's albums in a genre or style (Discover: genre -> artist -> album).
+    public func artists(userId: Int64, genre: String, kind: AlbumGenre.Kind) throws -> [(artist: Artist, albums: Int)] {
+        try reader.read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT artist.*, COUNT(DISTINCT aa.album_id) AS album_count
+                FROM album_genre g
+                JOIN album_artist aa ON aa.album_id = g.album_id
+                JOIN artist ON artist.id = aa.artist_id
+                WHERE g.kind = ? AND g.name = ? AND g.album_id IN (SELECT album_id FROM collection_item WHERE user_id = ?)
+                GROUP BY artist.id ORDER BY artist.sort_name
+                """, arguments: [kind.rawValue, genre, userId]).map { (try Artist(row: $0), $0["album_count"]) }
+        }
+    }
+
+    /// Albums of the user's collection matching `text` in titles, artists, labels, catalogue numbers or
+    /// track titles, best first. Prefix-matching; diacritics folded; FTS syntax in `text` is inert.
+    public func searchAlbums(userId: Int64, text: String, limit: Int) throws -> [AlbumListing] {
+        guard let match = SearchText.matchExpression(text) else { return [] }
+        return try reader.read { db in
+            try AlbumListing.fetchAll(db, sql: """
+                WITH hit AS MATERIALIZED (
+                    -- Weights: title, artists, labels, catalogue numbers, tracks. MATERIALIZED keeps
+                    -- bm25() inside the full-text query, where SQLite can evaluate it.
+                    SELECT rowid AS id, bm25(album_search, 10.0, 8.0, 2.0, 4.0, 1.0) AS rank
+                    FROM album_search WHERE album_search MATCH ?)
+                SELECT \(albumListingColumns)
+                FROM hit JOIN album a ON a.id = hit.id
+                JOIN collection_item ci ON ci.album_id = a.id AND ci.user_id = ?
+                GROUP BY a.id ORDER BY MIN(hit.rank), a.sort_title LIMIT ?
+                """, arguments: [match, userId, limit])
+        }
+    }
+}

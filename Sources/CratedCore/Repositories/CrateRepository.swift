@@ -1,0 +1,257 @@
+import Foundation
+import GRDB
+
+/// Why a collection change was refused. The API maps `notFound` to 404, `conflict` to 409 and
+/// `invalid` to 422.
+public enum CollectionError: Error, Equatable, CustomStringConvertible {
+    case notFound(String)
+    case conflict(field: String, message: String)
+    case invalid(field: String, message: String)
+
+    public var description: String {
+        switch self {
+        case .notFound(let what): "\(what) not found"
+        case .conflict(_, let message), .invalid(_, let message): message
+        }
+    }
+}
+
+/// A crate's copy with its album, in crate order.
+public struct CrateEntry: Sendable, Equatable {
+    public var position: Int
+    public var addedAt: String
+    public var copy: CollectionItem
+    public var album: AlbumListing
+}
+
+/// Changes to one copy; nil leaves a field as it is, `.some(nil)` clears it.
+public struct CopyChanges: Sendable, Equatable {
+    public var rating: Int??
+    public var mediaCondition: String??
+    public var sleeveCondition: String??
+    public var notes: String??
+    public var customFields: [String: String]?
+    public var crateIds: [Int64]?
+
+    public init(rating: Int?? = nil, mediaCondition: String?? = nil, sleeveCondition: String?? = nil, notes: String?? = nil,
+                customFields: [String: String]? = nil, crateIds: [Int64]? = nil) {
+        self.rating = rating
+        self.mediaCondition = mediaCondition
+        self.sleeveCondition = sleeveCondition
+        self.notes = notes
+        self.customFields = customFields
+        self.crateIds = crateIds
+    }
+}
+
+/// Goldmine grades exactly as Discogs writes them.
+public enum Grading {
+    public static let media = ["Mint (M)", "Near Mint (NM or M-)", "Very Good Plus (VG+)", "Very Good (VG)",
+                               "Good Plus (G+)", "Good (G)", "Fair (F)", "Poor (P)"]
+    public static let sleeve = media + ["Generic", "Not Graded", "No Cover"]
+}
+
+extension AppDatabase {
+    static let maxCrateNameLength = 100
+
+    public func crates(userId: Int64) throws -> [(crate: Crate, copies: Int)] {
+        try reader.read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT crate.*, (SELECT COUNT(*) FROM crate_item WHERE crate_id = crate.id) AS copies
+                FROM crate WHERE user_id = ? ORDER BY crate.name COLLATE NOCASE, crate.id
+                """, arguments: [userId]).map { (try Crate(row: $0), $0["copies"]) }
+        }
+    }
+
+    public func createCrate(userId: Int64, name: String) throws -> Crate {
+        let name = try Self.validCrateName(name)
+        return try writer.write { db in
+            try Self.ensureCrateNameFree(db, userId: userId, name: name, except: nil)
+            let now = Timestamp.now()
+            var crate = Crate(id: nil, userId: userId, name: name, discogsFolderId: nil, createdAt: now, updatedAt: now)
+            try crate.insert(db)
+            return crate
+        }
+    }
+
+    public func renameCrate(id: Int64, userId: Int64, name: String) throws -> Crate {
+        let name = try Self.validCrateName(name)
+        return try writer.write { db in
+            var crate = try Self.crate(db, id: id, userId: userId)
+            try Self.ensureCrateNameFree(db, userId: userId, name: name, except: id)
+            crate.name = name
+            crate.updatedAt = Timestamp.now()
+            try crate.update(db)
+            return crate
+        }
+    }
+
+    public func deleteCrate(id: Int64, userId: Int64) throws {
+        try writer.write { db in
+            _ = try Self.crate(db, id: id, userId: userId)
+            _ = try Crate.deleteOne(db, key: id)
+        }
+    }
+
+    public func crateContents(id: Int64, userId: Int64) throws -> (crate: Crate, entries: [CrateEntry]) {
+        try reader.read { db in
+            let crate = try Self.crate(db, id: id, userId: userId)
+            let rows = try Row.fetchAll(db, sql: """
+                SELECT crate_item.position AS crate_position, crate_item.added_at AS crate_added_at, ci.*,
+                       a.id AS album_id, a.title, a.artist_credit, a.year,
+                       (SELECT COUNT(*) FROM collection_item WHERE album_id = a.id AND user_id = ci.user_id) AS copies,
+                       (SELECT uri150 FROM album_image WHERE album_id = a.id AND uri150 != '' ORDER BY kind = 'primary' DESC, position LIMIT 1) AS thumbnail_url
+                FROM crate_item JOIN collection_item ci ON ci.id = crate_item.item_id JOIN album a ON a.id = ci.album_id
+                WHERE crate_item.crate_id = ? ORDER BY crate_item.position, ci.id
+                """, arguments: [id])
+            return (crate, try rows.map { row in
+                CrateEntry(position: row["crate_position"], addedAt: row["crate_added_at"], copy: try CollectionItem(row: row), album: AlbumListing(row: row))
+            })
+        }
+    }
+
+    /// Appends copies to the crate in the order given; copies already in it stay where they are.
+    /// Returns how many were added.
+    @discardableResult
+    public func addToCrate(id: Int64, userId: Int64, copyIds: [Int64]) throws -> Int {
+        try writer.write { db in
+            _ = try Self.crate(db, id: id, userId: userId)
+            try Self.ensureCopiesBelong(db, copyIds: copyIds, userId: userId)
+            var next = try Int.fetchOne(db, sql: "SELECT COALESCE(MAX(position) + 1, 0) FROM crate_item WHERE crate_id = ?", arguments: [id]) ?? 0
+            var added = 0
+            let now = Timestamp.now()
+            for copyId in copyIds {
+                try db.execute(sql: "INSERT OR IGNORE INTO crate_item (crate_id, item_id, position, added_at) VALUES (?, ?, ?, ?)",
+                               arguments: [id, copyId, next, now])
+                if db.changesCount > 0 { next += 1; added += 1 }
+            }
+            try Self.touchCrate(db, id: id)
+            return added
+        }
+    }
+
+    public func removeFromCrate(id: Int64, userId: Int64, copyId: Int64) throws {
+        try writer.write { db in
+            _ = try Self.crate(db, id: id, userId: userId)
+            try db.execute(sql: "DELETE FROM crate_item WHERE crate_id = ? AND item_id = ?", arguments: [id, copyId])
+            guard db.changesCount > 0 else { throw CollectionError.notFound("copy \(copyId) in crate \(id)") }
+            try Self.touchCrate(db, id: id)
+        }
+    }
+
+    /// Puts the crate's copies in the given order, which must name each of them exactly once.
+    public func reorderCrate(id: Int64, userId: Int64, copyIds: [Int64]) throws {
+        try writer.write { db in
+            _ = try Self.crate(db, id: id, userId: userId)
+            let current = try Int64.fetchAll(db, sql: "SELECT item_id FROM crate_item WHERE crate_id = ?", arguments: [id])
+            guard copyIds.count == current.count, Set(copyIds) == Set(current) else {
+                throw CollectionError.invalid(field: "copyIds", message: "the new order must list each of the crate's \(current.count) copies exactly once")
+            }
+            for (position, copyId) in copyIds.enumerated() {
+                try db.execute(sql: "UPDATE crate_item SET position = ? WHERE crate_id = ? AND item_id = ?", arguments: [position, id, copyId])
+            }
+            try Self.touchCrate(db, id: id)
+        }
+    }
+
+    public func copy(id: Int64, userId: Int64) throws -> (copy: CollectionItem, crates: [Crate]) {
+        try reader.read { db in
+            guard let copy = try CollectionItem.filter(key: id).filter(Column("user_id") == userId).fetchOne(db) else {
+                throw CollectionError.notFound("copy \(id)")
+            }
+            let crates = try Crate.fetchAll(db, sql: """
+                SELECT crate.* FROM crate JOIN crate_item ON crate_item.crate_id = crate.id WHERE crate_item.item_id = ? ORDER BY crate.name
+                """, arguments: [id])
+            return (copy, crates)
+        }
+    }
+
+    /// Applies the changes in one transaction after checking every one of them.
+    public func updateCopy(id: Int64, userId: Int64, changes: CopyChanges) throws -> (copy: CollectionItem, crates: [Crate]) {
+        if case .some(.some(let rating)) = changes.rating, !(1...5).contains(rating) {
+            throw CollectionError.invalid(field: "rating", message: "rating must be from 1 to 5, or null to clear it")
+        }
+        if case .some(.some(let grade)) = changes.mediaCondition, !Grading.media.contains(grade) {
+            throw CollectionError.invalid(field: "mediaCondition", message: "mediaCondition must be one of: \(Grading.media.joined(separator: ", "))")
+        }
+        if case .some(.some(let grade)) = changes.sleeveCondition, !Grading.sleeve.contains(grade) {
+            throw CollectionError.invalid(field: "sleeveCondition", message: "sleeveCondition must be one of: \(Grading.sleeve.joined(separator: ", "))")
+        }
+        if case .some(.some(let notes)) = changes.notes, notes.count > 10_000 {
+            throw CollectionError.invalid(field: "notes", message: "notes must be at most 10000 characters")
+        }
+        if let fields = changes.customFields {
+            guard fields.count <= 50, fields.allSatisfy({ !$0.key.trimmingCharacters(in: .whitespaces).isEmpty && $0.key.count <= 100 && $0.value.count <= 1000 }) else {
+                throw CollectionError.invalid(field: "customFields", message: "customFields takes at most 50 fields, names of 1-100 characters, values of at most 1000")
+            }
+        }
+        try writer.write { db in
+            guard var copy = try CollectionItem.filter(key: id).filter(Column("user_id") == userId).fetchOne(db) else {
+                throw CollectionError.notFound("copy \(id)")
+            }
+            if let rating = changes.rating { copy.rating = rating }
+            if let grade = changes.mediaCondition { copy.mediaCondition = grade }
+            if let grade = changes.sleeveCondition { copy.sleeveCondition = grade }
+            if let notes = changes.notes { copy.notes = notes.flatMap { $0.isEmpty ? nil : $0 } }
+            if let fields = changes.customFields { copy.customFields = JSONText.object(fields.map { ($0.key, $0.value) }) }
+            try copy.update(db)
+            if let crateIds = changes.crateIds {
+                let wanted = Set(crateIds)
+                let owned = Set(try Int64.fetchAll(db, sql: "SELECT id FROM crate WHERE user_id = ?", arguments: [userId]))
+                if let missing = wanted.subtracting(owned).sorted().first { throw CollectionError.notFound("crate \(missing)") }
+                let current = Set(try Int64.fetchAll(db, sql: "SELECT crate_id FROM crate_item WHERE item_id = ?", arguments: [id]))
+                for crateId in current.subtracting(wanted) {
+                    try db.execute(sql: "DELETE FROM crate_item WHERE crate_id = ? AND item_id = ?", arguments: [crateId, id])
+                }
+                let now = Timestamp.now()
+                for crateId in wanted.subtracting(current).sorted() {
+                    try db.execute(sql: """
+                        INSERT INTO crate_item (crate_id, item_id, position, added_at)
+                        VALUES (?, ?, (SELECT COALESCE(MAX(position) + 1, 0) FROM crate_item WHERE crate_id = ?), ?)
+                        """, arguments: [crateId, id, crateId, now])
+                }
+            }
+        }
+        return try copy(id: id, userId: userId)
+    }
+
+    // MARK: - Checks shared by the crate operations
+
+    static func crate(_ db: Database, id: Int64, userId: Int64) throws -> Crate {
+        guard let crate = try Crate.filter(key: id).filter(Column("user_id") == userId).fetchOne(db) else {
+            throw CollectionError.notFound("crate \(id)")
+        }
+        return crate
+    }
+
+    static func validCrateName(_ name: String) throws -> String {
+        let trimmed = name.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !trimmed.isEmpty else { throw CollectionError.invalid(field: "name", message: "a crate needs a name") }
+        guard trimmed.count <= maxCrateNameLength else {
+            throw CollectionError.invalid(field: "name", message: "a crate name is at most \(maxCrateNameLength) characters")
+        }
+        guard !trimmed.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+            throw CollectionError.invalid(field: "name", message: "a crate name cannot contain control characters")
+        }
+        return trimmed
+    }
+
+    static func ensureCrateNameFree(_ db: Database, userId: Int64, name: String, except: Int64?) throws {
+        let clash = try Int64.fetchOne(db, sql: "SELECT id FROM crate WHERE user_id = ? AND name = ? COLLATE NOCASE AND id IS NOT ?",
+                                       arguments: [userId, name, except])
+        if clash != nil { throw CollectionError.conflict(field: "name", message: "you already have a crate named '\(name)'") }
+    }
+
+    static func ensureCopiesBelong(_ db: Database, copyIds: [Int64], userId: Int64) throws {
+        guard !copyIds.isEmpty else { throw CollectionError.invalid(field: "copyIds", message: "copyIds must name at least one copy") }
+        guard copyIds.count <= 1000 else { throw CollectionError.invalid(field: "copyIds", message: "at most 1000 copies at once") }
+        let unique = Array(Set(copyIds))
+        let owned = Set(try Int64.fetchAll(db, sql: "SELECT id FROM collection_item WHERE user_id = ? AND id IN (\(databaseQuestionMarks(count: unique.count)))",
+                                           arguments: StatementArguments([userId] + unique)))
+        if let missing = copyIds.first(where: { !owned.contains($0) }) { throw CollectionError.notFound("copy \(missing)") }
+    }
+
+    static func touchCrate(_ db: Database, id: Int64) throws {
+        try db.execute(sql: "UPDATE crate SET updated_at = ? WHERE id = ?", arguments: [Timestamp.now(), id])
+    }
+}

@@ -1,0 +1,140 @@
+import Crypto
+import Foundation
+import GRDB
+
+/// A token as the owner sees it once, at creation: `crt_<prefix>_<secret>`.
+public struct IssuedToken: Sendable {
+    public var token: String
+    public var record: APIToken
+}
+
+/// Who a request acts for, once its bearer token checked out.
+public struct Principal: Sendable, Equatable {
+    public var userId: Int64
+    public var userName: String
+    public var tokenId: Int64
+    public var scope: TokenScope
+}
+
+public enum TokenError: Error, Equatable, CustomStringConvertible {
+    case notFound(String)
+    case invalidLabel(String)
+
+    public var description: String {
+        switch self {
+        case .notFound(let prefix): "no token with the prefix '\(prefix)'"
+        case .invalidLabel(let reason): "invalid token label: \(reason)"
+        }
+    }
+}
+
+extension AppDatabase {
+    /// Creates a token: 12 random hex digits of public prefix (to find it) and 32 random bytes of
+    /// secret. Only the SHA-256 of the whole token is stored.
+    public func createToken(userName: String, scope: TokenScope, label: String?) throws -> IssuedToken {
+        if let label, label.count > 100 { throw TokenError.invalidLabel("longer than 100 characters") }
+        return try writer.write { db in
+            guard let user = try User.named(userName).fetchOne(db) else { throw UserError.notFound(userName) }
+            return try Self.createToken(db, userId: user.id!, scope: scope, label: label)
+        }
+    }
+
+    static func createToken(_ db: Database, userId: Int64, scope: TokenScope, label: String?) throws -> IssuedToken {
+        let prefix = TokenSecret.randomHex(bytes: 6)
+        let token = "crt_\(prefix)_\(TokenSecret.random(bytes: 32))"
+        var record = APIToken(
+            id: nil, userId: userId, label: label, tokenHash: TokenSecret.hash(token), tokenPrefix: prefix,
+            scope: scope, createdAt: Timestamp.now(), lastUsedAt: nil, revokedAt: nil)
+        try record.insert(db)
+        return IssuedToken(token: token, record: record)
+    }
+
+    /// On a database without users (a fresh install): creates the default user and a write token for it.
+    public func bootstrapDefaultUser(named name: String) throws -> (user: User, token: IssuedToken)? {
+        try writer.write { db in
+            guard try User.fetchCount(db) == 0 else { return nil }
+            let user = try Self.addUser(db, named: name)
+            return (user, try Self.createToken(db, userId: user.id!, scope: .write, label: "created by serve on first start"))
+        }
+    }
+
+    public func tokens(userName: String? = nil) throws -> [(token: APIToken, userName: String)] {
+        try reader.read { db in
+            var sql = "SELECT api_token.*, user.name AS user_name FROM api_token JOIN user ON user.id = api_token.user_id"
+            var arguments: StatementArguments = []
+            if let userName {
+                sql += " WHERE user.name = ? COLLATE NOCASE"
+                arguments = [userName]
+            }
+            return try Row.fetchAll(db, sql: sql + " ORDER BY api_token.id", arguments: arguments).map {
+                (try APIToken(row: $0), $0["user_name"])
+            }
+        }
+    }
+
+    /// Revokes the token whose prefix (or whole token) is given. Revoked tokens stay listed.
+    public func revokeToken(_ prefixOrToken: String) throws -> APIToken {
+        let prefix = TokenSecret.prefix(of: prefixOrToken) ?? prefixOrToken
+        return try writer.write { db in
+            guard var token = try APIToken.filter(Column("token_prefix") == prefix).fetchOne(db) else { throw TokenError.notFound(prefix) }
+            if token.revokedAt == nil {
+                token.revokedAt = Timestamp.now()
+                try token.update(db)
+            }
+            return token
+        }
+    }
+
+    /// The principal for a presented bearer token, or nil when it is unknown, malformed or revoked.
+    /// `last_used_at` is written at most once a minute per token, so reads stay reads.
+    public func authenticate(bearer token: String) throws -> Principal? {
+        guard let prefix = TokenSecret.prefix(of: token) else { return nil }
+        let found = try reader.read { db -> (APIToken, String)? in
+            guard let row = try Row.fetchOne(db, sql: """
+                SELECT api_token.*, user.name AS user_name FROM api_token JOIN user ON user.id = api_token.user_id
+                WHERE token_prefix = ?
+                """, arguments: [prefix]) else { return nil }
+            return (try APIToken(row: row), row["user_name"])
+        }
+        guard let (record, userName) = found, record.revokedAt == nil,
+              TokenSecret.constantTimeEqual(record.tokenHash, TokenSecret.hash(token)) else { return nil }
+        let now = Date()
+        if record.lastUsedAt.flatMap(Timestamp.date(from:)).map({ now.timeIntervalSince($0) >= 60 }) ?? true {
+            try writer.write { db in
+                try db.execute(sql: "UPDATE api_token SET last_used_at = ? WHERE id = ?", arguments: [Timestamp.string(from: now), record.id])
+            }
+        }
+        return Principal(userId: record.userId, userName: userName, tokenId: record.id!, scope: record.scope)
+    }
+}
+
+enum TokenSecret {
+    static func random(bytes count: Int) -> String {
+        var generator = SystemRandomNumberGenerator()
+        let bytes = (0..<count).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        return Data(bytes).base64EncodedString()
+            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+    }
+
+    static func randomHex(bytes count: Int) -> String {
+        var generator = SystemRandomNumberGenerator()
+        return (0..<count).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &generator)) }.joined()
+    }
+
+    static func hash(_ token: String) -> Data { Data(SHA256.hash(data: Data(token.utf8))) }
+
+    /// `crt_<prefix>_<secret>` -> prefix; nil for anything else.
+    static func prefix(of token: String) -> String? {
+        let parts = token.split(separator: "_", maxSplits: 2, omittingEmptySubsequences: false)
+        // The secret is base64url and may itself contain "_", so only the first two separators count.
+        guard parts.count == 3, parts[0] == "crt", parts[1].count == 12, !parts[2].isEmpty else { return nil }
+        return String(parts[1])
+    }
+
+    static func constantTimeEqual(_ a: Data, _ b: Data) -> Bool {
+        guard a.count == b.count else { return false }
+        var difference: UInt8 = 0
+        for (x, y) in zip(a, b) { difference |= x ^ y }
+        return difference == 0
+    }
+}

@@ -1,0 +1,53 @@
+import ArgumentParser
+import Configuration
+import CratedAPI
+import CratedCore
+import Foundation
+import Logging
+
+struct ServeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Run the HTTP/JSON daemon the iPhone and iPad app talks to (stops cleanly on SIGTERM or SIGINT)."
+    )
+
+    @OptionGroup var global: GlobalOptions
+
+    @Option(help: "The address to listen on (default: server.host, 127.0.0.1).")
+    var host: String?
+
+    @Option(help: "The port to listen on; 0 picks a free one (default: server.port).")
+    var port: Int?
+
+    func run() async throws {
+        var overrides: CratedConfiguration.Overrides = [:]
+        if let host { overrides["server.host"] = ConfigValue(.string(host), isSecret: false) }
+        if let port { overrides["server.port"] = ConfigValue(.int(port), isSecret: false) }
+        let configuration = try await global.loadConfiguration(overrides)
+        let logger = makeLogger(configuration)
+        let database = try global.openDatabase(configuration)
+
+        if let (user, token) = try database.bootstrapDefaultUser(named: configuration.defaultUserName) {
+            printNow("""
+                Created user '\(user.name)' with a write token (shown once, keep it):
+                  \(token.token)
+                """)
+        }
+        let host = configuration.serverHost
+        let app = buildApplication(configuration: configuration, database: database, logger: logger) { port in
+            printNow("crated \(CratedVersion.current) listening on http://\(host):\(port) (database \(configuration.databasePath))")
+        }
+        try await app.runService()
+    }
+}
+
+func makeLogger(_ configuration: CratedConfiguration) -> Logger {
+    var logger = Logger(label: "crated")
+    logger.logLevel = Logger.Level(rawValue: configuration.logLevel.lowercased()) ?? .info
+    return logger
+}
+
+/// Prints a line at once, even when standard output is a pipe or a file (scripts wait for it).
+func printNow(_ line: String) {
+    FileHandle.standardOutput.write(Data((line + "\n").utf8))
+}

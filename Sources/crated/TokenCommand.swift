@@ -1,0 +1,72 @@
+import ArgumentParser
+import CratedCore
+import Foundation
+
+extension TokenScope: ExpressibleByArgument {}
+
+struct TokenCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "token",
+        abstract: "Manage API tokens (stored hashed; shown once, when created).",
+        subcommands: [Create.self, List.self, Revoke.self]
+    )
+
+    struct Create: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Create a token for a user and print it once.")
+        @OptionGroup var global: GlobalOptions
+        @Option(help: "The user the token acts for.") var user: String
+        @Option(help: "read or write.") var scope: TokenScope = .write
+        @Option(name: .customLong("name"), help: "A label to tell the token apart.") var label: String?
+
+        func run() async throws {
+            let database = try global.openDatabase(try await global.loadConfiguration())
+            do {
+                let issued = try database.createToken(userName: user, scope: scope, label: label)
+                print(issued.token)
+            } catch let error as UserError {
+                throw CommandFailure(error.description)
+            } catch let error as TokenError {
+                throw CommandFailure(error.description)
+            }
+        }
+    }
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List tokens (their prefixes, never the secrets).")
+        @OptionGroup var global: GlobalOptions
+        @Option(help: "Only this user's tokens.") var user: String?
+
+        func run() async throws {
+            let database = try global.openDatabase(try await global.loadConfiguration())
+            print("PREFIX        USER          SCOPE  CREATED               LAST USED             STATUS   LABEL")
+            for (token, userName) in try database.tokens(userName: user) {
+                let columns = [
+                    token.tokenPrefix.padding(toLength: 13, withPad: " ", startingAt: 0),
+                    userName.padding(toLength: 13, withPad: " ", startingAt: 0),
+                    token.scope.rawValue.padding(toLength: 6, withPad: " ", startingAt: 0),
+                    token.createdAt.padding(toLength: 21, withPad: " ", startingAt: 0),
+                    (token.lastUsedAt ?? "never").padding(toLength: 21, withPad: " ", startingAt: 0),
+                    (token.revokedAt == nil ? "active" : "revoked").padding(toLength: 8, withPad: " ", startingAt: 0),
+                    token.label ?? "",
+                ]
+                print(columns.joined(separator: " "))
+            }
+        }
+    }
+
+    struct Revoke: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Revoke a token by its prefix (see `token list`) or the token itself.")
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: "The token's prefix, or the whole token.") var token: String
+
+        func run() async throws {
+            let database = try global.openDatabase(try await global.loadConfiguration())
+            do {
+                let revoked = try database.revokeToken(token)
+                print("revoked token \(revoked.tokenPrefix)")
+            } catch let error as TokenError {
+                throw CommandFailure(error.description)
+            }
+        }
+    }
+}

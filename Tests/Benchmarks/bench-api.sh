@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# The API benchmark: a release build of crated serving a generated 200,000-row collection,
+# measured with wrk on 127.0.0.1 at 32 connections: album detail, crate list and search, next to
+# /healthz in the same run. Prints requests/s and p50/p99 latency of each.
+#
+# Usage: Tests/Benchmarks/bench-api.sh [ROWS] [SECONDS]   (defaults 200000 and 10)
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/../.."
+
+ROWS="${1:-200000}"
+DURATION="${2:-10}"
+CONNECTIONS=32
+THREADS=2
+
+command -v wrk >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk >/dev/null; }
+
+echo "==> swift build -c release --product crated"
+swift build -c release --product crated >/dev/null
+CRATED=.build/release/crated
+
+WORK="$(mktemp -d)"
+SERVER_PID=""
+cleanup() {
+    [ -n "$SERVER_PID" ] && kill "$SERVER_PID" 2>/dev/null && wait "$SERVER_PID" 2>/dev/null || true
+    rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+DB="$WORK/bench.sqlite"
+echo "==> generating and importing $ROWS rows"
+python3 Tests/Benchmarks/gen-discogs-csv.py --rows "$ROWS" --seed 7 --out "$WORK/collection.csv"
+"$CRATED" import "$WORK/collection.csv" --database "$DB" --user bench >/dev/null
+TOKEN="$("$CRATED" token create --user bench --database "$DB")"
+
+"$CRATED" serve --database "$DB" --port 0 > "$WORK/serve.log" 2>&1 &
+SERVER_PID=$!
+PORT=""
+for _ in $(seq 1 200); do
+    PORT="$(sed -n 's#.*listening on http://127.0.0.1:\([0-9]*\).*#\1#p' "$WORK/serve.log")"
+    [ -n "$PORT" ] && break
+    sleep 0.1
+done
+[ -n "$PORT" ] || { cat "$WORK/serve.log"; echo "serve did not start" >&2; exit 1; }
+BASE="http://127.0.0.1:$PORT"
+
+# Album ids to ask for: spread over the whole catalogue, read from the database.
+ALBUMS="$(sqlite3 "$DB" "SELECT MAX(id) FROM album")"
+# A crate and a search word that exist in the generated collection.
+SEARCH_WORD="$(sqlite3 "$DB" "SELECT lower(substr(title, 1, instr(title || ' ', ' ') - 1)) FROM album WHERE id = 1000")"
+
+cat > "$WORK/album.lua" <<LUA
+math.randomseed(42)
+request = function()
+    return wrk.format("GET", "/v1/albums/" .. math.random(1, $ALBUMS), { ["Authorization"] = "Bearer $TOKEN" })
+end
+LUA
+cat > "$WORK/auth.lua" <<LUA
+wrk.headers["Authorization"] = "Bearer $TOKEN"
+LUA
+
+measure() {
+    local name="$1" url="$2" script="$3"
+    local out
+    out="$(wrk -t"$THREADS" -c"$CONNECTIONS" -d"${DURATION}s" --latency ${script:+-s "$script"} "$url")"
+    local rps p50 p99 non2xx
+    rps="$(awk '/Requests\/sec/ {print $2}' <<<"$out")"
+    p50="$(awk '$1 == "50%" {print $2}' <<<"$out")"
+    p99="$(awk '$1 == "99%" {print $2}' <<<"$out")"
+    non2xx="$(awk '/Non-2xx/ {print $NF}' <<<"$out")"
+    printf '%-14s %12s req/s   p50 %8s   p99 %8s   %s\n' "$name" "$rps" "$p50" "$p99" "${non2xx:+non-2xx: $non2xx}"
+    echo "$name $rps" >> "$WORK/rates"
+}
+
+echo "==> wrk, $CONNECTIONS connections, ${DURATION}s each, $ROWS-row collection, search for '$SEARCH_WORD'"
+measure "/healthz" "$BASE/healthz" ""
+measure "album detail" "$BASE/v1/albums/1" "$WORK/album.lua"
+measure "crate list" "$BASE/v1/crates" "$WORK/auth.lua"
+measure "search" "$BASE/v1/search?q=$SEARCH_WORD" "$WORK/auth.lua"
+awk '/^\/healthz/ {h=$2} /^album/ {a=$3} END {printf "album detail / healthz = %.0f%% (target >= 40%%)\n", 100*a/h}' "$WORK/rates"

@@ -1,0 +1,133 @@
+#!/usr/bin/env bash
+# Fuzz the live daemon against its own OpenAPI document with schemathesis (PyPI).
+#
+# Usage: Tests/Benchmarks/schemathesis.sh [EXTRA SCHEMATHESIS RUN OPTIONS...]
+#        (schemathesis runs in a temporary directory: give file paths in extra options as absolute paths)
+#
+# Builds crated (debug), imports Tests/Fixtures/sample-collection.csv for the user `collector` into
+# a temporary database, creates a write token, starts `crated serve --port 0`, and runs
+# `schemathesis run` against http://127.0.0.1:PORT/v1/openapi.json with that token. The checks:
+# no 5xx, every status code, content type, documented header and response body as the document
+# says. Exits non-zero when schemathesis finds a failure (or the build, import or daemon fails).
+#
+# Environment:
+#   MAX_EXAMPLES   test cases per operation and phase (default 50)
+#   TIME_LIMIT     hard limit in seconds for the schemathesis run (default 900)
+#   SEED           a fixed seed, to reproduce a run (default: random)
+set -euo pipefail
+
+MAX_EXAMPLES="${MAX_EXAMPLES:-50}"
+TIME_LIMIT="${TIME_LIMIT:-900}"
+SEED="${SEED:-}"
+STARTUP_TIMEOUT=60
+
+# 1. Repository root (this script lives in Tests/Benchmarks/).
+cd "$(dirname "${BASH_SOURCE[0]}")/../.."
+
+# 2. schemathesis (`schemathesis`, or its short name `st`), installed with pip when it is missing.
+ST=()
+if command -v schemathesis >/dev/null 2>&1; then
+    ST=(schemathesis)
+elif command -v st >/dev/null 2>&1 && [[ "$(st --help 2>/dev/null || true)" == *"Property-based API testing"* ]]; then
+    ST=(st)
+else
+    echo "==> pip install schemathesis"
+    python3 -m pip install -q schemathesis
+    hash -r
+    if command -v schemathesis >/dev/null 2>&1; then ST=(schemathesis); else ST=(python3 -m schemathesis.cli); fi
+fi
+echo "==> $("${ST[@]}" --version)"
+
+# 3. Debug build (schemathesis looks for wrong answers, not speed).
+echo "==> swift build --product crated"
+swift build --product crated
+CRATED=".build/debug/crated"
+
+# 4. A temporary database with the sample collection; everything removed, the daemon stopped, on exit.
+WORK="$(mktemp -d)"
+DB="$WORK/crated.sqlite"
+SERVE_LOG="$WORK/serve.log"
+SERVER_PID=""
+cleanup() {
+    if [ -n "$SERVER_PID" ] && kill -0 "$SERVER_PID" 2>/dev/null; then
+        kill -TERM "$SERVER_PID" 2>/dev/null || true
+        for _ in $(seq 1 50); do
+            kill -0 "$SERVER_PID" 2>/dev/null || break
+            sleep 0.1
+        done
+        kill -KILL "$SERVER_PID" 2>/dev/null || true
+        wait "$SERVER_PID" 2>/dev/null || true
+    fi
+    rm -rf "$WORK"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+echo "==> crated import Tests/Fixtures/sample-collection.csv --user collector"
+"$CRATED" import Tests/Fixtures/sample-collection.csv --database "$DB" --user collector
+TOKEN="$("$CRATED" token create --user collector --database "$DB" --name schemathesis | tail -n 1 | tr -d '[:space:]')"
+if [ -z "$TOKEN" ]; then
+    echo "error: crated token create printed no token" >&2
+    exit 1
+fi
+
+# 5. The daemon on a free port; port 0 makes it print the port it got.
+echo "==> crated serve --host 127.0.0.1 --port 0"
+"$CRATED" serve --database "$DB" --host 127.0.0.1 --port 0 >"$SERVE_LOG" 2>&1 &
+SERVER_PID=$!
+BASE_URL=""
+deadline=$((SECONDS + STARTUP_TIMEOUT))
+while [ "$SECONDS" -lt "$deadline" ]; do
+    BASE_URL="$(grep -Eo 'listening on http://127\.0\.0\.1:[0-9]+' "$SERVE_LOG" 2>/dev/null | head -n 1 | sed 's/^listening on //' || true)"
+    [ -n "$BASE_URL" ] && break
+    if ! kill -0 "$SERVER_PID" 2>/dev/null; then
+        echo "error: crated serve exited before listening:" >&2
+        cat "$SERVE_LOG" >&2
+        exit 1
+    fi
+    sleep 0.2
+done
+if [ -z "$BASE_URL" ]; then
+    echo "error: crated serve did not report its port within ${STARTUP_TIMEOUT}s:" >&2
+    cat "$SERVE_LOG" >&2
+    exit 1
+fi
+echo "==> daemon at $BASE_URL (pid $SERVER_PID)"
+
+# 6. schemathesis: every operation, positive and negative data, all phases (stateful testing follows
+#    the Location of created crates), bounded examples per operation and a hard time limit.
+#    Not checked: unsupported_method/allow_header_conformance (Hummingbird answers 404, not 405, for a
+#    method a path lacks) and negative_data_rejection/positive_data_acceptance (the server counts
+#    characters, JSON Schema code points, and trims crate names before checking them).
+ARGS=(
+    run "$BASE_URL/v1/openapi.json"
+    --url "$BASE_URL"
+    --header "Authorization: Bearer $TOKEN"
+    --checks not_a_server_error,status_code_conformance,content_type_conformance,response_headers_conformance,response_schema_conformance
+    --max-examples "$MAX_EXAMPLES"
+    --request-timeout 10
+    --generation-database none
+    --no-color
+)
+if [ -n "$SEED" ]; then ARGS+=(--seed "$SEED"); fi
+echo "==> ${ST[*]} ${ARGS[*]//$TOKEN/***} $*"
+status=0
+# Run from the temporary directory: schemathesis and hypothesis leave caches (.hypothesis/,
+# .schemathesis/) in the working directory, which should not land in the repository.
+(cd "$WORK" && timeout --signal=INT --kill-after=30 "$TIME_LIMIT" "${ST[@]}" "${ARGS[@]}" "$@") || status=$?
+
+if [ "$status" -eq 124 ]; then
+    echo "error: schemathesis did not finish within ${TIME_LIMIT}s" >&2
+fi
+if ! kill -0 "$SERVER_PID" 2>/dev/null; then
+    echo "error: the daemon died during the run:" >&2
+    tail -n 50 "$SERVE_LOG" >&2
+    [ "$status" -ne 0 ] || status=1
+fi
+if [ "$status" -ne 0 ]; then
+    echo "==> schemathesis found failures (exit $status); daemon log: last lines" >&2
+    tail -n 20 "$SERVE_LOG" >&2
+    exit "$status"
+fi
+echo "==> schemathesis: no failures"

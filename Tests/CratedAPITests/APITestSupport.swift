@@ -1,0 +1,100 @@
+@testable import CratedAPI
+import CratedCore
+import Foundation
+import GRDB
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import NIOCore
+import Testing
+
+/// A daemon on a temporary database holding the sample collection for `collector`, and a small
+/// collection of someone else's (`alice`), with tokens for both.
+struct TestServer {
+    let directory: TemporaryFolder
+    let database: AppDatabase
+    let writeToken: String
+    let readToken: String
+    let aliceToken: String
+
+    init() throws {
+        directory = try TemporaryFolder()
+        database = try AppDatabase.open(path: directory.path("crated.sqlite"))
+        let importer = DiscogsImporter(database: database)
+        _ = try importer.importFile(at: TestPaths.ownFixture("sample-collection.csv"), options: ImportOptions(userName: "collector"))
+        let alicesFile = try directory.write("alice.csv", """
+            Catalog#,Artist,Title,Label,Format,Rating,Released,release_id,CollectionFolder,Date Added
+            X1,Alice Band,Only Alice Has This,Alice Records,LP,,2001,777001,Alice Crate,2021-01-01 00:00:00
+            CL 1355,Miles Davis,Kind Of Blue,Columbia,"LP, Album, Mono",5,1959,1,Alice Crate,2021-01-02 00:00:00
+            """)
+        _ = try importer.importFile(at: alicesFile, options: ImportOptions(userName: "alice"))
+        writeToken = try database.createToken(userName: "collector", scope: .write, label: "tests").token
+        readToken = try database.createToken(userName: "collector", scope: .read, label: "read").token
+        aliceToken = try database.createToken(userName: "alice", scope: .write, label: "alice").token
+    }
+
+    func makeApplication() throws -> some ApplicationProtocol {
+        var configuration = try CratedConfiguration.defaults()
+        configuration.serverPort = 0
+        var logger = Logger(label: "crated-tests")
+        logger.logLevel = .warning
+        return buildApplication(configuration: configuration, database: database, logger: logger)
+    }
+
+    /// Runs `body` against the router in-process.
+    func test(_ body: @escaping @Sendable (any TestClientProtocol) async throws -> Void) async throws {
+        try await makeApplication().test(.router, body)
+    }
+
+    func albumId(release: Int64) throws -> Int64 {
+        try database.reader.read { db in try Int64.fetchOne(db, sql: "SELECT id FROM album WHERE discogs_release_id = ?", arguments: [release])! }
+    }
+
+    func copyIds(user: String) throws -> [Int64] {
+        try database.reader.read { db in
+            try Int64.fetchAll(db, sql: "SELECT collection_item.id FROM collection_item JOIN user ON user.id = user_id WHERE user.name = ? ORDER BY collection_item.id", arguments: [user])
+        }
+    }
+}
+
+final class TemporaryFolder: Sendable {
+    let url: URL
+    init() throws {
+        url = FileManager.default.temporaryDirectory.appending(path: "crated-api-tests-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+    deinit { try? FileManager.default.removeItem(at: url) }
+    func path(_ name: String) -> String { url.appending(path: name).path }
+    func write(_ name: String, _ text: String) throws -> String {
+        try Data(text.utf8).write(to: url.appending(path: name))
+        return path(name)
+    }
+}
+
+enum TestPaths {
+    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static func ownFixture(_ name: String) -> String { packageRoot.appending(path: "Tests/Fixtures/\(name)").path }
+}
+
+extension TestClientProtocol {
+    /// One request with a bearer token and an optional JSON body; returns status and parsed JSON.
+    @discardableResult
+    func call(_ method: HTTPRequest.Method, _ uri: String, token: String?, json: String? = nil) async throws -> (status: HTTPResponse.Status, body: Any?, headers: HTTPFields) {
+        var headers: HTTPFields = [:]
+        if let token { headers[.authorization] = "Bearer \(token)" }
+        if json != nil { headers[.contentType] = "application/json" }
+        return try await execute(uri: uri, method: method, headers: headers, body: json.map { ByteBuffer(string: $0) }) { response in
+            let data = Data(buffer: response.body)
+            return (response.status, data.isEmpty ? nil : try? JSONSerialization.jsonObject(with: data), response.headers)
+        }
+    }
+}
+
+/// The `error` object of an error response.
+func errorCode(_ body: Any?) -> String? {
+    ((body as? [String: Any])?["error"] as? [String: Any])?["code"] as? String
+}
+
+func errorField(_ body: Any?) -> String? {
+    ((body as? [String: Any])?["error"] as? [String: Any])?["field"] as? String
+}

@@ -1,0 +1,142 @@
+@testable import CratedAPI
+import CratedCore
+import Foundation
+import GRDB
+import Hummingbird
+import HummingbirdTesting
+import Testing
+
+@Suite struct CatalogueRouteTests {
+    @Test func albumDetailShowsTheUsersCopiesAndTheirCrates() async throws {
+        let server = try TestServer()
+        let kindOfBlue = try server.albumId(release: 1)
+        try await server.test { client in
+            let (status, body, _) = try await client.call(.get, "/v1/albums/\(kindOfBlue)", token: server.writeToken)
+            #expect(status == .ok)
+            let album = try #require(body as? [String: Any])
+            #expect(album["title"] as? String == "Kind Of Blue")
+            #expect(album["year"] as? Int == 1959)
+            let copies = try #require(album["copies"] as? [[String: Any]])
+            // Alice's copy of the same release is hers alone.
+            #expect(copies.count == 2)
+            #expect(copies.map { $0["rating"] as? Int } == [5, 4])
+            #expect((copies[0]["crates"] as? [[String: Any]])?.map { $0["name"] as? String } == ["Jazz"])
+            #expect((copies[0]["customFields"] as? [String: String]) == ["Purchased At": "Rough Trade East"])
+            #expect((album["labels"] as? [[String: Any]])?.first?["catalogNumber"] as? String == "CL 1355")
+            #expect((album["formats"] as? [[String: Any]])?.first?["descriptions"] as? [String] == ["Album", "Mono"])
+        }
+    }
+
+    @Test func someoneElsesOrMissingAlbumIs404AndABadIdIs400() async throws {
+        let server = try TestServer()
+        let alicesOnly = try server.albumId(release: 777001)
+        try await server.test { client in
+            #expect(try await client.call(.get, "/v1/albums/\(alicesOnly)", token: server.writeToken).status == .notFound)
+            #expect(try await client.call(.get, "/v1/albums/\(alicesOnly)", token: server.aliceToken).status == .ok)
+            #expect(try await client.call(.get, "/v1/albums/999999", token: server.writeToken).status == .notFound)
+            for bad in ["abc", "-1", "0", "99999999999999999999999", "1.5", "%FF"] {
+                let (status, body, _) = try await client.call(.get, "/v1/albums/\(bad)", token: server.writeToken)
+                #expect(status == .badRequest, "id \(bad)")
+                #expect(errorField(body) == "id")
+            }
+        }
+    }
+
+    @Test func tracksAreGroupedBySide() async throws {
+        let server = try TestServer()
+        let albumId = try server.albumId(release: 1)
+        try await server.database.writer.write { db in
+            for (order, (position, side, title, duration)) in [("", nil, "Side One", nil), ("A1", "A", "So What", 562_000), ("A2", "A", "Freddie Freeloader", 586_000),
+                                                              ("B1", "B", "Blue In Green", 337_000), ("B2", "B", "Flamenco Sketches", nil)].enumerated() {
+                var track = Track(id: nil, albumId: albumId, parentId: nil, position: position, side: side, sortOrder: order, title: title,
+                                  durationMs: duration, kind: position.isEmpty ? .heading : .track)
+                try track.insert(db)
+            }
+        }
+        try await server.test { client in
+            let body = try await client.call(.get, "/v1/albums/\(albumId)", token: server.writeToken).body
+            let sides = try #require((body as? [String: Any])?["sides"] as? [[String: Any]])
+            #expect(sides.map { $0["side"] as? String } == ["A", "B"])
+            #expect((sides[0]["tracks"] as? [[String: Any]])?.map { $0["title"] as? String } == ["Side One", "So What", "Freddie Freeloader"])
+            #expect(sides[0]["durationMs"] as? Int == 1_148_000)
+            // One track of side B has no duration, so the side's is unknown.
+            #expect(sides[1]["durationMs"] == nil)
+        }
+    }
+
+    @Test func artistPagesAndDiscover() async throws {
+        let server = try TestServer()
+        let (milesId, albumId) = try await server.database.writer.write { db -> (Int64, Int64) in
+            let artist = try Int64.fetchOne(db, sql: "SELECT id FROM artist WHERE discogs_name = 'Miles Davis'")!
+            let album = try Int64.fetchOne(db, sql: "SELECT id FROM album WHERE discogs_release_id = 1")!
+            try db.execute(sql: "INSERT INTO album_genre (album_id, kind, name, position) VALUES (?, 'genre', 'Jazz', 0), (?, 'style', 'Modal', 0)", arguments: [album, album])
+            return (artist, album)
+        }
+        try await server.test { client in
+            let artist = try await client.call(.get, "/v1/artists/\(milesId)", token: server.writeToken).body as? [String: Any]
+            #expect(artist?["name"] as? String == "Miles Davis")
+            #expect((artist?["albums"] as? [[String: Any]])?.map { $0["id"] as? Int64 } == [albumId])
+            #expect((artist?["albums"] as? [[String: Any]])?.first?["copies"] as? Int == 2)
+
+            let genres = try await client.call(.get, "/v1/genres", token: server.writeToken).body as? [String: Any]
+            #expect((genres?["genres"] as? [[String: Any]])?.map { $0["name"] as? String } == ["Jazz"])
+            #expect((genres?["styles"] as? [[String: Any]])?.first?["count"] as? Int == 1)
+
+            let jazz = try await client.call(.get, "/v1/genres/Jazz/artists", token: server.writeToken).body as? [String: Any]
+            #expect((jazz?["artists"] as? [[String: Any]])?.map { $0["name"] as? String } == ["Miles Davis"])
+            #expect(try await client.call(.get, "/v1/styles/Modal/artists", token: server.writeToken).status == .ok)
+            #expect(try await client.call(.get, "/v1/genres/Polka/artists", token: server.writeToken).status == .notFound)
+            // Alice owns Kind Of Blue too, but has no genre data of her own: Discover follows her copies.
+            #expect(try await client.call(.get, "/v1/genres/Jazz/artists", token: server.aliceToken).status == .ok)
+            #expect(try await client.call(.get, "/v1/artists/\(milesId)", token: server.aliceToken).status == .ok)
+        }
+    }
+
+    @Test func searchIsRankedPrefixMatchingAndFoldsDiacritics() async throws {
+        let server = try TestServer()
+        try await server.test { client in
+            let titles = { @Sendable (query: String, token: String?) async throws -> [String] in
+                let body = try await client.call(.get, "/v1/search?q=\(query)", token: token ?? server.writeToken).body as? [String: Any]
+                return (body?["albums"] as? [[String: Any]])?.compactMap { $0["title"] as? String } ?? []
+            }
+            let result1 = try await titles("deja%20vu", nil)
+            #expect(result1 == ["Déjà Vu"])
+            let result2 = try await titles("D%C3%A9j%C3%A0", nil)
+            #expect(result2 == ["Déjà Vu"])
+            let result3 = try await titles("coltr", nil)
+            #expect(result3 == ["A Love Supreme"])
+            let result4 = try await titles("bjork", nil)
+            #expect(result4 == ["Homogenic"])
+            let result5 = try await titles("SD%201361", nil)
+            #expect(result5 == ["Déjà Vu"])
+            let result6 = try await titles("Soul%20Jazz", nil)
+            #expect(result6 == ["Studio One Rockers"])
+            // "blue" is in a title (Kind Of Blue) and in a label (Blue Note, on Moanin'): the title ranks first.
+            let result7 = try await titles("blue", nil)
+            #expect(result7.first == "Kind Of Blue")
+            // Alice sees her albums only.
+            let result8 = try await titles("alice", nil)
+            #expect(result8 == [])
+            let result9 = try await titles("alice", server.aliceToken)
+            #expect(result9 == ["Only Alice Has This"])
+        }
+    }
+
+    @Test func searchSyntaxAndGarbageNeverFail() async throws {
+        let server = try TestServer()
+        try await server.test { client in
+            for query in ["%22", "*", "NEAR(", "%27%3B%20DROP%20TABLE%20album%3B--", "a%20OR%20b", "%FF%FE", "-x", "%5E", "%00", String(repeating: "a", count: 200)] {
+                let (status, _, _) = try await client.call(.get, "/v1/search?q=\(query)", token: server.writeToken)
+                #expect(status == .ok, "q=\(query)")
+            }
+            #expect(try await client.call(.get, "/v1/search", token: server.writeToken).status == .badRequest)
+            #expect(try await client.call(.get, "/v1/search?q=x&limit=0", token: server.writeToken).status == .badRequest)
+            #expect(try await client.call(.get, "/v1/search?q=x&limit=-5", token: server.writeToken).status == .badRequest)
+            #expect(try await client.call(.get, "/v1/search?q=x&limit=99999999999999999999", token: server.writeToken).status == .badRequest)
+            #expect(try await client.call(.get, "/v1/search?q=\(String(repeating: "a", count: 201))", token: server.writeToken).status == .badRequest)
+            #expect(try await client.call(.get, "/v1/nothing-here", token: server.writeToken).status == .notFound)
+        }
+        let albums = try await server.database.reader.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM album") }
+        #expect(albums == 19)
+    }
+}

@@ -1,0 +1,159 @@
+@testable import CratedAPI
+import CratedCore
+import Foundation
+import GRDB
+import Hummingbird
+import HummingbirdTesting
+import Testing
+
+@Suite struct CrateRouteTests {
+    @Test func listCreateRenameDelete() async throws {
+        let server = try TestServer()
+        try await server.test { client in
+            let list = try await client.call(.get, "/v1/crates", token: server.writeToken).body as? [String: Any]
+            let crates = try #require(list?["crates"] as? [[String: Any]])
+            #expect(crates.map { $0["name"] as? String } == ["Ambient", "Dub & Reggae", "Jazz", "Rock", "Sell, maybe", "Soul & Funk"])
+            #expect(crates.first { $0["name"] as? String == "Jazz" }?["copies"] as? Int == 3)
+
+            let created = try await client.call(.post, "/v1/crates", token: server.writeToken, json: #"{"name": "  Sunday Morning  "}"#)
+            #expect(created.status == .created)
+            let crate = try #require(created.body as? [String: Any])
+            #expect(crate["name"] as? String == "Sunday Morning")
+            let id = try #require(crate["id"] as? Int64)
+            #expect(created.headers[.location] == "/v1/crates/\(id)")
+
+            let renamed = try await client.call(.patch, "/v1/crates/\(id)", token: server.writeToken, json: #"{"name": "Sunday"}"#)
+            #expect((renamed.body as? [String: Any])?["name"] as? String == "Sunday")
+            #expect(try await client.call(.delete, "/v1/crates/\(id)", token: server.writeToken).status == .noContent)
+            #expect(try await client.call(.get, "/v1/crates/\(id)", token: server.writeToken).status == .notFound)
+            #expect(try await client.call(.delete, "/v1/crates/\(id)", token: server.writeToken).status == .notFound)
+        }
+    }
+
+    @Test func badCrateNames() async throws {
+        let server = try TestServer()
+        try await server.test { client in
+            let cases: [(String, HTTPResponse.Status, String)] = [
+                (#"{"name": ""}"#, .unprocessableContent, "name"),
+                (#"{"name": "   "}"#, .unprocessableContent, "name"),
+                (#"{"name": "\#(String(repeating: "x", count: 10_000))"}"#, .unprocessableContent, "name"),
+                (#"{"name": "jazz"}"#, .conflict, "name"),
+                (#"{"name": "bad\u0007bell"}"#, .unprocessableContent, "name"),
+                (#"{"name": 42}"#, .badRequest, "name"),
+                (#"{"name": null}"#, .badRequest, "name"),
+                (#"{"title": "x"}"#, .badRequest, "title"),
+                (#"{"name": "ok", "extra": 1}"#, .badRequest, "extra"),
+            ]
+            for (json, status, field) in cases {
+                let (got, body, _) = try await client.call(.post, "/v1/crates", token: server.writeToken, json: json)
+                #expect(got == status, "\(json.prefix(40))")
+                #expect(errorField(body) == field, "\(json.prefix(40))")
+            }
+            for malformed in ["{", "[]", "\"name\"", "", "{\"name\": \"x\"} trailing", "null"] {
+                let (got, body, _) = try await client.call(.post, "/v1/crates", token: server.writeToken, json: malformed)
+                #expect(got == .badRequest, "\(malformed)")
+                #expect(errorCode(body) == "bad_request")
+            }
+            let huge = #"{"name": ""# + String(repeating: "x", count: 100_000) + #""}"#
+            let (status, body, _) = try await client.call(.post, "/v1/crates", token: server.writeToken, json: huge)
+            #expect(status == .contentTooLarge)
+            #expect(errorCode(body) == "body_too_large")
+        }
+        #expect(try server.database.crates(userId: 1).count == 6)
+    }
+
+    @Test func addRemoveAndReorderCopies() async throws {
+        let server = try TestServer()
+        let mine = try server.copyIds(user: "collector")
+        let alices = try server.copyIds(user: "alice")
+        try await server.test { client in
+            let created = try await client.call(.post, "/v1/crates", token: server.writeToken, json: #"{"name": "Queue"}"#).body as? [String: Any]
+            let id = try #require(created?["id"] as? Int64)
+            let added = try await client.call(.post, "/v1/crates/\(id)/copies", token: server.writeToken, json: "{\"copyIds\": [\(mine[2]), \(mine[0]), \(mine[1]), \(mine[0])]}")
+            #expect((added.body as? [String: Any])?["added"] as? Int == 3)
+
+            var detail = try await client.call(.get, "/v1/crates/\(id)", token: server.writeToken).body as? [String: Any]
+            #expect((detail?["items"] as? [[String: Any]])?.map { $0["copyId"] as? Int64 } == [mine[2], mine[0], mine[1]])
+
+            let reordered = try await client.call(.put, "/v1/crates/\(id)/copies", token: server.writeToken, json: "{\"copyIds\": [\(mine[0]), \(mine[1]), \(mine[2])]}")
+            #expect(reordered.status == .ok)
+            #expect(((reordered.body as? [String: Any])?["items"] as? [[String: Any]])?.map { $0["copyId"] as? Int64 } == [mine[0], mine[1], mine[2]])
+            let partial = try await client.call(.put, "/v1/crates/\(id)/copies", token: server.writeToken, json: "{\"copyIds\": [\(mine[0])]}")
+            #expect(partial.status == .unprocessableContent)
+
+            #expect(try await client.call(.delete, "/v1/crates/\(id)/copies/\(mine[1])", token: server.writeToken).status == .noContent)
+            #expect(try await client.call(.delete, "/v1/crates/\(id)/copies/\(mine[1])", token: server.writeToken).status == .notFound)
+            detail = try await client.call(.get, "/v1/crates/\(id)", token: server.writeToken).body as? [String: Any]
+            #expect(detail?["copies"] as? Int == 2)
+
+            // Someone else's copy or crate does not exist for this user.
+            let foreignCopy = try await client.call(.post, "/v1/crates/\(id)/copies", token: server.writeToken, json: "{\"copyIds\": [\(alices[0])]}")
+            #expect(foreignCopy.status == .notFound)
+            #expect(try await client.call(.get, "/v1/crates/\(id)", token: server.aliceToken).status == .notFound)
+            #expect(try await client.call(.post, "/v1/crates/\(id)/copies", token: server.writeToken, json: #"{"copyIds": []}"#).status == .unprocessableContent)
+            #expect(try await client.call(.post, "/v1/crates/\(id)/copies", token: server.writeToken, json: #"{"copyIds": [-1]}"#).status == .notFound)
+            #expect(try await client.call(.post, "/v1/crates/\(id)/copies", token: server.writeToken, json: #"{"copyIds": ["1"]}"#).status == .badRequest)
+            #expect(try await client.call(.post, "/v1/crates/\(id)/copies", token: server.writeToken, json: #"{"copyIds": [1e300]}"#).status == .badRequest)
+        }
+    }
+}
+
+@Suite struct CopyRouteTests {
+    @Test func editACopy() async throws {
+        let server = try TestServer()
+        let copy = try server.copyIds(user: "collector")[0]
+        let jazz = try server.database.crates(userId: 1).first { $0.crate.name == "Jazz" }!.crate.id!
+        let rock = try server.database.crates(userId: 1).first { $0.crate.name == "Rock" }!.crate.id!
+        try await server.test { client in
+            let edited = try await client.call(.patch, "/v1/copies/\(copy)", token: server.writeToken, json: """
+                {"rating": 3, "mediaCondition": "Mint (M)", "notes": "cleaned", "customFields": {"Shelf": "B4"}, "crateIds": [\(rock)]}
+                """)
+            #expect(edited.status == .ok)
+            let body = try #require(edited.body as? [String: Any])
+            #expect(body["rating"] as? Int == 3)
+            #expect(body["mediaCondition"] as? String == "Mint (M)")
+            #expect(body["sleeveCondition"] as? String == "Very Good (VG)")
+            #expect(body["customFields"] as? [String: String] == ["Shelf": "B4"])
+            #expect((body["crates"] as? [[String: Any]])?.map { $0["id"] as? Int64 } == [rock])
+
+            let cleared = try await client.call(.patch, "/v1/copies/\(copy)", token: server.writeToken, json: #"{"rating": null, "notes": null}"#)
+            #expect((cleared.body as? [String: Any])?["rating"] == nil)
+            #expect((cleared.body as? [String: Any])?["notes"] == nil)
+            #expect((cleared.body as? [String: Any])?["mediaCondition"] as? String == "Mint (M)")
+            #expect(try server.database.crateContents(id: jazz, userId: 1).entries.allSatisfy { $0.copy.id != copy })
+        }
+    }
+
+    @Test func badEditsAreRefusedAndChangeNothing() async throws {
+        let server = try TestServer()
+        let copy = try server.copyIds(user: "collector")[0]
+        let alicesCopy = try server.copyIds(user: "alice")[0]
+        let before = try server.database.copy(id: copy, userId: 1)
+        try await server.test { client in
+            let cases: [(String, HTTPResponse.Status, String?)] = [
+                (#"{"rating": 7}"#, .unprocessableContent, "rating"),
+                (#"{"rating": -1}"#, .unprocessableContent, "rating"),
+                (#"{"rating": 99999999999999999999}"#, .badRequest, nil),
+                (#"{"rating": "5"}"#, .badRequest, "rating"),
+                (#"{"mediaCondition": "Great"}"#, .unprocessableContent, "mediaCondition"),
+                (#"{"sleeveCondition": "Mint"}"#, .unprocessableContent, "sleeveCondition"),
+                (#"{"crateIds": [999]}"#, .notFound, nil),
+                (#"{"colour": "red"}"#, .badRequest, "colour"),
+                (#"{"customFields": {"": "x"}}"#, .unprocessableContent, "customFields"),
+                (#"{"customFields": {"a": 1}}"#, .badRequest, "customFields"),
+                (#"{"rating": 4, "crateIds": [999]}"#, .notFound, nil),
+            ]
+            for (json, status, field) in cases {
+                let (got, body, _) = try await client.call(.patch, "/v1/copies/\(copy)", token: server.writeToken, json: json)
+                #expect(got == status, "\(json)")
+                if let field { #expect(errorField(body) == field, "\(json)") }
+            }
+            #expect(try await client.call(.patch, "/v1/copies/\(alicesCopy)", token: server.writeToken, json: #"{"rating": 1}"#).status == .notFound)
+            #expect(try await client.call(.get, "/v1/copies/\(alicesCopy)", token: server.writeToken).status == .notFound)
+            #expect(try await client.call(.get, "/v1/copies/\(copy)", token: server.writeToken).status == .ok)
+        }
+        let after = try server.database.copy(id: copy, userId: 1)
+        #expect(after.copy == before.copy)
+        #expect(after.crates == before.crates)
+    }
+}

@@ -1,0 +1,127 @@
+@testable import CratedAPI
+import CratedCore
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import Testing
+
+/// The OpenAPI document is the API's contract: these tests hold it and the router together, so a
+/// route added without documenting it (or documented without existing) fails here.
+@Suite struct OpenAPIDocumentTests {
+    static let methods: Set<String> = ["get", "put", "post", "delete", "options", "head", "patch", "trace"]
+
+    /// The document compiled into the binary, parsed.
+    static func document() throws -> [String: Any] {
+        let object = try JSONSerialization.jsonObject(with: Data(OpenAPIDocument.json.utf8))
+        return try #require(object as? [String: Any], "openapi.json is not a JSON object")
+    }
+
+    /// `{name}` for Hummingbird's `:name`, so router paths and OpenAPI paths compare directly.
+    /// (Hummingbird 2's `RouterPath.description` already writes captures as `{name}`.)
+    static func openAPIPath(_ path: String) -> String {
+        "/" + path.split(separator: "/").map { $0.hasPrefix(":") ? "{\($0.dropFirst())}" : String($0) }.joined(separator: "/")
+    }
+
+    /// Every operation of the document as `method /path`, e.g. `get /v1/albums/{id}`, with its operation object.
+    static func documentedOperations() throws -> [String: [String: Any]] {
+        let paths = try #require(try document()["paths"] as? [String: Any], "the document has no paths")
+        var operations: [String: [String: Any]] = [:]
+        for (path, item) in paths {
+            let item = try #require(item as? [String: Any], "path item \(path) is not an object")
+            for (method, operation) in item where Self.methods.contains(method.lowercased()) {
+                operations["\(method.lowercased()) \(path)"] = try #require(operation as? [String: Any], "\(method) \(path) is not an object")
+            }
+        }
+        return operations
+    }
+
+    /// Every route of the daemon's router as `method /path`.
+    static func routedOperations(_ server: TestServer) -> Set<String> {
+        var logger = Logger(label: "crated-openapi-tests")
+        logger.logLevel = .warning
+        let router = buildRouter(database: server.database, logger: logger)
+        return Set(router.routes.map { "\($0.method.rawValue.lowercased()) \(openAPIPath($0.path.description))" })
+    }
+
+    @Test func everyRouteIsDocumentedAndEveryDocumentedOperationIsRouted() throws {
+        let server = try TestServer()
+        let routed = Self.routedOperations(server)
+        let documented = Set(try Self.documentedOperations().keys)
+        #expect(routed.contains("get /healthz"))
+        #expect(routed.contains("get /v1/albums/{id}"))
+        let undocumented = routed.subtracting(documented).sorted()
+        let unrouted = documented.subtracting(routed).sorted()
+        #expect(undocumented.isEmpty, "routes missing from Resources/openapi.json: \(undocumented)")
+        #expect(unrouted.isEmpty, "operations in Resources/openapi.json that the router does not have: \(unrouted)")
+    }
+
+    @Test func servedDocumentIsOpenAPI31() async throws {
+        let document = try Self.document()
+        #expect(document["openapi"] as? String == "3.1.0")
+        let info = try #require(document["info"] as? [String: Any])
+        #expect(info["title"] as? String == "crated")
+        #expect(info["version"] as? String == CratedVersion.current)
+
+        let server = try TestServer()
+        try await server.test { client in
+            let (status, body, headers) = try await client.call(.get, "/v1/openapi.json", token: nil)
+            #expect(status == .ok)
+            #expect((body as? [String: Any])?["openapi"] as? String == "3.1.0")
+            #expect(headers[.contentType]?.hasPrefix("application/json") == true)
+        }
+    }
+
+    @Test func embeddedDocumentIsTheResourceFile() throws {
+        let path = TestPaths.packageRoot.appending(path: "Sources/CratedAPI/Resources/openapi.json").path
+        let file = try String(contentsOfFile: path, encoding: .utf8)
+        #expect(OpenAPIDocument.json.trimmingCharacters(in: .whitespacesAndNewlines) == file.trimmingCharacters(in: .whitespacesAndNewlines),
+                "the binary embeds a stale openapi.json; rebuild")
+    }
+
+    /// Each operation documents its path parameters, the errors every `/v1` route can answer, and has an id.
+    @Test func operationsDescribeParametersAndErrors() throws {
+        let document = try Self.document()
+        let components = try #require(document["components"] as? [String: Any])
+        let sharedParameters = components["parameters"] as? [String: Any] ?? [:]
+        var operationIds: Set<String> = []
+        for (key, operation) in try Self.documentedOperations() {
+            let parts = key.split(separator: " ", maxSplits: 1).map(String.init)
+            let method = parts[0]
+            let path = parts[1]
+            let operationId = try #require(operation["operationId"] as? String, "\(key) has no operationId")
+            let unique = operationIds.insert(operationId).inserted
+            #expect(unique, "operationId \(operationId) is used twice")
+
+            var declaredPathParameters: Set<String> = []
+            for case let parameter as [String: Any] in (operation["parameters"] as? [Any]) ?? [] {
+                var resolved = parameter
+                if let ref = parameter["$ref"] as? String, let shared = sharedParameters[String(ref.split(separator: "/").last ?? "")] as? [String: Any] {
+                    resolved = shared
+                }
+                if resolved["in"] as? String == "path", let name = resolved["name"] as? String {
+                    declaredPathParameters.insert(name)
+                }
+            }
+            let templated = Set(path.split(separator: "/").filter { $0.hasPrefix("{") && $0.hasSuffix("}") }.map { String($0.dropFirst().dropLast()) })
+            #expect(declaredPathParameters == templated, "\(key): the path has parameters \(templated.sorted()) but declares \(declaredPathParameters.sorted())")
+
+            let responses = try #require(operation["responses"] as? [String: Any], "\(key) has no responses")
+            let statuses = Set(responses.keys)
+            let succeeds = statuses.contains { $0.hasPrefix("2") }
+            #expect(succeeds, "\(key) documents no success response")
+            if path.hasPrefix("/v1/") && path != "/v1/openapi.json" {
+                #expect(statuses.contains("401"), "\(key) does not document 401")
+                if method != "get" {
+                    #expect(statuses.contains("403"), "\(key) does not document 403")
+                }
+                if !templated.isEmpty {
+                    #expect(statuses.isSuperset(of: ["400", "404"]), "\(key) does not document 400 and 404")
+                }
+            } else {
+                let security = operation["security"] as? [Any]
+                #expect(security?.isEmpty == true, "\(key) needs no token, so it must say `security: []`")
+            }
+        }
+    }
+}
