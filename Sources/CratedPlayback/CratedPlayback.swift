@@ -1,1 +1,0 @@
-// CratedPlayback: see its issue; sources land here.

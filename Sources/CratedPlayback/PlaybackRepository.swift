@@ -1,0 +1,229 @@
+import CratedCore
+import Foundation
+import GRDB
+
+/// A user's stored playback facts: the revision, and the deck when something is on the turntable.
+struct PlaybackFacts: Equatable, Sendable {
+    var revision: Int64
+    var deck: Deck?
+
+    static let neverPlayed = PlaybackFacts(revision: 0, deck: nil)
+}
+
+/// The `playback_state` row.
+struct PlaybackStateRecord: CratedRecord, Equatable {
+    var userId: Int64
+    var revision: Int64
+    var status: PlaybackStatus
+    var needsFlip: Bool
+    var albumId: Int64?
+    var trackId: Int64?
+    var trackPosition: String?
+    var trackStartedAtMs: Int64?
+    var positionMs: Int64?
+    var sinceMs: Int64?
+    var playStartedAtMs: Int64?
+    var listenedMs: Int64
+    var playRecorded: Bool
+    var listeningId: Int64?
+    var crateId: Int64?
+    /// A JSON array of album ids.
+    var queueAlbumIds: String
+    var updatedAtMs: Int64
+
+    static let databaseTableName = "playback_state"
+
+    init(userId: Int64, facts: PlaybackFacts, updatedAtMs: Int64) {
+        self.userId = userId
+        revision = facts.revision
+        self.updatedAtMs = updatedAtMs
+        guard let deck = facts.deck else {
+            status = .idle
+            needsFlip = false
+            listenedMs = 0
+            playRecorded = false
+            queueAlbumIds = "[]"
+            return
+        }
+        switch deck.motion {
+        case .playing(let trackStartedAtMs, let sinceMs):
+            status = .playing
+            needsFlip = false
+            self.trackStartedAtMs = trackStartedAtMs
+            self.sinceMs = sinceMs
+        case .paused(let positionMs, let sinceMs):
+            status = .paused
+            needsFlip = false
+            self.positionMs = positionMs
+            self.sinceMs = sinceMs
+        case .sideEnded(let sinceMs):
+            status = .paused
+            needsFlip = true
+            self.sinceMs = sinceMs
+        }
+        albumId = deck.albumId
+        trackId = deck.trackId
+        trackPosition = deck.trackPosition
+        playStartedAtMs = deck.play.startedAtMs
+        listenedMs = deck.play.listenedMs
+        playRecorded = deck.play.recorded
+        listeningId = deck.listeningId
+        crateId = deck.crateId
+        queueAlbumIds = "[" + deck.queue.map(String.init).joined(separator: ",") + "]"
+    }
+
+    var facts: PlaybackFacts {
+        PlaybackFacts(revision: revision, deck: deck)
+    }
+
+    /// Nil when idle (or, defensively, when a row lacks what its status needs: it then reads as idle).
+    private var deck: Deck? {
+        guard let albumId, let trackId, let trackPosition, let sinceMs, let playStartedAtMs, let listeningId else {
+            return nil
+        }
+        let motion: Deck.Motion
+        switch (status, needsFlip, trackStartedAtMs, positionMs) {
+        case (.playing, _, let trackStartedAtMs?, _): motion = .playing(trackStartedAtMs: trackStartedAtMs, sinceMs: sinceMs)
+        case (.paused, true, _, _): motion = .sideEnded(sinceMs: sinceMs)
+        case (.paused, false, _, let positionMs?): motion = .paused(positionMs: positionMs, sinceMs: sinceMs)
+        default: return nil
+        }
+        let queue = (try? JSONDecoder().decode([Int64].self, from: Data(queueAlbumIds.utf8))) ?? []
+        return Deck(
+            albumId: albumId, trackId: trackId, trackPosition: trackPosition, motion: motion,
+            play: Deck.Play(startedAtMs: playStartedAtMs, listenedMs: listenedMs, recorded: playRecorded),
+            listeningId: listeningId, crateId: crateId, queue: queue)
+    }
+}
+
+/// Album title and credit, as the mini-player and history show them.
+struct AlbumHeading: Equatable, Sendable {
+    let id: Int64
+    let title: String
+    let artistCredit: String
+}
+
+/// Every query and write of the playback service.
+enum PlaybackRepository {
+    static func facts(_ db: Database, userId: Int64) throws -> PlaybackFacts {
+        try PlaybackStateRecord.fetchOne(db, key: userId)?.facts ?? .neverPlayed
+    }
+
+    static func save(_ db: Database, userId: Int64, facts: PlaybackFacts, nowMs: Int64) throws {
+        var record = PlaybackStateRecord(userId: userId, facts: facts, updatedAtMs: nowMs)
+        try record.upsert(db)
+    }
+
+    /// Users whose state can still change by itself (the scheduler's start-up scan).
+    static func activeUserIds(_ db: Database) throws -> [Int64] {
+        try Int64.fetchAll(db, sql: "SELECT user_id FROM playback_state WHERE status <> 'idle' ORDER BY user_id")
+    }
+
+    static func tracklist(_ db: Database, albumId: Int64) throws -> Tracklist {
+        // A sub-track without a side of its own takes its index track's side.
+        let rows = try Row.fetchAll(db, sql: """
+            SELECT t.id, t.position, t.title, COALESCE(t.side, parent.side) AS side, t.duration_ms
+            FROM track t LEFT JOIN track parent ON parent.id = t.parent_id
+            WHERE t.album_id = ? AND t.kind IN ('track', 'subtrack')
+            ORDER BY t.sort_order, t.id
+            """, arguments: [albumId])
+        let tracks = rows.map { row in
+            PlayableTrack(id: row["id"], position: row["position"], title: row["title"], side: row["side"],
+                          durationMs: row["duration_ms"])
+        }
+        return Tracklist(albumId: albumId, tracks: tracks)
+    }
+
+    static func ownsAlbum(_ db: Database, userId: Int64, albumId: Int64) throws -> Bool {
+        try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM collection_item WHERE user_id = ? AND album_id = ?)",
+                          arguments: [userId, albumId]) ?? false
+    }
+
+    static func albumHasTrack(_ db: Database, albumId: Int64, trackId: Int64) throws -> Bool {
+        try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM track WHERE id = ? AND album_id = ?)",
+                          arguments: [trackId, albumId]) ?? false
+    }
+
+    /// The albums of the user's crate that have playable tracks, in crate order, each once (a crate
+    /// may hold several copies of one album); nil when the user has no such crate.
+    static func playableCrateAlbumIds(_ db: Database, userId: Int64, crateId: Int64) throws -> [Int64]? {
+        let owned = try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM crate WHERE id = ? AND user_id = ?)",
+                                      arguments: [crateId, userId]) ?? false
+        guard owned else { return nil }
+        let albumIds = try Int64.fetchAll(db, sql: """
+            SELECT item.album_id
+            FROM crate_item entry JOIN collection_item item ON item.id = entry.item_id
+            WHERE entry.crate_id = ? AND item.user_id = ?
+              AND EXISTS (SELECT 1 FROM track WHERE album_id = item.album_id AND kind IN ('track', 'subtrack'))
+            ORDER BY entry.position, entry.item_id
+            """, arguments: [crateId, userId])
+        var seen = Set<Int64>()
+        return albumIds.filter { seen.insert($0).inserted }
+    }
+
+    static func albumHeading(_ db: Database, albumId: Int64) throws -> AlbumHeading? {
+        try Row.fetchOne(db, sql: "SELECT id, title, artist_credit FROM album WHERE id = ?", arguments: [albumId])
+            .map { AlbumHeading(id: $0["id"], title: $0["title"], artistCredit: $0["artist_credit"]) }
+    }
+
+    /// Both sizes of the album's cover (the primary image, else the first): Discogs' 150 px
+    /// thumbnail and the full image.
+    static func artworkVariants(_ db: Database, albumId: Int64) throws -> [Artwork] {
+        guard let image = try Row.fetchOne(db, sql: """
+            SELECT uri, uri150, width, height FROM album_image
+            WHERE album_id = ? ORDER BY kind = 'primary' DESC, position LIMIT 1
+            """, arguments: [albumId])
+        else { return [] }
+        return [
+            Artwork(url: image["uri150"], width: 150, height: 150),
+            Artwork(url: image["uri"], width: image["width"], height: image["height"]),
+        ]
+    }
+
+    static func record(_ db: Database, userId: Int64, plays: [CountedPlay]) throws {
+        for play in plays {
+            try db.execute(sql: """
+                INSERT INTO play_history
+                    (user_id, album_id, track_id, track_position, track_title, side, duration_ms, listening_id, played_at_ms)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """, arguments: [userId, play.albumId, play.track.id, play.track.position, play.track.title,
+                                 play.track.side, play.track.durationMs, play.listeningId, play.playedAtMs])
+        }
+    }
+
+    static func history(_ db: Database, userId: Int64, before cursor: HistoryCursor?, limit: Int) throws -> HistoryPage {
+        let limit = max(limit, 1)
+        // One row more than asked says whether there is a next page.
+        let rows = try Row.fetchAll(db, sql: """
+            SELECT h.id, h.played_at_ms, h.album_id, a.title AS album_title, a.artist_credit, h.track_id,
+                   h.track_title, h.track_position, h.side, h.duration_ms
+            FROM play_history h JOIN album a ON a.id = h.album_id
+            WHERE h.user_id = ? AND (h.played_at_ms < ? OR (h.played_at_ms = ? AND h.id < ?))
+            ORDER BY h.played_at_ms DESC, h.id DESC
+            LIMIT ?
+            """, arguments: [userId, cursor?.playedAtMs ?? Int64.max, cursor?.playedAtMs ?? Int64.max,
+                             cursor?.id ?? Int64.max, limit + 1])
+        let entries = rows.prefix(limit).map { row in
+            PlayHistoryEntry(
+                id: row["id"], playedAt: RFC3339.seconds(row["played_at_ms"]), albumId: row["album_id"],
+                albumTitle: row["album_title"], artist: row["artist_credit"], trackId: row["track_id"],
+                trackTitle: row["track_title"], trackPosition: row["track_position"], side: row["side"],
+                durationMs: row["duration_ms"])
+        }
+        let next = rows.count > limit ? rows[limit - 1] : nil
+        return HistoryPage(
+            entries: Array(entries),
+            next: next.map { HistoryCursor(playedAtMs: $0["played_at_ms"], id: $0["id"]) })
+    }
+
+    static func albumPlayStats(_ db: Database, userId: Int64, albumId: Int64) throws -> AlbumPlayStats {
+        let row = try Row.fetchOne(db, sql: """
+            SELECT COUNT(DISTINCT listening_id) AS listenings, COUNT(*) AS plays, MAX(played_at_ms) AS last_ms
+            FROM play_history WHERE user_id = ? AND album_id = ?
+            """, arguments: [userId, albumId])
+        let lastMs: Int64? = row?["last_ms"]
+        return AlbumPlayStats(
+            playCount: row?["listenings"] ?? 0, trackPlayCount: row?["plays"] ?? 0,
+            lastPlayedAt: lastMs.map(RFC3339.seconds))
+    }
+}

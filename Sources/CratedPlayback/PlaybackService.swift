@@ -1,0 +1,437 @@
+import CratedCore
+import GRDB
+import Logging
+
+/// What a `play` command puts on the turntable.
+public enum PlayTarget: Sendable, Equatable {
+    public enum Start: Sendable, Equatable {
+        /// The first playable track of the first side.
+        case beginning
+        /// The first playable track of a side (`B`; case-insensitive).
+        case side(String)
+        case track(id: Int64)
+    }
+
+    case album(id: Int64, from: Start = .beginning)
+    /// The crate's albums as a queue, in crate order; albums without playable tracks are left out.
+    case crate(id: Int64)
+}
+
+public enum PlaybackCommand: Sendable, Equatable {
+    case play(PlayTarget)
+    case pause
+    case resume
+    /// The next track on the side; from the side's last track, the end of the side.
+    case next
+    /// Restarts the track when more than 3 s in, else the previous track on the side.
+    case previous
+    /// Within the current track; past its end is refused.
+    case seek(positionMs: Int64)
+    /// The next side from its first track; on the last side, the next album of a crate queue, else refused.
+    case flip
+    case stop
+}
+
+/// Every user's turntable: one playback state per user, shared by all of their devices.
+///
+/// The stored state is a set of facts (what is on, when the current track was at 0 ms, where it was
+/// paused); everything that happens by itself (the next track, the end of a side, the end of a pause,
+/// a play counting for history) is derived from those facts and the clock whenever a state is read
+/// or commanded, and written back, so it survives restarts. `run()` does the same at the moment each
+/// change is due, so that event streams hear about it without anyone asking.
+///
+/// Database calls are synchronous inside the actor on purpose: each command or settlement reads,
+/// writes and publishes without a suspension point, so commands never interleave and every
+/// subscriber receives the events in revision order.
+public actor PlaybackService {
+    /// Events a slow stream may fall behind by before its oldest undelivered ones are dropped. Each
+    /// event is the whole state, so a stream that drops some still ends on the right one.
+    public static let eventBufferSize = 256
+    /// How long the scheduler waits before settling again a state whose settlement failed.
+    static let retryAfterFailureMs: Int64 = 5000
+
+    private let database: AppDatabase
+    private let clock: any PlaybackClock
+    private let logger: Logger
+    private let subscribers = PlaybackSubscribers()
+    private let wakeup = Wakeup()
+    /// When each user's state next changes by itself; users whose state cannot are absent.
+    private var agenda: [Int64: Int64] = [:]
+
+    public init(database: AppDatabase, clock: any PlaybackClock = SystemPlaybackClock(),
+                logger: Logger = Logger(label: "crated.playback")) {
+        self.database = database
+        self.clock = clock
+        self.logger = logger
+    }
+
+    /// A user's settled state and the tracklist of the album on their turntable.
+    private struct Current {
+        var facts: PlaybackFacts
+        var tracklist: Tracklist?
+    }
+
+    // MARK: - Reading
+
+    /// The user's state now (for `GET /v1/player`).
+    public func current(userId: Int64) throws(PlaybackError) -> PlaybackSnapshot {
+        try guarded {
+            let nowMs = clock.nowMs
+            return try snapshot(of: settle(userId: userId, at: nowMs), userId: userId, at: nowMs)
+        }
+    }
+
+    /// The user's plays, newest first: `limit` (1-200) of them older than `cursor`.
+    public func history(userId: Int64, before cursor: HistoryCursor? = nil, limit: Int = 50) throws(PlaybackError) -> HistoryPage {
+        try guarded {
+            // A play that has counted by now is in the history even if no one has asked for the state.
+            _ = try settle(userId: userId, at: clock.nowMs)
+            return try database.reader.read { db in
+                try PlaybackRepository.history(db, userId: userId, before: cursor, limit: min(max(limit, 1), 200))
+            }
+        }
+    }
+
+    /// How often and when the user last played an album, for album detail.
+    public func albumPlayStats(userId: Int64, albumId: Int64) throws(PlaybackError) -> AlbumPlayStats {
+        try guarded {
+            _ = try settle(userId: userId, at: clock.nowMs)
+            return try database.reader.read { db in
+                try PlaybackRepository.albumPlayStats(db, userId: userId, albumId: albumId)
+            }
+        }
+    }
+
+    // MARK: - Events
+
+    /// Every change of the user's state from now on, in revision order (`PlaybackEvent.revision` is
+    /// the SSE event id). The stream opens with the current state unless `lastEventId` is the current
+    /// revision: a client that reconnects after missing events gets the state that replaces them.
+    /// Ending the stream (the client goes away) unsubscribes it; `run()` ends all streams when it returns.
+    public func events(userId: Int64, lastEventId: Int64? = nil) throws(PlaybackError) -> AsyncStream<PlaybackEvent> {
+        let current = try self.current(userId: userId)
+        let (stream, continuation) = AsyncStream.makeStream(
+            of: PlaybackEvent.self, bufferingPolicy: .bufferingNewest(Self.eventBufferSize))
+        // No event can be published between reading `current` and subscribing: both happen on this
+        // actor without a suspension point.
+        subscribers.add(continuation, userId: userId)
+        if lastEventId != current.revision { continuation.yield(PlaybackEvent(snapshot: current)) }
+        return stream
+    }
+
+    /// Open event streams of a user.
+    public nonisolated func subscriberCount(userId: Int64) -> Int {
+        subscribers.count(userId: userId)
+    }
+
+    // MARK: - Commands
+
+    /// Applies a command and returns the new state. With `expectedRevision`, the command is refused
+    /// (409 with the current state) unless the state is still at that revision.
+    @discardableResult
+    public func perform(_ command: PlaybackCommand, userId: Int64, expectedRevision: Int64? = nil) throws(PlaybackError) -> PlaybackSnapshot {
+        try guarded {
+            let nowMs = clock.nowMs
+            let current = try settle(userId: userId, at: nowMs)
+            if let expectedRevision, expectedRevision != current.facts.revision {
+                throw PlaybackError.revisionConflict(
+                    expected: expectedRevision, current: try snapshot(of: current, userId: userId, at: nowMs))
+            }
+            let next: Current
+            do {
+                next = try apply(command, to: current, userId: userId, at: nowMs)
+            } catch let refusal as Refusal {
+                switch refusal {
+                case .conflict(let conflict):
+                    throw PlaybackError.stateConflict(conflict, current: try snapshot(of: current, userId: userId, at: nowMs))
+                case .rule(let rule, let message):
+                    throw PlaybackError.ruleBroken(rule, message: message)
+                }
+            }
+            try database.writer.write { db in
+                try PlaybackRepository.save(db, userId: userId, facts: next.facts, nowMs: nowMs)
+            }
+            schedule(userId: userId, next)
+            let snapshot = try snapshot(of: next, userId: userId, at: nowMs)
+            subscribers.publish(PlaybackEvent(snapshot: snapshot))
+            logger.debug("playback command", metadata: [
+                "user": "\(userId)", "command": "\(command)", "revision": "\(snapshot.revision)",
+            ])
+            return snapshot
+        }
+    }
+
+    /// The state after `command`, at the next revision; throws `Refusal` or `PlaybackError`.
+    private func apply(_ command: PlaybackCommand, to current: Current, userId: Int64, at nowMs: Int64) throws -> Current {
+        let revision = current.facts.revision + 1
+        func onTurntable() throws -> (Deck, Tracklist) {
+            guard let deck = current.facts.deck, let tracklist = current.tracklist else {
+                throw Refusal.conflict(.nothingPlaying)
+            }
+            return (deck, tracklist)
+        }
+        func sameAlbum(_ deck: Deck?, _ tracklist: Tracklist) -> Current {
+            Current(facts: PlaybackFacts(revision: revision, deck: deck), tracklist: deck == nil ? nil : tracklist)
+        }
+        switch command {
+        case .play(let target):
+            return try loaded(target, userId: userId, revision: revision, at: nowMs)
+        case .pause:
+            let (deck, tracklist) = try onTurntable()
+            return sameAlbum(try deck.paused(at: nowMs, in: tracklist), tracklist)
+        case .resume:
+            let (deck, tracklist) = try onTurntable()
+            return sameAlbum(try deck.resumed(at: nowMs), tracklist)
+        case .next:
+            let (deck, tracklist) = try onTurntable()
+            return sameAlbum(try deck.skippedForward(at: nowMs, in: tracklist), tracklist)
+        case .previous:
+            let (deck, tracklist) = try onTurntable()
+            return sameAlbum(try deck.skippedBack(at: nowMs, in: tracklist), tracklist)
+        case .seek(let positionMs):
+            let (deck, tracklist) = try onTurntable()
+            return sameAlbum(try deck.sought(to: positionMs, at: nowMs, in: tracklist), tracklist)
+        case .flip:
+            let (deck, tracklist) = try onTurntable()
+            if let flipped = try deck.flipped(at: nowMs, in: tracklist) { return sameAlbum(flipped, tracklist) }
+            // The last side: put on the next album of the crate queue that can still be played.
+            var queue = deck.queue
+            while !queue.isEmpty {
+                let albumId = queue.removeFirst()
+                let next = try database.reader.read { db in try PlaybackRepository.tracklist(db, albumId: albumId) }
+                guard let start = next.firstLocation else { continue }
+                let loaded = Deck.loaded(next, at: start, queue: queue, crateId: deck.crateId,
+                                         listeningId: revision, at: nowMs)
+                return Current(facts: PlaybackFacts(revision: revision, deck: loaded), tracklist: next)
+            }
+            throw Refusal.conflict(.lastSide)
+        case .stop:
+            _ = try onTurntable()
+            return Current(facts: PlaybackFacts(revision: revision, deck: nil), tracklist: nil)
+        }
+    }
+
+    /// `play`: checks that the album or crate is the user's and can be played, and puts it on.
+    private func loaded(_ target: PlayTarget, userId: Int64, revision: Int64, at nowMs: Int64) throws -> Current {
+        try database.reader.read { db in
+            let albumId: Int64
+            let start: PlayTarget.Start
+            var queue: [Int64] = []
+            var crateId: Int64?
+            switch target {
+            case .album(let id, let from):
+                guard try PlaybackRepository.ownsAlbum(db, userId: userId, albumId: id) else {
+                    throw PlaybackError.notFound(.album, id: id)
+                }
+                albumId = id
+                start = from
+            case .crate(let id):
+                guard let albumIds = try PlaybackRepository.playableCrateAlbumIds(db, userId: userId, crateId: id) else {
+                    throw PlaybackError.notFound(.crate, id: id)
+                }
+                guard let first = albumIds.first else {
+                    throw PlaybackError.ruleBroken(.noPlayableTracks, message: "no album in crate \(id) has playable tracks")
+                }
+                albumId = first
+                start = .beginning
+                queue = Array(albumIds.dropFirst())
+                crateId = id
+            }
+            let tracklist = try PlaybackRepository.tracklist(db, albumId: albumId)
+            guard let first = tracklist.firstLocation else {
+                throw PlaybackError.ruleBroken(
+                    .noPlayableTracks, message: "album \(albumId) has no playable tracks (its tracklist may not be synced yet)")
+            }
+            let location: Tracklist.Location
+            switch start {
+            case .beginning:
+                location = first
+            case .side(let name):
+                guard let sideStart = tracklist.firstLocation(ofSide: name) else {
+                    let sides = tracklist.sides.compactMap(\.name).joined(separator: ", ")
+                    throw PlaybackError.ruleBroken(
+                        .noSuchSide, message: "album \(albumId) has no side '\(name)' with playable tracks (sides: \(sides))")
+                }
+                location = sideStart
+            case .track(let trackId):
+                if let trackLocation = tracklist.locate(trackId: trackId) {
+                    location = trackLocation
+                } else if try PlaybackRepository.albumHasTrack(db, albumId: albumId, trackId: trackId) {
+                    throw PlaybackError.ruleBroken(
+                        .trackNotPlayable, message: "track \(trackId) is a heading or an index, not a playable track")
+                } else {
+                    throw PlaybackError.notFound(.track, id: trackId)
+                }
+            }
+            let deck = Deck.loaded(tracklist, at: location, queue: queue, crateId: crateId, listeningId: revision, at: nowMs)
+            return Current(facts: PlaybackFacts(revision: revision, deck: deck), tracklist: tracklist)
+        }
+    }
+
+    // MARK: - Settling
+
+    /// Brings the user's stored state up to `nowMs`: writes back derived transitions (a new revision,
+    /// published to the user's streams) and plays that counted (without a new revision).
+    private func settle(userId: Int64, at nowMs: Int64) throws -> Current {
+        let (stored, tracklist) = try database.reader.read { db in
+            let facts = try PlaybackRepository.facts(db, userId: userId)
+            let tracklist = try facts.deck.map { try PlaybackRepository.tracklist(db, albumId: $0.albumId) }
+            return (facts, tracklist)
+        }
+        guard let deck = stored.deck else {
+            let current = Current(facts: stored, tracklist: nil)
+            schedule(userId: userId, current)
+            return current
+        }
+        let settlement = deck.settled(at: nowMs, in: tracklist)
+        let settled = Current(
+            facts: PlaybackFacts(revision: stored.revision + (settlement.changed ? 1 : 0), deck: settlement.deck),
+            tracklist: settlement.deck == nil ? nil : tracklist)
+        if settled.facts != stored || !settlement.countedPlays.isEmpty {
+            try database.writer.write { db in
+                try PlaybackRepository.save(db, userId: userId, facts: settled.facts, nowMs: nowMs)
+                try PlaybackRepository.record(db, userId: userId, plays: settlement.countedPlays)
+            }
+        }
+        schedule(userId: userId, settled)
+        if settlement.changed, subscribers.count(userId: userId) > 0 {
+            subscribers.publish(PlaybackEvent(snapshot: try snapshot(of: settled, userId: userId, at: nowMs)))
+        }
+        return settled
+    }
+
+    /// Notes when the user's state next changes by itself, and wakes the loop if that moved.
+    private func schedule(userId: Int64, _ current: Current) {
+        let nextChangeMs = current.facts.deck.flatMap { deck in current.tracklist.flatMap { deck.nextChangeMs(in: $0) } }
+        guard agenda[userId] != nextChangeMs else { return }
+        agenda[userId] = nextChangeMs
+        wakeup.signal()
+    }
+
+    // MARK: - The scheduling loop
+
+    /// Settles each state at the moment it changes by itself (a track ends, a side ends, a pause
+    /// expires, a play counts), so that event streams hear of it then. Run it once, for the life of
+    /// the daemon (wrapped as a swift-service-lifecycle Service, with `cancelWhenGracefulShutdown`);
+    /// it returns when its task is cancelled, after ending every open event stream.
+    public func run() async {
+        catchUpAfterStart()
+        while !Task.isCancelled {
+            await sleep(until: agenda.values.min())
+            settleDueStates()
+        }
+        subscribers.finishAll()
+    }
+
+    /// Settles every state that was active when the daemon stopped.
+    private func catchUpAfterStart() {
+        let userIds: [Int64]
+        do {
+            userIds = try database.reader.read { db in try PlaybackRepository.activeUserIds(db) }
+        } catch {
+            logger.error("cannot list active playback states", metadata: ["error": "\(error)"])
+            return
+        }
+        for userId in userIds { settleFromLoop(userId: userId, at: clock.nowMs) }
+    }
+
+    private func settleDueStates() {
+        let nowMs = clock.nowMs
+        for (userId, dueMs) in agenda where dueMs <= nowMs {
+            settleFromLoop(userId: userId, at: nowMs)
+        }
+    }
+
+    private func settleFromLoop(userId: Int64, at nowMs: Int64) {
+        do {
+            _ = try settle(userId: userId, at: nowMs)
+        } catch {
+            logger.error("cannot settle playback state", metadata: ["user": "\(userId)", "error": "\(error)"])
+            agenda[userId] = nowMs + Self.retryAfterFailureMs
+        }
+    }
+
+    /// Returns at `deadlineMs` (never when nil), when `schedule` moved a deadline, or on cancellation.
+    private func sleep(until deadlineMs: Int64?) async {
+        let clock = clock
+        let wakeup = wakeup
+        await withTaskGroup(of: Void.self) { group in
+            if let deadlineMs { group.addTask { try? await clock.sleep(untilMs: deadlineMs) } }
+            group.addTask { await wakeup.wait() }
+            await group.next()
+            group.cancelAll()
+        }
+    }
+
+    // MARK: - Documents
+
+    private func snapshot(of current: Current, userId: Int64, at nowMs: Int64) throws -> PlaybackSnapshot {
+        let idle = MiniPlayer(
+            hasActiveTrack: false, state: .idle, isPlaying: false, needsFlip: false, track: nil, artist: nil,
+            album: nil, artwork: nil, side: nil, trackIndex: nil, trackCount: nil, positionMs: nil, durationMs: nil,
+            upNext: nil, crateId: nil, serverTime: RFC3339.milliseconds(nowMs), revision: current.facts.revision)
+        guard let deck = current.facts.deck, let tracklist = current.tracklist,
+              let location = deck.location(in: tracklist)
+        else { return PlaybackSnapshot(userId: userId, document: idle, artworkVariants: []) }
+        return try database.reader.read { db in
+            let heading = try PlaybackRepository.albumHeading(db, albumId: deck.albumId)
+            let track = tracklist[location]
+            let side = tracklist.sides[location.side]
+            var document = idle
+            document.hasActiveTrack = true
+            document.state = deck.isPlaying ? .playing : .paused
+            document.isPlaying = deck.isPlaying
+            document.needsFlip = deck.needsFlip
+            document.track = MiniPlayer.Track(id: track.id, title: track.title, position: track.position)
+            document.artist = heading?.artistCredit
+            document.album = heading.map { MiniPlayer.Album(id: $0.id, title: $0.title) }
+            document.side = side.name
+            document.trackIndex = location.track + 1
+            document.trackCount = side.tracks.count
+            document.positionMs = deck.positionMs(at: nowMs, of: track)
+            document.durationMs = track.durationMs
+            document.upNext = try upNext(db, deck: deck, tracklist: tracklist, after: location, heading: heading)
+            document.crateId = deck.crateId
+            return PlaybackSnapshot(
+                userId: userId, document: document,
+                artworkVariants: try PlaybackRepository.artworkVariants(db, albumId: deck.albumId))
+        }
+    }
+
+    private func upNext(
+        _ db: Database, deck: Deck, tracklist: Tracklist, after location: Tracklist.Location, heading: AlbumHeading?
+    ) throws -> UpNext? {
+        func upNext(_ kind: UpNext.Kind, _ track: PlayableTrack, on album: AlbumHeading?) -> UpNext? {
+            album.map {
+                UpNext(kind: kind, albumId: $0.id, albumTitle: $0.title, side: track.side, trackId: track.id,
+                       trackTitle: track.title, trackPosition: track.position)
+            }
+        }
+        if let next = tracklist.location(after: location) {
+            return upNext(.track, tracklist[next], on: heading)
+        }
+        if let nextSide = tracklist.firstLocationOfSide(after: location) {
+            return upNext(.side, tracklist[nextSide], on: heading)
+        }
+        for albumId in deck.queue {
+            let queued = try PlaybackRepository.tracklist(db, albumId: albumId)
+            if let first = queued.firstLocation {
+                return upNext(.album, queued[first], on: try PlaybackRepository.albumHeading(db, albumId: albumId))
+            }
+        }
+        return nil
+    }
+
+    /// Runs `body`, passing `PlaybackError`s through and turning anything else (a database failure)
+    /// into `.storage`.
+    private func guarded<T>(_ body: () throws -> T) throws(PlaybackError) -> T {
+        do {
+            return try body()
+        } catch let error as PlaybackError {
+            throw error
+        } catch {
+            logger.error("playback storage failure", metadata: ["error": "\(error)"])
+            throw .storage(String(describing: error))
+        }
+    }
+}
