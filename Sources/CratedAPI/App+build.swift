@@ -1,26 +1,40 @@
 import CratedCore
+import CratedPlayback
 import Foundation
 import Hummingbird
 import Logging
 import ServiceLifecycle
 
-/// Builds the whole daemon: database-backed router, middleware, background services. `crated serve`
+/// What the daemon is made of, beyond its configuration. `crated serve` uses the defaults; tests
+/// pass a manual clock or shorter intervals.
+public struct AppServices: Sendable {
+    public var database: AppDatabase
+    public var playback: PlaybackService
+    public var keepAliveInterval: Duration
+
+    public init(database: AppDatabase, playbackClock: any PlaybackClock = SystemPlaybackClock(),
+                keepAliveInterval: Duration = .seconds(15), logger: Logger) {
+        self.database = database
+        self.playback = PlaybackService(database: database, clock: playbackClock, logger: logger)
+        self.keepAliveInterval = keepAliveInterval
+    }
+}
+
+/// Builds the whole daemon: the router and the background services on one database. `crated serve`
 /// and the tests both call this, so what is tested is what runs.
 public func buildApplication(
     configuration: CratedConfiguration,
-    database: AppDatabase,
-    services: [any Service] = [],
+    services: AppServices,
     logger: Logger,
     onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
 ) -> some ApplicationProtocol {
-    let router = buildRouter(database: database, logger: logger)
-    return Application(
-        router: router,
+    Application(
+        router: buildRouter(services: services),
         configuration: ApplicationConfiguration(
             address: .hostname(configuration.serverHost, port: configuration.serverPort),
             serverName: "crated/\(CratedVersion.current)"
         ),
-        services: services,
+        services: [PlaybackScheduler(playback: services.playback)],
         onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? configuration.serverPort) },
         logger: logger
     )
@@ -28,7 +42,8 @@ public func buildApplication(
 
 /// The routes: `/healthz` and the OpenAPI document open to all, everything else under `/v1`
 /// behind a bearer token.
-public func buildRouter(database: AppDatabase, logger: Logger) -> Router<AppRequestContext> {
+public func buildRouter(services: AppServices) -> Router<AppRequestContext> {
+    let database = services.database
     let router = Router(context: AppRequestContext.self)
     router.add(middleware: LogRequestsMiddleware(.info))
     router.add(middleware: JSONErrorMiddleware())
@@ -37,10 +52,20 @@ public func buildRouter(database: AppDatabase, logger: Logger) -> Router<AppRequ
     router.get("v1/openapi.json") { _, _ in OpenAPIDocument.response() }
 
     let v1 = router.group("v1").add(middleware: BearerAuthMiddleware(database: database))
-    v1.addRoutes(CatalogueController(database: database).endpoints)
+    v1.addRoutes(CatalogueController(database: database, playback: services.playback).endpoints)
     v1.addRoutes(CratesController(database: database).endpoints, atPath: "crates")
     v1.addRoutes(CopiesController(database: database).endpoints, atPath: "copies")
+    v1.addRoutes(PlayerController(playback: services.playback, keepAliveInterval: services.keepAliveInterval).endpoints)
     return router
+}
+
+/// Runs the playback scheduler (auto-advance, side ends, expiry) until graceful shutdown.
+struct PlaybackScheduler: Service {
+    let playback: PlaybackService
+
+    func run() async throws {
+        await cancelWhenGracefulShutdown { await playback.run() }
+    }
 }
 
 /// The OpenAPI 3.1 document (Resources/openapi.json), compiled into the binary.

@@ -34,7 +34,8 @@ struct ServeCommand: AsyncParsableCommand {
                 """)
         }
         let host = configuration.serverHost
-        let app = buildApplication(configuration: configuration, database: database, logger: logger) { port in
+        let services = AppServices(database: database, logger: logger)
+        let app = buildApplication(configuration: configuration, services: services, logger: logger) { port in
             printNow("crated \(CratedVersion.current) listening on http://\(host):\(port) (database \(configuration.databasePath))")
         }
         try await app.runService()

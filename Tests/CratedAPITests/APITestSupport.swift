@@ -1,5 +1,6 @@
 @testable import CratedAPI
 import CratedCore
+import CratedPlayback
 import Foundation
 import GRDB
 import Hummingbird
@@ -16,6 +17,8 @@ struct TestServer {
     let writeToken: String
     let readToken: String
     let aliceToken: String
+    let clock = ManualPlaybackClock()
+    let services: AppServices
 
     init() throws {
         directory = try TemporaryFolder()
@@ -31,6 +34,9 @@ struct TestServer {
         writeToken = try database.createToken(userName: "collector", scope: .write, label: "tests").token
         readToken = try database.createToken(userName: "collector", scope: .read, label: "read").token
         aliceToken = try database.createToken(userName: "alice", scope: .write, label: "alice").token
+        var logger = Logger(label: "crated-tests")
+        logger.logLevel = .warning
+        services = AppServices(database: database, playbackClock: clock, keepAliveInterval: .milliseconds(200), logger: logger)
     }
 
     func makeApplication() throws -> some ApplicationProtocol {
@@ -38,7 +44,7 @@ struct TestServer {
         configuration.serverPort = 0
         var logger = Logger(label: "crated-tests")
         logger.logLevel = .warning
-        return buildApplication(configuration: configuration, database: database, logger: logger)
+        return buildApplication(configuration: configuration, services: services, logger: logger)
     }
 
     /// Runs `body` against the router in-process.

@@ -40,7 +40,7 @@ import Testing
     static func routedOperations(_ server: TestServer) -> Set<String> {
         var logger = Logger(label: "crated-openapi-tests")
         logger.logLevel = .warning
-        let router = buildRouter(database: server.database, logger: logger)
+        let router = buildRouter(services: server.services)
         return Set(router.routes.map { "\($0.method.rawValue.lowercased()) \(openAPIPath($0.path.description))" })
     }
 

@@ -1,9 +1,11 @@
 import CratedCore
+import CratedPlayback
 import Hummingbird
 
 /// Album, artist and genre pages, and search: what the client's detail routes and Discover show.
 struct CatalogueController {
     let database: AppDatabase
+    let playback: PlaybackService
 
     var endpoints: RouteCollection<AppRequestContext> {
         RouteCollection(context: AppRequestContext.self)
@@ -22,7 +24,15 @@ struct CatalogueController {
         guard let bundle = try database.albumBundle(albumId: id, userId: principal.userId) else {
             throw APIError.notFound("album \(id) not found")
         }
-        return AlbumDetailDTO(bundle)
+        var detail = AlbumDetailDTO(bundle)
+        do {
+            let stats = try await playback.albumPlayStats(userId: principal.userId, albumId: id)
+            detail.playCount = stats.playCount
+            detail.lastPlayedAt = stats.lastPlayedAt
+        } catch {
+            throw PlayerError.wrapping(error, scale: 1)
+        }
+        return detail
     }
 
     @Sendable func artist(request: Request, context: AppRequestContext) async throws -> ArtistDetailDTO {

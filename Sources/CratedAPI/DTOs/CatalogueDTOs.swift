@@ -78,6 +78,9 @@ struct AlbumDetailDTO: ResponseCodable {
     var images: [Image]
     var sides: [Side]
     var copies: [CopyDTO]
+    /// How many times the user put this record on, and when last (play history).
+    var playCount = 0
+    var lastPlayedAt: String?
 
     init(_ bundle: AlbumBundle) {
         let album = bundle.album

@@ -75,6 +75,8 @@ struct JSONErrorMiddleware<Context: RequestContext>: RouterMiddleware {
             return try await next(request, context)
         } catch let error as APIError {
             throw error
+        } catch let error as PlayerError {
+            throw error
         } catch let error as CollectionError {
             throw APIError(error)
         } catch let error as HTTPError {

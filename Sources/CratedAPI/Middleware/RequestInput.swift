@@ -38,7 +38,8 @@ extension Request {
 
     /// Decodes a JSON object body, refusing fields the type does not know (a typo must not be
     /// silently ignored) and naming the field whose value has the wrong type.
-    mutating func decodeStrict<Body: StrictBody>(_ type: Body.Type, context: AppRequestContext) async throws -> Body {
+    /// With `emptyIs`, an empty body stands for that value (commands whose body is optional).
+    mutating func decodeStrict<Body: StrictBody>(_ type: Body.Type, context: AppRequestContext, emptyIs empty: Body? = nil) async throws -> Body {
         let buffer: ByteBuffer
         do {
             buffer = try await collectBody(upTo: context.maxUploadSize)
@@ -46,6 +47,7 @@ extension Request {
             throw APIError.bodyTooLarge
         }
         let data = Data(buffer: buffer)
+        if let empty, data.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) { return empty }
         guard let object = try? JSONSerialization.jsonObject(with: data), let dictionary = object as? [String: Any] else {
             throw APIError.badBody("the body must be a JSON object")
         }

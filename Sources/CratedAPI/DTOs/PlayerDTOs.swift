@@ -1,0 +1,81 @@
+import CratedPlayback
+import Foundation
+import Hummingbird
+
+extension MiniPlayer: ResponseEncodable {}
+
+struct HistoryPageDTO: ResponseCodable {
+    var entries: [PlayHistoryEntry]
+    /// Pass as `before` for the next (older) page; absent on the last page.
+    var next: String?
+}
+
+/// `POST /v1/player/play`: an album (optionally from a side or a track) or a crate as a queue.
+struct PlayBody: StrictBody {
+    static let fields: Set<String> = ["albumId", "crateId", "side", "trackId", "expectedRevision"]
+    var albumId: Int64?
+    var crateId: Int64?
+    var side: String?
+    var trackId: Int64?
+    var expectedRevision: Int64?
+
+    func target() throws -> PlayTarget {
+        switch (albumId, crateId) {
+        case (let album?, nil):
+            switch (side, trackId) {
+            case (nil, nil): return .album(id: album)
+            case (let side?, nil):
+                guard side.count == 1, side.first!.isLetter else { throw APIError.badBody("side must be a side letter such as A or B", field: "side") }
+                return .album(id: album, from: .side(side.uppercased()))
+            case (nil, let track?): return .album(id: album, from: .track(id: track))
+            case (_?, _?): throw APIError.badBody("give side or trackId, not both", field: "trackId")
+            }
+        case (nil, let crate?):
+            guard side == nil, trackId == nil else { throw APIError.badBody("side and trackId go with albumId, not crateId", field: side == nil ? "trackId" : "side") }
+            return .crate(id: crate)
+        case (nil, nil): throw APIError.badBody("give albumId or crateId", field: "albumId")
+        case (_?, _?): throw APIError.badBody("give albumId or crateId, not both", field: "crateId")
+        }
+    }
+}
+
+/// The body of the commands that take nothing but an optional revision check.
+struct RevisionBody: StrictBody {
+    static let fields: Set<String> = ["expectedRevision"]
+    var expectedRevision: Int64?
+}
+
+struct SeekBody: StrictBody {
+    static let fields: Set<String> = ["positionMs", "expectedRevision"]
+    var positionMs: Int64
+    var expectedRevision: Int64?
+}
+
+/// A refused player command: the error, and for a conflict the state the client should show now.
+struct PlayerError: Error, HTTPResponseError {
+    var error: PlaybackError
+    var scale: Int
+
+    var status: HTTPResponse.Status { .init(code: error.httpStatus) }
+
+    /// A playback error as the API's answer; any other error passes through.
+    static func wrapping(_ error: any Error, scale: Int) -> any Error {
+        (error as? PlaybackError).map { PlayerError(error: $0, scale: scale) } ?? error
+    }
+
+    struct Body: Encodable {
+        var error: APIError.Body.Detail
+        var current: MiniPlayer?
+    }
+
+    func response(from request: Request, context: some RequestContext) throws -> Response {
+        var current: MiniPlayer?
+        switch error {
+        case .revisionConflict(_, let snapshot), .stateConflict(_, let snapshot): current = snapshot.miniPlayer(scale: scale)
+        default: current = nil
+        }
+        let body = Body(error: .init(code: error.code, message: error.description, field: error.field), current: current)
+        return Response(status: status, headers: [.contentType: "application/json; charset=utf-8"],
+                        body: .init(byteBuffer: ByteBuffer(bytes: try JSONEncoder().encode(body))))
+    }
+}

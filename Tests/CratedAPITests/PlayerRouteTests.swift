@@ -1,0 +1,162 @@
+@testable import CratedAPI
+import CratedCore
+import CratedPlayback
+import Foundation
+import GRDB
+import Hummingbird
+import HummingbirdTesting
+import Testing
+
+extension TestServer {
+    /// Gives Kind Of Blue (release 1) a short tracklist: A1, A2 on side A and B1 on side B, a minute each.
+    func seedKindOfBlueTracks() throws -> (albumId: Int64, trackIds: [Int64]) {
+        let albumId = try self.albumId(release: 1)
+        let ids = try database.writer.write { db in
+            try [("A1", "A", "So What"), ("A2", "A", "Freddie Freeloader"), ("B1", "B", "Blue In Green")].enumerated().map { order, track in
+                var record = Track(albumId: albumId, position: track.0, side: track.1, sortOrder: order, title: track.2, durationMs: 60_000, kind: .track)
+                try record.insert(db)
+                return record.id!
+            }
+        }
+        return (albumId, ids)
+    }
+}
+
+private func field(_ body: Any?, _ path: String...) -> Any? {
+    var value = body
+    for key in path { value = (value as? [String: Any])?[key] }
+    return value
+}
+
+@Suite struct PlayerRouteTests {
+    @Test func playAdvanceAndControlTheMiniPlayer() async throws {
+        let server = try TestServer()
+        let (albumId, _) = try server.seedKindOfBlueTracks()
+        try await server.test { client in
+            let idle = try await client.call(.get, "/v1/player?scale=3", token: server.writeToken)
+            #expect(idle.status == .ok)
+            #expect(field(idle.body, "hasActiveTrack") as? Bool == false)
+
+            let played = try await client.call(.post, "/v1/player/play", token: server.writeToken, json: "{\"albumId\": \(albumId)}")
+            #expect(played.status == .ok)
+            #expect(field(played.body, "track", "position") as? String == "A1")
+            #expect(field(played.body, "isPlaying") as? Bool == true)
+            #expect(field(played.body, "trackCount") as? Int == 2)
+            let revision = try #require(field(played.body, "revision") as? Int)
+
+            server.clock.advance(byMs: 70_000)
+            let later = try await client.call(.get, "/v1/player", token: server.writeToken)
+            #expect(field(later.body, "track", "position") as? String == "A2")
+            #expect(field(later.body, "positionMs") as? Int == 10_000)
+
+            // A stale revision is refused with the current state.
+            let stale = try await client.call(.post, "/v1/player/pause", token: server.writeToken, json: "{\"expectedRevision\": \(revision - 1)}")
+            #expect(stale.status == .conflict)
+            #expect(errorCode(stale.body) == "revision_conflict")
+            #expect(field(stale.body, "current", "track", "position") as? String == "A2")
+
+            #expect(try await client.call(.post, "/v1/player/pause", token: server.writeToken).status == .ok)
+            let again = try await client.call(.post, "/v1/player/pause", token: server.writeToken)
+            #expect(again.status == .conflict)
+            #expect(errorCode(again.body) == "not_playing")
+            #expect(try await client.call(.post, "/v1/player/resume", token: server.writeToken, json: "{}").status == .ok)
+            let seek = try await client.call(.post, "/v1/player/seek", token: server.writeToken, json: #"{"positionMs": 30000}"#)
+            #expect(field(seek.body, "positionMs") as? Int == 30_000)
+            let pastEnd = try await client.call(.post, "/v1/player/seek", token: server.writeToken, json: #"{"positionMs": 600000}"#)
+            #expect(pastEnd.status == .unprocessableContent)
+            #expect(errorField(pastEnd.body) == "positionMs")
+            #expect(try await client.call(.post, "/v1/player/stop", token: server.writeToken).status == .ok)
+            #expect(try await client.call(.post, "/v1/player/stop", token: server.writeToken).status == .conflict)
+        }
+    }
+
+    @Test func historyAndAlbumPlayCount() async throws {
+        let server = try TestServer()
+        let (albumId, _) = try server.seedKindOfBlueTracks()
+        try await server.test { client in
+            _ = try await client.call(.post, "/v1/player/play", token: server.writeToken, json: "{\"albumId\": \(albumId)}")
+            server.clock.advance(byMs: 125_000)
+            let history = try await client.call(.get, "/v1/history?limit=10", token: server.writeToken)
+            let entries = try #require(field(history.body, "entries") as? [[String: Any]])
+            #expect(entries.map { $0["trackPosition"] as? String } == ["A2", "A1"])
+            let album = try await client.call(.get, "/v1/albums/\(albumId)", token: server.writeToken)
+            #expect(field(album.body, "playCount") as? Int == 1)
+            #expect(field(album.body, "lastPlayedAt") is String)
+            // Alice's history is her own.
+            let alices = try await client.call(.get, "/v1/history", token: server.aliceToken)
+            #expect((field(alices.body, "entries") as? [Any])?.isEmpty == true)
+            #expect(try await client.call(.get, "/v1/history?before=garbage", token: server.writeToken).status == .badRequest)
+            #expect(try await client.call(.get, "/v1/history?limit=0", token: server.writeToken).status == .badRequest)
+        }
+    }
+
+    @Test func badPlayerRequests() async throws {
+        let server = try TestServer()
+        let (albumId, trackIds) = try server.seedKindOfBlueTracks()
+        let alicesAlbum = try server.albumId(release: 777001)
+        let noTracks = try server.albumId(release: 1002)
+        try await server.test { client in
+            let cases: [(String, HTTPResponse.Status, String?)] = [
+                ("{}", .badRequest, "albumId"),
+                ("{\"albumId\": \(albumId), \"crateId\": 1}", .badRequest, "crateId"),
+                ("{\"albumId\": \(albumId), \"side\": \"B\", \"trackId\": \(trackIds[0])}", .badRequest, "trackId"),
+                ("{\"albumId\": \(albumId), \"side\": \"side B\"}", .badRequest, "side"),
+                ("{\"albumId\": \(albumId), \"side\": \"Z\"}", .unprocessableContent, "side"),
+                ("{\"albumId\": \(alicesAlbum)}", .notFound, "albumId"),
+                ("{\"albumId\": \(noTracks)}", .unprocessableContent, nil),
+                ("{\"albumId\": \"\(albumId)\"}", .badRequest, "albumId"),
+                ("{\"album\": \(albumId)}", .badRequest, "album"),
+                ("{\"crateId\": 999999}", .notFound, "crateId"),
+            ]
+            for (json, status, fieldName) in cases {
+                let (got, body, _) = try await client.call(.post, "/v1/player/play", token: server.writeToken, json: json)
+                #expect(got == status, "\(json)")
+                if let fieldName { #expect(errorField(body) == fieldName, "\(json)") }
+            }
+            #expect(try await client.call(.get, "/v1/player?scale=7", token: server.writeToken).status == .badRequest)
+            #expect(try await client.call(.get, "/v1/player?scale=0", token: server.writeToken).status == .badRequest)
+            #expect(try await client.call(.post, "/v1/player/play", token: server.readToken, json: "{\"albumId\": \(albumId)}").status == .forbidden)
+            #expect(try await client.call(.post, "/v1/player/pause", token: server.writeToken, json: "not json").status == .badRequest)
+            #expect(try await client.call(.post, "/v1/player/seek", token: server.writeToken, json: "{}").status == .badRequest)
+            #expect(try await client.call(.get, "/v1/player/events", token: nil).status == .unauthorized)
+        }
+    }
+
+    /// Two devices of one user hear a change made by a third request, in revision order; another
+    /// user's device hears nothing; a reconnect with Last-Event-ID gets the current state.
+    @Test func eventsStreamToEveryDeviceOfTheUserOverRealHTTP() async throws {
+        let server = try TestServer()
+        let (albumId, _) = try server.seedKindOfBlueTracks()
+        try await server.makeApplication().test(.live) { client in
+            let port = try #require(client.port)
+            let phone = try SSEClient(port: port, path: "/v1/player/events?scale=3", token: server.writeToken)
+            let tablet = try SSEClient(port: port, path: "/v1/player/events", token: server.writeToken)
+            let alices = try SSEClient(port: port, path: "/v1/player/events", token: server.aliceToken)
+            // Each stream opens with the current state.
+            for stream in [phone, tablet, alices] {
+                let first = try #require(stream.next())
+                #expect(first.event == "player")
+                #expect(stream.status == 200)
+            }
+            let initial = 0
+            _ = try await client.call(.post, "/v1/player/play", token: server.writeToken, json: "{\"albumId\": \(albumId)}")
+            _ = try await client.call(.post, "/v1/player/pause", token: server.writeToken)
+            for stream in [phone, tablet] {
+                let play = try #require(stream.next())
+                let pause = try #require(stream.next())
+                #expect(play.id == "\(initial + 1)")
+                #expect(pause.id == "\(initial + 2)")
+                #expect(play.data.contains("\"isPlaying\":true"))
+                #expect(pause.data.contains("\"state\":\"paused\""))
+            }
+            #expect(alices.next(timeout: 0.5) == nil)
+
+            // Back after missing both events: the current state stands in for them.
+            let returning = try SSEClient(port: port, path: "/v1/player/events", token: server.writeToken, lastEventId: "0")
+            let caughtUp = try #require(returning.next())
+            #expect(caughtUp.id == "2")
+            let upToDate = try SSEClient(port: port, path: "/v1/player/events", token: server.writeToken, lastEventId: "2")
+            #expect(upToDate.next(timeout: 0.5) == nil)
+        }
+    }
+}

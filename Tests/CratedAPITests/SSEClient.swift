@@ -1,0 +1,93 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A minimal Server-Sent Events client over a plain socket to 127.0.0.1, enough to watch a
+/// stream in tests: it sends one GET and parses `id:` / `event:` / `data:` blocks as they arrive.
+final class SSEClient {
+    struct Event: Equatable {
+        var id: String?
+        var event: String?
+        var data: String
+    }
+
+    private let socket: Int32
+    /// Bytes as received, before the response head and the chunked transfer encoding are removed.
+    private var raw: [UInt8] = []
+    /// The decoded body text not yet parsed into events.
+    private var buffer = ""
+    private(set) var status: Int?
+
+    init(port: Int, path: String, token: String, lastEventId: String? = nil) throws {
+        socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else { close(socket); throw POSIXError(.ECONNREFUSED) }
+        var request = "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\nAuthorization: Bearer \(token)\r\n"
+        if let lastEventId { request += "Last-Event-ID: \(lastEventId)\r\n" }
+        request += "\r\n"
+        _ = request.withCString { send(socket, $0, strlen($0), 0) }
+    }
+
+    deinit { close(socket) }
+
+    /// The next event (keep-alive comments skipped), or nil when none arrives within `timeout`.
+    func next(timeout: TimeInterval = 5) -> Event? {
+        let deadline = Date().addingTimeInterval(timeout)
+        while true {
+            if let event = takeEvent() { return event }
+            let remaining = deadline.timeIntervalSinceNow
+            guard remaining > 0, receive(timeoutMs: Int32(remaining * 1000)) else { return nil }
+        }
+    }
+
+    private func receive(timeoutMs: Int32) -> Bool {
+        var descriptor = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
+        guard poll(&descriptor, 1, timeoutMs) > 0 else { return false }
+        var bytes = [UInt8](repeating: 0, count: 65536)
+        let count = recv(socket, &bytes, bytes.count, 0)
+        guard count > 0 else { return false }
+        raw += bytes[0..<count]
+        return true
+    }
+
+    /// Removes the response head once, decodes whole chunks, then returns one complete event block.
+    private func takeEvent() -> Event? {
+        let crlf: [UInt8] = [13, 10]
+        func find(_ pattern: [UInt8], in bytes: [UInt8]) -> Int? {
+            guard bytes.count >= pattern.count else { return nil }
+            return (0...(bytes.count - pattern.count)).first { Array(bytes[$0..<($0 + pattern.count)]) == pattern }
+        }
+        if status == nil {
+            guard let end = find(crlf + crlf, in: raw) else { return nil }
+            let head = String(decoding: raw[..<end], as: UTF8.self)
+            status = head.split(separator: " ").dropFirst().first.flatMap { Int($0) }
+            raw.removeFirst(end + 4)
+        }
+        // Chunked transfer encoding: `<hex size>\r\n<payload>\r\n`, decoded only once a chunk is whole.
+        while let lineEnd = find(crlf, in: raw), let size = Int(String(decoding: raw[..<lineEnd], as: UTF8.self), radix: 16),
+              raw.count >= lineEnd + 2 + size + 2 {
+            buffer += String(decoding: raw[(lineEnd + 2)..<(lineEnd + 2 + size)], as: UTF8.self)
+            raw.removeFirst(lineEnd + 2 + size + 2)
+        }
+        while let end = buffer.range(of: "\n\n") {
+            let block = buffer[..<end.lowerBound]
+            buffer = String(buffer[end.upperBound...])
+            var event = Event(id: nil, event: nil, data: "")
+            for line in block.split(separator: "\n") where !line.hasPrefix(":") {
+                if line.hasPrefix("id: ") { event.id = String(line.dropFirst(4)) }
+                if line.hasPrefix("event: ") { event.event = String(line.dropFirst(7)) }
+                if line.hasPrefix("data: ") { event.data += String(line.dropFirst(6)) }
+            }
+            // `retry:` blocks and keep-alive comments carry no event.
+            if event.event != nil { return event }
+        }
+        return nil
+    }
+}
