@@ -102,7 +102,7 @@ struct DiscogsExportRow {
         }
         func text(_ index: Int?) -> String {
             guard let index else { return "" }
-            return fields[index].trimmingCharacters(in: .whitespaces)
+            return fields[index].trimmedSpaces
         }
         func optional(_ index: Int?) -> String? {
             let value = text(index)
@@ -146,7 +146,8 @@ struct DiscogsExportRow {
         mediaCondition = optional(header.mediaCondition)
         sleeveCondition = optional(header.sleeveCondition)
         // Notes keep their inner line breaks; only the ends are trimmed.
-        notes = header.notes.flatMap { fields[$0].trimmingCharacters(in: .whitespacesAndNewlines) }.flatMap { $0.isEmpty ? nil : $0 }
+        notes = header.notes.flatMap { fields[$0].isEmpty ? nil : fields[$0].trimmingCharacters(in: .whitespacesAndNewlines) }
+            .flatMap { $0.isEmpty ? nil : $0 }
         customFields = header.customFields.compactMap { column in
             optional(column.index).map { (column.name, $0) }
         }

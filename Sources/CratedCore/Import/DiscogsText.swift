@@ -28,7 +28,7 @@ public enum DiscogsText {
     /// The key crated sorts names and titles by: diacritics folded, lowercased, a leading English
     /// article dropped (`The Beatles` sorts under `beatles`), surrounding spaces trimmed.
     public static func sortKey(_ text: String) -> String {
-        var folded = fold(text).trimmingCharacters(in: .whitespaces)
+        var folded = fold(text).trimmedSpaces
         for article in ["the ", "a ", "an "] where folded.hasPrefix(article) && folded.count > article.count {
             folded.removeFirst(article.count)
             break
@@ -44,9 +44,7 @@ public enum DiscogsText {
 
     /// Splits a `Label` or `Catalog#` cell (values joined by `, `) into trimmed values.
     public static func splitList(_ cell: String) -> [String] {
-        cell.components(separatedBy: ", ")
-            .map { $0.trimmingCharacters(in: .whitespaces) }
-            .filter { !$0.isEmpty }
+        cell.split(onASCII: ", ").map(\.trimmedSpaces).filter { !$0.isEmpty }
     }
 
     /// Pairs the `Label` and `Catalog#` cells of an export row. Discogs joins the values of each with
@@ -64,7 +62,7 @@ public enum DiscogsText {
         if known.count == names.count {
             return zip(names, known).map { ($0, $1) }
         }
-        let whole = catalogNumbers.trimmingCharacters(in: .whitespaces)
+        let whole = catalogNumbers.trimmedSpaces
         let shared: String? = numbers.count == 1 ? numbers[0] : (whole.isEmpty || whole.lowercased() == "none" ? nil : whole)
         return names.map { ($0, shared) }
     }
@@ -77,8 +75,8 @@ public enum DiscogsText {
 
     /// Parses the export's abbreviated `Format` cell: `2xLP, Album, RE + CD, Album` is two formats.
     public static func formats(_ cell: String) -> [Format] {
-        cell.components(separatedBy: " + ").compactMap { part in
-            var pieces = part.components(separatedBy: ", ").map { $0.trimmingCharacters(in: .whitespaces) }
+        cell.split(onASCII: " + ").compactMap { part in
+            var pieces = part.split(onASCII: ", ").map(\.trimmedSpaces)
             pieces.removeAll { $0.isEmpty }
             guard !pieces.isEmpty else { return nil }
             var name = pieces.removeFirst()

@@ -1,28 +1,36 @@
 import GRDB
 
-/// Keeps `album_search` (FTS5) in step with the catalogue. Import and sync call `refresh` for the
-/// albums they changed, inside their own transaction.
+/// Keeps `album_search` (FTS5) in step with the catalogue. Import and sync call it for the albums
+/// they added or changed, inside their own transaction.
 public enum SearchIndex {
     /// Rewrites the search rows of the given albums from the catalogue tables.
     public static func refresh(_ db: Database, albumIds: some Collection<Int64>) throws {
-        guard !albumIds.isEmpty else { return }
-        // Batches keep each statement under SQLite's bound-parameter limit.
-        for batch in Array(albumIds).chunked(into: 500) {
-            let placeholders = databaseQuestionMarks(count: batch.count)
-            let arguments = StatementArguments(batch)
-            try db.execute(sql: "DELETE FROM album_search WHERE rowid IN (\(placeholders))", arguments: arguments)
-            try db.execute(sql: """
-                INSERT INTO album_search (rowid, title, artists, labels, catalog_numbers, tracks)
-                SELECT a.id, a.title,
-                       a.artist_credit || ' ' || COALESCE((SELECT group_concat(ar.name || ' ' || ar.discogs_name, ' ')
-                                                           FROM album_artist aa JOIN artist ar ON ar.id = aa.artist_id
-                                                           WHERE aa.album_id = a.id), ''),
-                       COALESCE((SELECT group_concat(name, ' ') FROM album_label WHERE album_id = a.id), ''),
-                       COALESCE((SELECT group_concat(catalog_number, ' ') FROM album_label WHERE album_id = a.id), ''),
-                       COALESCE((SELECT group_concat(title, ' ') FROM track WHERE album_id = a.id), '')
-                FROM album a WHERE a.id IN (\(placeholders))
-                """, arguments: arguments)
+        for batch in Array(albumIds).chunked(into: batchSize) {
+            try db.execute(sql: "DELETE FROM album_search WHERE rowid IN (\(databaseQuestionMarks(count: batch.count)))", arguments: StatementArguments(batch))
+            try insert(db, batch)
         }
+    }
+
+    /// Adds the search rows of albums that have none yet (the import's new albums).
+    public static func add(_ db: Database, newAlbumIds: some Collection<Int64>) throws {
+        for batch in Array(newAlbumIds).chunked(into: batchSize) { try insert(db, batch) }
+    }
+
+    /// Batches keep each statement under SQLite's bound-parameter limit.
+    private static let batchSize = 500
+
+    private static func insert(_ db: Database, _ albumIds: [Int64]) throws {
+        guard !albumIds.isEmpty else { return }
+        // The credit names every artist as shown; the artists' Discogs names add only their suffixes.
+        try db.execute(sql: """
+            INSERT INTO album_search (rowid, title, artists, labels, catalog_numbers, tracks)
+            SELECT a.id, a.title,
+                   a.artist_credit,
+                   COALESCE((SELECT group_concat(name, ' ') FROM album_label WHERE album_id = a.id), ''),
+                   COALESCE((SELECT group_concat(catalog_number, ' ') FROM album_label WHERE album_id = a.id), ''),
+                   COALESCE((SELECT group_concat(title, ' ') FROM track WHERE album_id = a.id), '')
+            FROM album a WHERE a.id IN (\(databaseQuestionMarks(count: albumIds.count)))
+            """, arguments: StatementArguments(albumIds))
     }
 }
 

@@ -1,0 +1,34 @@
+/// Byte-level text helpers for the import's hot path, where Foundation's `trimmingCharacters` and
+/// `components(separatedBy:)` (bridged through NSString on Linux) cost more than the database work.
+extension StringProtocol where UTF8View: BidirectionalCollection {
+    /// Without leading and trailing spaces and tabs; the same string when there are none.
+    var trimmedSpaces: String {
+        let bytes = utf8
+        guard let first = bytes.first, let last = bytes.last else { return "" }
+        if first != 0x20 && first != 0x09 && last != 0x20 && last != 0x09 { return String(self) }
+        guard let start = bytes.firstIndex(where: { $0 != 0x20 && $0 != 0x09 }) else { return "" }
+        let end = bytes.lastIndex(where: { $0 != 0x20 && $0 != 0x09 })!
+        return String(self[start...end])
+    }
+
+    /// Splits on every occurrence of a separator of ASCII bytes (`", "`, `" + "`).
+    func split(onASCII separator: StaticString) -> [Substring] {
+        let pattern = UnsafeBufferPointer(start: separator.utf8Start, count: separator.utf8CodeUnitCount)
+        let whole = Substring(self)
+        let bytes = whole.utf8
+        var parts: [Substring] = []
+        var partStart = bytes.startIndex
+        var index = bytes.startIndex
+        while index != bytes.endIndex {
+            if bytes[index] == pattern[0], bytes[index...].starts(with: pattern) {
+                parts.append(whole[partStart..<index])
+                index = bytes.index(index, offsetBy: pattern.count)
+                partStart = index
+            } else {
+                bytes.formIndex(after: &index)
+            }
+        }
+        parts.append(whole[partStart..<bytes.endIndex])
+        return parts
+    }
+}

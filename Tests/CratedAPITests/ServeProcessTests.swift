@@ -1,0 +1,68 @@
+import CratedCore
+import Foundation
+import Testing
+
+/// `crated serve` as a real process: first start on an empty database, and SIGTERM with a stream open.
+@Suite struct ServeProcessTests {
+    static var cratedBinary: String {
+        URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent().appending(path: "crated").path
+    }
+
+    /// Reads the child's standard output line by line until `predicate` matches or time runs out.
+    final class LineReader {
+        let handle: FileHandle
+        var lines: [String] = []
+        private var pending = ""
+
+        init(_ handle: FileHandle) { self.handle = handle }
+
+        func waitFor(timeout: TimeInterval = 30, _ predicate: (String) -> Bool) -> String? {
+            let deadline = Date().addingTimeInterval(timeout)
+            while Date() < deadline {
+                if let line = lines.first(where: predicate) { return line }
+                var descriptor = pollfd(fd: handle.fileDescriptor, events: Int16(POLLIN), revents: 0)
+                guard poll(&descriptor, 1, 200) > 0 else { continue }
+                let data = handle.availableData
+                if data.isEmpty { return lines.first(where: predicate) }
+                pending += String(decoding: data, as: UTF8.self)
+                while let newline = pending.firstIndex(of: "\n") {
+                    lines.append(String(pending[..<newline]))
+                    pending = String(pending[pending.index(after: newline)...])
+                }
+            }
+            return nil
+        }
+    }
+
+    @Test func firstStartPrintsATokenAndSIGTERMEndsOpenStreamsCleanly() async throws {
+        let directory = try TemporaryFolder()
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Self.cratedBinary)
+        process.arguments = ["serve", "--database", directory.path("crated.sqlite"), "--port", "0"]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+
+        let reader = LineReader(output.fileHandleForReading)
+        let listening = try #require(reader.waitFor { $0.contains("listening on http://127.0.0.1:") })
+        let port = try #require(Int(listening.split(separator: ":").last!.prefix { $0.isNumber }))
+        #expect(reader.lines.contains { $0.contains("Created user 'collector' with a write token") })
+        let token = try #require(reader.lines.first { $0.trimmingCharacters(in: .whitespaces).hasPrefix("crt_") }).trimmingCharacters(in: .whitespaces)
+
+        let stream = try SSEClient(port: port, path: "/v1/player/events", token: token)
+        let first = try #require(stream.next())
+        #expect(first.event == "player")
+
+        kill(process.processIdentifier, SIGTERM)
+        let deadline = Date().addingTimeInterval(15)
+        while process.isRunning && Date() < deadline { try await Task.sleep(for: .milliseconds(50)) }
+        #expect(!process.isRunning, "serve did not stop within 15 s of SIGTERM with a stream open")
+        #expect(process.terminationStatus == 0)
+
+        // The database closed cleanly and still holds the user created at first start.
+        let database = try AppDatabase.open(path: directory.path("crated.sqlite"))
+        #expect(try database.users().map(\.name) == ["collector"])
+    }
+}
