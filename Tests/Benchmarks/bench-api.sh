@@ -46,7 +46,7 @@ BASE="http://127.0.0.1:$PORT"
 # Album ids to ask for: spread over the whole catalogue, read from the database.
 ALBUMS="$(sqlite3 "$DB" "SELECT MAX(id) FROM album")"
 # A crate and a search word that exist in the generated collection.
-SEARCH_WORD="$(sqlite3 "$DB" "SELECT lower(substr(title, 1, instr(title || ' ', ' ') - 1)) FROM album WHERE id = 1000")"
+SEARCH_WORD="$(sqlite3 "$DB" "SELECT lower(substr(title, 1, instr(title || ' ', ' ') - 1)) FROM album WHERE id >= 1000 AND title GLOB '[A-Za-z][a-z][a-z]*' LIMIT 1")"
 
 cat > "$WORK/album.lua" <<LUA
 math.randomseed(42)
