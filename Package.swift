@@ -54,7 +54,7 @@ let package = Package(
         .executableTarget(
             name: "crated",
             dependencies: [
-                "CratedCore", "CratedSync", "CratedAPI",
+                "CratedCore", "CratedSync", "CratedAPI", logging,
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
