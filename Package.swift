@@ -70,7 +70,8 @@ let package = Package(
         .testTarget(name: "CratedCoreTests", dependencies: ["CratedCore", "crated", grdb]),
         .testTarget(name: "CratedGridTests", dependencies: ["CratedGrid", "CratedCore", grdb]),
         .testTarget(name: "CratedPlaybackTests", dependencies: ["CratedPlayback", "CratedCore", grdb]),
-        .testTarget(name: "CratedSyncTests", dependencies: ["CratedSync", "CratedCore", grdb, hummingbird]),
+        // Depends on `crated` so that the binary its SIGKILL test runs is built with the tests.
+        .testTarget(name: "CratedSyncTests", dependencies: ["CratedSync", "CratedCore", "crated", grdb, logging, serviceLifecycle, hummingbird]),
         .testTarget(name: "CratedAPITests", dependencies: ["CratedAPI", "CratedCore", grdb, hummingbird, hummingbirdTesting]),
     ]
 )
