@@ -131,6 +131,13 @@ import Testing
             #expect(crates.map(\.crate.name) == ["Dub", "Jazz"], "a deleted folder leaves an ordinary crate")
             #expect(crates.map(\.crate.discogsFolderId) == [nil, 7])
             #expect(crates.map(\.itemIds.count) == [0, 2])
+
+            // Another account's listing (no instance in common) adds its copies and removes none.
+            h.fake.serve("/users/dj%20k/collection/folders/0/releases?page=1&per_page=100",
+                         json: #"{"pagination": {"page": 1, "pages": 1, "items": 1}, "releases": [\#(item(9, release: 19, folder: 1))]}"#)
+            let third = try await runner.runPass(SyncPassOptions(userName: "dj", collectionUser: "dj k", limit: 1))
+            #expect(third.collection?.copiesAdded == 1 && third.collection?.copiesRemoved == 0)
+            #expect(try h.database.copies(ofUser: user.id!).count == 3)
         }
     }
 

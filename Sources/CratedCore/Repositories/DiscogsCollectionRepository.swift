@@ -85,14 +85,18 @@ extension AppDatabase {
     ///
     /// A copy is found by its Discogs instance id; failing that, a copy imported from CSV (no
     /// instance id) with the same release and date added is the same copy and gains the id, so
-    /// importing CSV and then syncing never duplicates. Copies that never came from Discogs are
-    /// never removed; crates keep any copies that were added to them by hand.
+    /// importing CSV and then syncing never duplicates. Copies linked to instances that Discogs no
+    /// longer lists are removed; copies that never came from Discogs never are, and crates that are
+    /// not folders keep what was added to them by hand.
     public func applyCollection(_ snapshot: DiscogsCollectionSnapshot, userId: Int64, at date: Date) async throws -> CollectionSyncSummary {
         let now = Timestamp.string(from: date)
         return try await writer.write { db in
             var summary = CollectionSyncSummary()
             summary.instances = snapshot.instances.count
             let crateIds = try Self.syncCrates(db, folders: snapshot.folders, userId: userId, now: now, summary: &summary)
+            let linkedBefore = Set(try Int64.fetchAll(db, sql: """
+                SELECT id FROM collection_item WHERE user_id = ? AND discogs_instance_id IS NOT NULL
+                """, arguments: [userId]))
 
             var albumIds: [Int64: Int64] = [:]
             var listedItemIds = Set<Int64>()
@@ -109,12 +113,14 @@ extension AppDatabase {
                 try Self.placeInCrate(db, itemId: itemId, crateId: crateIds[instance.folderId], userId: userId, now: now)
             }
 
-            let previouslyFromDiscogs = try Int64.fetchAll(db, sql: """
-                SELECT id FROM collection_item WHERE user_id = ? AND discogs_instance_id IS NOT NULL
-                """, arguments: [userId])
-            for itemId in previouslyFromDiscogs where !listedItemIds.contains(itemId) {
-                try db.execute(sql: "DELETE FROM collection_item WHERE id = ?", arguments: [itemId])
-                summary.copiesRemoved += 1
+            // A listing that shares no instance with the copies already linked (an empty one
+            // included) looks like another Discogs account's: its absences remove nothing.
+            let unlisted = linkedBefore.subtracting(listedItemIds)
+            if unlisted.count < linkedBefore.count {
+                for itemId in unlisted {
+                    try db.execute(sql: "DELETE FROM collection_item WHERE id = ?", arguments: [itemId])
+                    summary.copiesRemoved += 1
+                }
             }
             try Self.unlinkDeletedFolders(db, folders: snapshot.folders, userId: userId, now: now)
             return summary
