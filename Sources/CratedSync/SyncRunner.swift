@@ -29,8 +29,8 @@ public struct ReleaseSyncSettings: Sendable {
     /// The first retry of a failed album; each further failure doubles it, up to `maxFailureRetry`.
     public var firstFailureRetry: TimeInterval
     public var maxFailureRetry: TimeInterval
-    /// Releases fetched at once. The rate limiter paces them; more than one keeps the database
-    /// writes of one album from holding up the request of the next.
+    /// Releases fetched at once, while the albums already fetched are written one at a time. The
+    /// rate limiter paces them against Discogs; against a fast server more of them hide latency.
     public var concurrency: Int
     /// After this many albums in a row fail for a reason of the host's (unreachable, 5xx, rate
     /// limited, token refused), the pass stops rather than mark the whole catalogue failed.
@@ -87,6 +87,7 @@ public struct SyncPassReport: Codable, Sendable, Equatable {
     public var notFound = 0
     public var failed = 0
     /// Due albums left for a later pass (a stop was requested, or the pass stopped on an error).
+    /// An album deleted while the pass ran counts nowhere.
     public var skipped = 0
     public var collection: CollectionSyncSummary?
     /// The first failures, for the summary.
@@ -168,6 +169,8 @@ public struct SyncRunner: Sendable {
                     report.finishedAt = Timestamp.string(from: clock.date)
                     return report
                 }
+            } catch let error as DatabaseError {
+                throw SyncError.database(error.message ?? error.description)
             }
         }
 
@@ -179,41 +182,46 @@ public struct SyncRunner: Sendable {
         var current = SyncProgress(albumsDone: 0, albumsTotal: due.count, synced: 0, failed: 0)
         progress?(current)
 
+        // Fetches run `concurrency` at a time in child tasks; this loop writes what they bring,
+        // one album at a time, and starts the next fetch before writing, so the requests never
+        // wait for the database.
         var queue = due.makeIterator()
         var consecutiveHostFailures = 0
         var stopForError: String?
-        try await withThrowingTaskGroup(of: AlbumOutcome.self) { group in
-            var started = 0
+        try await withThrowingTaskGroup(of: FetchedRelease.self) { group in
             func canStartAnother() -> Bool { stopForError == nil && !shouldStop() && !Task.isCancelled }
+            var started = 0
             while started < settings.concurrency, canStartAnother(), let candidate = queue.next() {
-                group.addTask { try await syncAlbum(candidate) }
+                group.addTask { await fetch(candidate) }
                 started += 1
             }
-            while let outcome = try await group.next() {
-                switch outcome {
+            while let fetched = try await group.next() {
+                if case .failed(_, let error) = fetched, error.isHostProblem {
+                    consecutiveHostFailures += 1
+                    if consecutiveHostFailures >= settings.maxConsecutiveHostFailures {
+                        stopForError = "stopped after \(consecutiveHostFailures) albums in a row failed: \(error)"
+                    }
+                } else if case .fetched = fetched {
+                    consecutiveHostFailures = 0
+                }
+                if canStartAnother(), let candidate = queue.next() {
+                    group.addTask { await fetch(candidate) }
+                }
+
+                switch try await record(fetched) {
                 case .synced: report.synced += 1
                 case .notModified: report.notModified += 1
                 case .notFound: report.notFound += 1
-                case .albumGone, .cancelled: report.skipped += 1
-                case .failed(let failure, _):
+                case .cancelled: report.skipped += 1
+                case .albumGone: break
+                case .failed(let failure):
                     report.failed += 1
                     if report.failures.count < Self.listedFailures { report.failures.append(failure) }
-                }
-                if case .failed(let failure, isHostProblem: true) = outcome {
-                    consecutiveHostFailures += 1
-                    if consecutiveHostFailures >= settings.maxConsecutiveHostFailures {
-                        stopForError = "stopped after \(consecutiveHostFailures) albums in a row failed: \(failure.error)"
-                    }
-                } else {
-                    consecutiveHostFailures = 0
                 }
                 current.albumsDone += 1
                 current.synced = report.synced + report.notModified
                 current.failed = report.failed
                 progress?(current)
-                if canStartAnother(), let candidate = queue.next() {
-                    group.addTask { try await syncAlbum(candidate) }
-                }
             }
         }
         while queue.next() != nil { report.skipped += 1 }
@@ -226,35 +234,48 @@ public struct SyncRunner: Sendable {
         return report
     }
 
-    private enum AlbumOutcome {
-        case synced, notModified, notFound, albumGone, cancelled
-        case failed(AlbumSyncFailure, isHostProblem: Bool)
+    private enum FetchedRelease: Sendable {
+        case fetched(SyncCandidate, ReleaseFetch)
+        case failed(SyncCandidate, DiscogsError)
+        case cancelled
     }
 
-    /// Fetches one release and records the outcome. Discogs' problems become a failed state;
-    /// database errors are thrown, as they would fail every album.
-    private func syncAlbum(_ candidate: SyncCandidate) async throws -> AlbumOutcome {
-        let fetch: ReleaseFetch
+    private enum AlbumOutcome {
+        case synced, notModified, notFound, albumGone, cancelled
+        case failed(AlbumSyncFailure)
+    }
+
+    /// Asks Discogs for one release; touches no database.
+    private func fetch(_ candidate: SyncCandidate) async -> FetchedRelease {
         do {
-            fetch = try await client.release(id: candidate.releaseId, etag: candidate.etag)
-        } catch is CancellationError {
-            return .cancelled
+            return .fetched(candidate, try await client.release(id: candidate.releaseId, etag: candidate.etag))
         } catch let error as DiscogsError {
             logger.warning("release \(candidate.releaseId): \(error)")
-            try await database.markSyncFailed(albumId: candidate.albumId, error: error.description, at: clock.date,
-                                              retryDelay: { [settings] in settings.failureRetryDelay(attempts: $0) })
-            return .failed(AlbumSyncFailure(albumId: candidate.albumId, releaseId: candidate.releaseId, error: error.description),
-                           isHostProblem: error.isHostProblem)
+            return .failed(candidate, error)
+        } catch {
+            // CancellationError: the pass was cancelled; the album stays as it was.
+            return .cancelled
         }
+    }
+
+    /// Writes what a fetch brought, with the album's sync state, in one transaction. Discogs'
+    /// problems become a failed state; database errors are thrown, as they would fail every album.
+    private func record(_ fetched: FetchedRelease) async throws -> AlbumOutcome {
         do {
-            switch fetch {
-            case .updated(let release, let etag):
+            switch fetched {
+            case .cancelled:
+                return .cancelled
+            case .failed(let candidate, let error):
+                try await database.markSyncFailed(albumId: candidate.albumId, error: error.description, at: clock.date,
+                                                  retryDelay: { [settings] in settings.failureRetryDelay(attempts: $0) })
+                return .failed(AlbumSyncFailure(albumId: candidate.albumId, releaseId: candidate.releaseId, error: error.description))
+            case .fetched(let candidate, .updated(let release, let etag)):
                 try await database.applyRelease(release, toAlbum: candidate.albumId, etag: etag, at: clock.date)
                 return .synced
-            case .notModified:
+            case .fetched(let candidate, .notModified):
                 try await database.markSyncNotModified(albumId: candidate.albumId, at: clock.date)
                 return .notModified
-            case .notFound:
+            case .fetched(let candidate, .notFound):
                 try await database.markSyncNotFound(albumId: candidate.albumId, at: clock.date, retryAfter: settings.notFoundRetryAfter)
                 return .notFound
             }

@@ -73,9 +73,9 @@ struct SyncCommand: AsyncParsableCommand {
                     }
                 })
             bar?.finish()
-        } catch let error as SyncError {
+        } catch {
             bar?.finish()
-            throw CommandFailure(error.description)
+            throw CommandFailure(String(describing: error))
         }
 
         if json {

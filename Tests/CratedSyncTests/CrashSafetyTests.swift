@@ -67,7 +67,8 @@ import Testing
                     untouched += 1
                 }
             }
-            #expect(synced >= 13, "at least the albums before the 15th request were written")
+            // The 15th request starts once the 13th album's arrives, which is written after the 12th.
+            #expect(synced >= 12, "at least the albums well before the 15th request were written")
             #expect(untouched >= 1, "release 3030 at least was never answered")
         }
     }

@@ -25,13 +25,19 @@ extension AppDatabase {
     /// Overwrites the album row and all of its catalogue rows (artists, labels, formats, genres,
     /// images, tracks) and refreshes its search row, inside the caller's transaction.
     static func writeRelease(_ db: Database, _ release: ReleaseMetadata, albumId: Int64, now: String) throws {
-        guard try Album.fetchOne(db, id: albumId) != nil else { throw ReleaseWriteError.albumMissing(albumId) }
-        let previousArtistIds = try Int64.fetchAll(db, sql: "SELECT artist_id FROM album_artist WHERE album_id = ?", arguments: [albumId])
+        // Sync writes one album per transaction, thousands in a pass: every statement is a cached one.
+        func run(_ sql: String, _ arguments: StatementArguments) throws {
+            try db.cachedStatement(sql: sql).execute(arguments: arguments)
+        }
+        guard try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM album WHERE id = ?"), arguments: [albumId]) != nil else {
+            throw ReleaseWriteError.albumMissing(albumId)
+        }
+        let previousArtistIds = try Int64.fetchAll(db.cachedStatement(sql: "SELECT artist_id FROM album_artist WHERE album_id = ?"), arguments: [albumId])
         let artistIds = try release.artists.map { try resolveArtist(db, $0) }
 
         let credit = release.artistCredit
         let title = release.title.trimmingCharacters(in: .whitespaces)
-        try db.execute(sql: """
+        try run("""
             UPDATE album SET
                 discogs_master_id = ?,
                 title = CASE WHEN ? = '' THEN title ELSE ? END,
@@ -42,7 +48,7 @@ extension AppDatabase {
                 format_summary = COALESCE(format_summary, ?),
                 updated_at = ?
             WHERE id = ?
-            """, arguments: [
+            """, [
                 release.masterId,
                 title, title, title, DiscogsText.sortKey(title),
                 credit, credit, credit, DiscogsText.sortKey(credit),
@@ -51,37 +57,37 @@ extension AppDatabase {
             ])
 
         for table in ["album_artist", "album_label", "album_format", "album_genre", "album_image", "track"] {
-            try db.execute(sql: "DELETE FROM \(table) WHERE album_id = ?", arguments: [albumId])
+            try run("DELETE FROM \(table) WHERE album_id = ?", [albumId])
         }
         for (position, (artist, artistId)) in zip(release.artists, artistIds).enumerated() {
-            try db.execute(sql: "INSERT INTO album_artist (album_id, position, artist_id, join_phrase) VALUES (?, ?, ?, ?)",
-                           arguments: [albumId, position, artistId, artist.joinPhrase])
+            try run("INSERT INTO album_artist (album_id, position, artist_id, join_phrase) VALUES (?, ?, ?, ?)",
+                    [albumId, position, artistId, artist.joinPhrase])
         }
         for (position, label) in release.labels.enumerated() {
-            try db.execute(sql: "INSERT INTO album_label (album_id, position, name, catalog_number, discogs_id) VALUES (?, ?, ?, ?, ?)",
-                           arguments: [albumId, position, label.name, label.catalogNumber, label.discogsId])
+            try run("INSERT INTO album_label (album_id, position, name, catalog_number, discogs_id) VALUES (?, ?, ?, ?, ?)",
+                    [albumId, position, label.name, label.catalogNumber, label.discogsId])
         }
         for (position, format) in release.formats.enumerated() {
-            try db.execute(sql: "INSERT INTO album_format (album_id, position, name, quantity, descriptions, text) VALUES (?, ?, ?, ?, ?, ?)",
-                           arguments: [albumId, position, format.name, format.quantity, JSONText.array(format.descriptions), format.text])
+            try run("INSERT INTO album_format (album_id, position, name, quantity, descriptions, text) VALUES (?, ?, ?, ?, ?, ?)",
+                    [albumId, position, format.name, format.quantity, JSONText.array(format.descriptions), format.text])
         }
         // Discogs occasionally lists a genre twice; the key is (album, kind, name).
         for (kind, names) in [("genre", release.genres), ("style", release.styles)] {
             for (position, name) in names.enumerated() {
-                try db.execute(sql: "INSERT OR IGNORE INTO album_genre (album_id, kind, name, position) VALUES (?, ?, ?, ?)",
-                               arguments: [albumId, kind, name, position])
+                try run("INSERT OR IGNORE INTO album_genre (album_id, kind, name, position) VALUES (?, ?, ?, ?)",
+                        [albumId, kind, name, position])
             }
         }
         for (position, image) in release.images.enumerated() {
-            try db.execute(sql: "INSERT INTO album_image (album_id, position, kind, uri, uri150, width, height) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                           arguments: [albumId, position, image.kind.rawValue, image.uri, image.uri150, image.width, image.height])
+            try run("INSERT INTO album_image (album_id, position, kind, uri, uri150, width, height) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    [albumId, position, image.kind.rawValue, image.uri, image.uri150, image.width, image.height])
         }
         var sortOrder = 0
         func insert(_ track: ReleaseMetadata.Track, parentId: Int64?) throws -> Int64 {
-            try db.execute(sql: """
+            try run("""
                 INSERT INTO track (album_id, parent_id, position, side, sort_order, title, duration_ms, kind)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-                """, arguments: [albumId, parentId, track.position, track.side, sortOrder, track.title, track.durationMs, track.kind.rawValue])
+                """, [albumId, parentId, track.position, track.side, sortOrder, track.title, track.durationMs, track.kind.rawValue])
             sortOrder += 1
             return db.lastInsertedRowID
         }
@@ -94,10 +100,10 @@ extension AppDatabase {
         // names it, it would only clutter artist pages.
         let replaced = Set(previousArtistIds).subtracting(artistIds)
         for artistId in replaced {
-            try db.execute(sql: """
+            try run("""
                 DELETE FROM artist WHERE id = ? AND discogs_id IS NULL
                 AND NOT EXISTS (SELECT 1 FROM album_artist WHERE artist_id = artist.id)
-                """, arguments: [artistId])
+                """, [artistId])
         }
         try SearchIndex.refresh(db, albumIds: [albumId])
     }
@@ -107,22 +113,24 @@ extension AppDatabase {
     static func resolveArtist(_ db: Database, _ artist: ReleaseMetadata.Artist) throws -> Int64 {
         let sortName = DiscogsText.sortKey(artist.name)
         if let discogsId = artist.discogsId {
-            if let id = try Int64.fetchOne(db, sql: "SELECT id FROM artist WHERE discogs_id = ?", arguments: [discogsId])
-                ?? Int64.fetchOne(db, sql: "SELECT id FROM artist WHERE discogs_name = ? AND discogs_id IS NULL", arguments: [artist.discogsName]) {
-                try db.execute(sql: """
+            if let id = try Int64.fetchOne(db.cachedStatement(sql: "SELECT id FROM artist WHERE discogs_id = ?"), arguments: [discogsId])
+                ?? Int64.fetchOne(db.cachedStatement(sql: unidentifiedArtistSQL), arguments: [artist.discogsName]) {
+                try db.cachedStatement(sql: """
                     UPDATE artist SET name = ?, discogs_name = ?, discogs_id = ?, sort_name = ?
                     WHERE id = ? AND (name, discogs_name, discogs_id, sort_name) IS NOT (?, ?, ?, ?)
-                    """, arguments: [artist.name, artist.discogsName, discogsId, sortName, id,
-                                     artist.name, artist.discogsName, discogsId, sortName])
+                    """).execute(arguments: [artist.name, artist.discogsName, discogsId, sortName, id,
+                                             artist.name, artist.discogsName, discogsId, sortName])
                 return id
             }
-        } else if let id = try Int64.fetchOne(db, sql: "SELECT id FROM artist WHERE discogs_name = ? AND discogs_id IS NULL", arguments: [artist.discogsName]) {
+        } else if let id = try Int64.fetchOne(db.cachedStatement(sql: unidentifiedArtistSQL), arguments: [artist.discogsName]) {
             return id
         }
-        try db.execute(sql: "INSERT INTO artist (name, discogs_name, discogs_id, sort_name) VALUES (?, ?, ?, ?)",
-                       arguments: [artist.name, artist.discogsName, artist.discogsId, sortName])
+        try db.cachedStatement(sql: "INSERT INTO artist (name, discogs_name, discogs_id, sort_name) VALUES (?, ?, ?, ?)")
+            .execute(arguments: [artist.name, artist.discogsName, artist.discogsId, sortName])
         return db.lastInsertedRowID
     }
+
+    private static let unidentifiedArtistSQL = "SELECT id FROM artist WHERE discogs_name = ? AND discogs_id IS NULL"
 
     /// A summary in the export's style (`2xVinyl, LP, Album + CD`), for albums that came without one.
     static func formatSummary(_ formats: [ReleaseMetadata.Format]) -> String? {

@@ -10,8 +10,9 @@ public enum SearchIndex {
         for batch in Array(albumIds).chunked(into: 500) {
             let placeholders = databaseQuestionMarks(count: batch.count)
             let arguments = StatementArguments(batch)
-            try db.execute(sql: "DELETE FROM album_search WHERE rowid IN (\(placeholders))", arguments: arguments)
-            try db.execute(sql: """
+            // Cached: sync refreshes one album per transaction, thousands of times in a pass.
+            try db.cachedStatement(sql: "DELETE FROM album_search WHERE rowid IN (\(placeholders))").execute(arguments: arguments)
+            try db.cachedStatement(sql: """
                 INSERT INTO album_search (rowid, title, artists, labels, catalog_numbers, tracks)
                 SELECT a.id, a.title,
                        a.artist_credit || ' ' || COALESCE((SELECT group_concat(ar.name || ' ' || ar.discogs_name, ' ')
@@ -21,7 +22,7 @@ public enum SearchIndex {
                        COALESCE((SELECT group_concat(catalog_number, ' ') FROM album_label WHERE album_id = a.id), ''),
                        COALESCE((SELECT group_concat(title, ' ') FROM track WHERE album_id = a.id), '')
                 FROM album a WHERE a.id IN (\(placeholders))
-                """, arguments: arguments)
+                """).execute(arguments: arguments)
         }
     }
 }

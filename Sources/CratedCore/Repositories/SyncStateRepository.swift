@@ -139,13 +139,13 @@ extension AppDatabase {
     }
 
     static func markSynced(_ db: Database, albumId: Int64, etag: String?, at now: String) throws {
-        try db.execute(sql: """
+        try db.cachedStatement(sql: """
             INSERT INTO album_sync (album_id, status, attempts, last_error, next_attempt_at, etag, last_synced_at, last_attempt_at)
             VALUES (?1, 'synced', 0, NULL, NULL, ?2, ?3, ?3)
             ON CONFLICT (album_id) DO UPDATE SET
                 status = 'synced', attempts = 0, last_error = NULL, next_attempt_at = NULL,
                 etag = ?2, last_synced_at = ?3, last_attempt_at = ?3
-            """, arguments: [albumId, etag, now])
+            """).execute(arguments: [albumId, etag, now])
     }
 
     private static func upsertSyncState(
