@@ -71,7 +71,7 @@ public final class SyncService: Service, Sendable {
     public func run() async throws {
         state.withLock { $0.isServing = true }
         defer { state.withLock { $0.isServing = false; $0.nextRunAt = nil } }
-        try await withGracefulShutdownHandler {
+        await withGracefulShutdownHandler {
             while !Task.isCancelled && !isStopping {
                 let options = state.withLock { state in
                     state.running = true

@@ -29,15 +29,16 @@ public struct CurlTransportOptions: Sendable {
 
 /// `HTTPTransport` on libcurl's easy interface.
 ///
-/// `curl_easy_perform` blocks its thread for the whole transfer, so each transfer runs on a thread
-/// of its own: on Swift's cooperative pool a few slow requests would starve every other task, and
-/// a dispatch queue is no better (on Linux its worker threads number the cores). Open connections
-/// live in the easy handles, which are pooled, so a new thread still reuses them. Cancelling the
-/// calling task aborts the transfer from curl's progress callback. TLS peer and host verification
-/// stay on (libcurl's defaults, set explicitly).
+/// `curl_easy_perform` blocks its thread for the whole transfer, so transfers run on threads of
+/// their own (`TransferThreads`): on Swift's cooperative pool a few slow requests would starve
+/// every other task, and a dispatch queue is no better (on Linux its worker threads number the
+/// cores). Open connections live in the easy handles, which are pooled apart from the threads.
+/// Cancelling the calling task aborts the transfer from curl's progress callback. TLS peer and host
+/// verification stay on (libcurl's defaults, set explicitly).
 public final class CurlHTTPTransport: HTTPTransport {
     public let options: CurlTransportOptions
     private let idleHandles = Mutex<[CurlEasyHandle]>([])
+    private let threads = TransferThreads()
 
     /// `curl_global_init` must run once before any other libcurl call, and before threads use it.
     private static let globalInit: CURLcode = curl_global_init(Int(CURL_GLOBAL_DEFAULT))
@@ -55,11 +56,9 @@ public final class CurlHTTPTransport: HTTPTransport {
         let transfer = CurlTransfer(maxResponseBytes: options.maxResponseBytes)
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<HTTPResponse, any Error>) in
-                let thread = Thread {
+                threads.run {
                     continuation.resume(with: Result { try self.perform(request, transfer: transfer) })
                 }
-                thread.name = "crated-curl"
-                thread.start()
             }
         } onCancel: {
             transfer.cancel()
@@ -171,6 +170,50 @@ public final class CurlHTTPTransport: HTTPTransport {
     private static func milliseconds(_ duration: Duration) -> Int {
         let (seconds, attoseconds) = duration.components
         return max(1, Int(seconds) * 1000 + Int(attoseconds / 1_000_000_000_000_000))
+    }
+}
+
+/// Threads for blocking transfers: every job starts at once on a thread of its own, an idle one
+/// when there is one, else a new one. A thread left idle for a while ends, so a burst of slow
+/// requests does not leave threads behind.
+private final class TransferThreads: @unchecked Sendable {
+    private let condition = NSCondition()
+    // Guarded by `condition`.
+    private var jobs: [@Sendable () -> Void] = []
+    private var waitingThreads = 0
+    private static let idleLifetime: TimeInterval = 30
+
+    func run(_ job: @escaping @Sendable () -> Void) {
+        condition.lock()
+        jobs.append(job)
+        // Each queued job needs a waiting thread of its own; the ones woken have not taken theirs yet.
+        let needsThread = jobs.count > waitingThreads
+        if !needsThread { condition.signal() }
+        condition.unlock()
+        if needsThread {
+            let thread = Thread { [self] in work() }
+            thread.name = "crated-curl"
+            thread.start()
+        }
+    }
+
+    private func work() {
+        condition.lock()
+        while true {
+            while jobs.isEmpty {
+                waitingThreads += 1
+                let signalled = condition.wait(until: Date().addingTimeInterval(Self.idleLifetime))
+                waitingThreads -= 1
+                if !signalled && jobs.isEmpty {
+                    condition.unlock()
+                    return
+                }
+            }
+            let job = jobs.removeFirst()
+            condition.unlock()
+            job()
+            condition.lock()
+        }
     }
 }
 
