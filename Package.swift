@@ -58,6 +58,8 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        // Tests/Benchmarks/bench-sync.sh's measure of the bare transport; not part of the product.
+        .executableTarget(name: "crated-transport-bench", dependencies: ["CratedSync"], path: "Tests/Benchmarks/TransportBench"),
         // Compiles Migrations/*.sql and Config/crated.json into the binary, so an installed
         // `crated` never has to find resource folders next to itself (Bundle.module on Linux).
         .executableTarget(name: "embed-resources", path: "Sources/EmbedResourcesTool"),

@@ -3,6 +3,7 @@
 #   ./dev.sh run    build, import the sample collection, start the daemon on 127.0.0.1:8080
 #   ./dev.sh test   build and run the whole test suite
 #   ./dev.sh bench import [ROWS]   the import benchmark (release build)
+#   ./dev.sh bench sync [RELEASES] the sync benchmark against a local fake Discogs (release build)
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")"
 
@@ -42,11 +43,12 @@ bench)
     shift
     case "${1:-}" in
     import) shift; exec Tests/Benchmarks/bench-import.sh "$@" ;;
-    *) echo "usage: ./dev.sh bench import [ROWS]" >&2; exit 64 ;;
+    sync) shift; exec Tests/Benchmarks/bench-sync.sh "$@" ;;
+    *) echo "usage: ./dev.sh bench import [ROWS] | bench sync [RELEASES]" >&2; exit 64 ;;
     esac
     ;;
 *)
-    echo "usage: ./dev.sh run | test | bench import [ROWS]" >&2
+    echo "usage: ./dev.sh run | test | bench import [ROWS] | bench sync [RELEASES]" >&2
     exit 64
     ;;
 esac
