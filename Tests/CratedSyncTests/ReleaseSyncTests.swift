@@ -216,7 +216,7 @@ struct ReleaseSyncTests {
             h.fake.inject(.oversized(bytes: 1 << 20, declaredLength: false), on: "/releases/903")
             let client = try h.client(
                 retry: RetryPolicy(maxAttempts: 2),
-                transport: CurlTransportOptions(connectTimeout: .seconds(5), totalTimeout: .milliseconds(300), maxResponseBytes: 256 * 1024))
+                transport: CurlTransportOptions(connectTimeout: .seconds(5), totalTimeout: .seconds(1), maxResponseBytes: 256 * 1024))
 
             let report = try await h.runner(client: client).runPass()
 

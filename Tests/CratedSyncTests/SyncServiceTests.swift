@@ -44,7 +44,8 @@ import Testing
 
             // Shutdown while an album is in flight: it finishes, the next one does not start.
             try h.importReleases([5, 6])
-            h.fake.inject(.slow(.seconds(1)), on: "/releases/5")
+            // Long enough for the checks below to run while the request is in flight.
+            h.fake.inject(.slow(.seconds(2)), on: "/releases/5")
             #expect(service.triggerPass() == .started)
             try await waitFor("the request for release 5") { !h.fake.requests(to: "/releases/5").isEmpty }
             status = try await service.status()
