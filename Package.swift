@@ -56,10 +56,12 @@ let package = Package(
         .executableTarget(
             name: "crated",
             dependencies: [
-                "CratedCore", "CratedSync", "CratedAPI",
+                "CratedCore", "CratedSync", "CratedAPI", logging,
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        // Tests/Benchmarks/bench-sync.sh's measure of the bare transport; not part of the product.
+        .executableTarget(name: "crated-transport-bench", dependencies: ["CratedSync"], path: "Tests/Benchmarks/TransportBench"),
         // Compiles Migrations/*.sql and Config/crated.json into the binary, so an installed
         // `crated` never has to find resource folders next to itself (Bundle.module on Linux).
         .executableTarget(name: "embed-resources", path: "Sources/EmbedResourcesTool"),
@@ -72,7 +74,8 @@ let package = Package(
         .testTarget(name: "CratedCoreTests", dependencies: ["CratedCore", "crated", grdb]),
         .testTarget(name: "CratedGridTests", dependencies: ["CratedGrid", "CratedCore", grdb]),
         .testTarget(name: "CratedPlaybackTests", dependencies: ["CratedPlayback", "CratedCore", grdb]),
-        .testTarget(name: "CratedSyncTests", dependencies: ["CratedSync", "CratedCore", grdb, hummingbird]),
+        // Depends on `crated` so that the binary its SIGKILL test runs is built with the tests.
+        .testTarget(name: "CratedSyncTests", dependencies: ["CratedSync", "CratedCore", "crated", grdb, logging, serviceLifecycle, hummingbird]),
         .testTarget(name: "CratedAPITests", dependencies: ["CratedAPI", "CratedCore", grdb, hummingbird, hummingbirdTesting]),
     ]
 )

@@ -3,6 +3,8 @@
 #   ./dev.sh run    build, import the sample collection, start the daemon on 127.0.0.1:8080
 #   ./dev.sh test   build and run the whole test suite
 #   ./dev.sh bench import [ROWS]   the import benchmark (release build)
+#   ./dev.sh bench sync [RELEASES] the sync benchmark against a local fake Discogs (release build)
+#   ./dev.sh bench api [ROWS] [SECONDS]   the HTTP API benchmark with wrk (release build)
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")"
 
@@ -60,11 +62,13 @@ bench)
     shift
     case "${1:-}" in
     import) shift; exec Tests/Benchmarks/bench-import.sh "$@" ;;
-    *) echo "usage: ./dev.sh bench import [ROWS]" >&2; exit 64 ;;
+    sync) shift; exec Tests/Benchmarks/bench-sync.sh "$@" ;;
+    api) shift; exec Tests/Benchmarks/bench-api.sh "$@" ;;
+    *) echo "usage: ./dev.sh bench import [ROWS] | bench sync [RELEASES] | bench api [ROWS] [SECONDS]" >&2; exit 64 ;;
     esac
     ;;
 *)
-    echo "usage: ./dev.sh run | test | bench import [ROWS]" >&2
+    echo "usage: ./dev.sh run | test | bench import|sync|api ..." >&2
     exit 64
     ;;
 esac

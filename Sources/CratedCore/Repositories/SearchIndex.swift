@@ -6,7 +6,9 @@ public enum SearchIndex {
     /// Rewrites the search rows of the given albums from the catalogue tables.
     public static func refresh(_ db: Database, albumIds: some Collection<Int64>) throws {
         for batch in Array(albumIds).chunked(into: batchSize) {
-            try db.execute(sql: "DELETE FROM album_search WHERE rowid IN (\(databaseQuestionMarks(count: batch.count)))", arguments: StatementArguments(batch))
+            // Cached: sync refreshes one album per transaction, thousands of times in a pass.
+            try db.cachedStatement(sql: "DELETE FROM album_search WHERE rowid IN (\(databaseQuestionMarks(count: batch.count)))")
+                .execute(arguments: StatementArguments(batch))
             try insert(db, batch)
         }
     }
@@ -22,7 +24,7 @@ public enum SearchIndex {
     private static func insert(_ db: Database, _ albumIds: [Int64]) throws {
         guard !albumIds.isEmpty else { return }
         // The credit names every artist as shown; the artists' Discogs names add only their suffixes.
-        try db.execute(sql: """
+        try db.cachedStatement(sql: """
             INSERT INTO album_search (rowid, title, artists, labels, catalog_numbers, tracks)
             SELECT a.id, a.title,
                    a.artist_credit,
@@ -30,7 +32,7 @@ public enum SearchIndex {
                    COALESCE((SELECT group_concat(catalog_number, ' ') FROM album_label WHERE album_id = a.id), ''),
                    COALESCE((SELECT group_concat(title, ' ') FROM track WHERE album_id = a.id), '')
             FROM album a WHERE a.id IN (\(databaseQuestionMarks(count: albumIds.count)))
-            """, arguments: StatementArguments(albumIds))
+            """).execute(arguments: StatementArguments(albumIds))
     }
 }
 

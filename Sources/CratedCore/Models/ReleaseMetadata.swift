@@ -1,0 +1,122 @@
+/// A release's catalogue data as sync writes it: what the Discogs API says about one album, already
+/// parsed (sides, durations, display names), ready for `AppDatabase.applyRelease`.
+public struct ReleaseMetadata: Sendable, Equatable {
+    public struct Artist: Sendable, Equatable {
+        public var discogsId: Int64?
+        /// As Discogs writes it, disambiguation suffix kept: `Casey (2)`.
+        public var discogsName: String
+        /// As shown: suffix removed, `Persuader, The` turned to `The Persuader`.
+        public var name: String
+        /// As this release credits the artist (Discogs' name variation), for the album's credit line.
+        public var creditedName: String
+        /// What follows this artist in the credit: ` & `, `, `, ` Feat. `, or empty for the last.
+        public var joinPhrase: String
+
+        public init(discogsId: Int64?, discogsName: String, name: String, creditedName: String, joinPhrase: String) {
+            self.discogsId = discogsId
+            self.discogsName = discogsName
+            self.name = name
+            self.creditedName = creditedName
+            self.joinPhrase = joinPhrase
+        }
+    }
+
+    public struct Label: Sendable, Equatable {
+        public var name: String
+        public var catalogNumber: String?
+        public var discogsId: Int64?
+
+        public init(name: String, catalogNumber: String?, discogsId: Int64?) {
+            self.name = name
+            self.catalogNumber = catalogNumber
+            self.discogsId = discogsId
+        }
+    }
+
+    public struct Format: Sendable, Equatable {
+        public var name: String
+        public var quantity: Int
+        public var descriptions: [String]
+        public var text: String?
+
+        public init(name: String, quantity: Int, descriptions: [String], text: String?) {
+            self.name = name
+            self.quantity = quantity
+            self.descriptions = descriptions
+            self.text = text
+        }
+    }
+
+    public struct Image: Sendable, Equatable {
+        public enum Kind: String, Sendable { case primary, secondary }
+        public var kind: Kind
+        public var uri: String
+        public var uri150: String
+        public var width: Int?
+        public var height: Int?
+
+        public init(kind: Kind, uri: String, uri150: String, width: Int?, height: Int?) {
+            self.kind = kind
+            self.uri = uri
+            self.uri150 = uri150
+            self.width = width
+            self.height = height
+        }
+    }
+
+    public struct Track: Sendable, Equatable {
+        public var position: String
+        public var side: String?
+        public var title: String
+        public var durationMs: Int?
+        public var kind: CratedCore.Track.Kind
+        /// The parts of an index track; empty for every other kind.
+        public var subTracks: [Track]
+
+        public init(position: String, side: String?, title: String, durationMs: Int?, kind: CratedCore.Track.Kind, subTracks: [Track] = []) {
+            self.position = position
+            self.side = side
+            self.title = title
+            self.durationMs = durationMs
+            self.kind = kind
+            self.subTracks = subTracks
+        }
+    }
+
+    public var title: String
+    public var artists: [Artist]
+    public var year: Int?
+    /// `1999`, `1999-03` or `1999-03-15`; nil when unknown.
+    public var released: String?
+    public var country: String?
+    public var masterId: Int64?
+    public var genres: [String]
+    public var styles: [String]
+    public var labels: [Label]
+    public var formats: [Format]
+    public var images: [Image]
+    public var tracks: [Track]
+
+    public init(
+        title: String, artists: [Artist], year: Int?, released: String?, country: String?, masterId: Int64?,
+        genres: [String], styles: [String], labels: [Label], formats: [Format], images: [Image], tracks: [Track]
+    ) {
+        self.title = title
+        self.artists = artists
+        self.year = year
+        self.released = released
+        self.country = country
+        self.masterId = masterId
+        self.genres = genres
+        self.styles = styles
+        self.labels = labels
+        self.formats = formats
+        self.images = images
+        self.tracks = tracks
+    }
+
+    /// The credit line as shown: each artist as credited, followed by its join phrase.
+    public var artistCredit: String {
+        artists.map { $0.creditedName + $0.joinPhrase }.joined().trimmingCharacters(in: .whitespaces)
+    }
+}

@@ -1,0 +1,163 @@
+import Foundation
+import GRDB
+
+/// Where an album stands with metadata sync.
+public enum AlbumSyncStatus: String, Codable, Sendable, CaseIterable, DatabaseValueConvertible {
+    case never, synced, failed
+    case notFound = "not_found"
+}
+
+/// The `album_sync` row of one album.
+public struct AlbumSyncState: CratedRecord, Equatable {
+    public var albumId: Int64
+    public var status: AlbumSyncStatus
+    public var attempts: Int
+    public var lastError: String?
+    public var nextAttemptAt: String?
+    public var etag: String?
+    public var lastSyncedAt: String?
+    public var lastAttemptAt: String?
+
+    public static let databaseTableName = "album_sync"
+}
+
+/// An album that a sync pass should fetch.
+public struct SyncCandidate: Sendable, Equatable {
+    public var albumId: Int64
+    public var releaseId: Int64
+    public var status: AlbumSyncStatus
+    /// Sent as `If-None-Match`; only an album that was synced has one.
+    public var etag: String?
+}
+
+/// How many albums (with a Discogs release id) are in each sync state.
+public struct SyncStateCounts: Codable, Sendable, Equatable {
+    public var never = 0
+    /// Synced, stale ones included.
+    public var synced = 0
+    /// Synced longer ago than the staleness period.
+    public var stale = 0
+    public var failed = 0
+    public var notFound = 0
+    /// What a pass started now would fetch: never synced, stale, or failed or not found and due.
+    public var due = 0
+
+    public init() {}
+}
+
+extension AppDatabase {
+    /// The albums a pass should fetch, most urgent first: never synced, then failed and due, then
+    /// stale (oldest first), then not found and due. `userId` limits them to one user's collection.
+    public func albumsDueForSync(now: Date, staleBefore: Date, userId: Int64? = nil, limit: Int? = nil) async throws -> [SyncCandidate] {
+        var arguments: StatementArguments = [Timestamp.string(from: staleBefore), Timestamp.string(from: now)]
+        var userFilter = ""
+        if let userId {
+            userFilter = "AND EXISTS (SELECT 1 FROM collection_item ci WHERE ci.album_id = a.id AND ci.user_id = ?)"
+            arguments += [userId]
+        }
+        arguments += [limit ?? -1]  // SQLite: a negative LIMIT is no limit
+        return try await reader.read { [arguments, userFilter] db in
+            try Row.fetchAll(db, sql: """
+                SELECT a.id, a.discogs_release_id, COALESCE(s.status, 'never') AS status, s.etag
+                FROM album a LEFT JOIN album_sync s ON s.album_id = a.id
+                WHERE a.discogs_release_id IS NOT NULL
+                  AND \(Self.dueCondition)
+                  \(userFilter)
+                ORDER BY CASE COALESCE(s.status, 'never') WHEN 'never' THEN 0 WHEN 'failed' THEN 1 WHEN 'synced' THEN 2 ELSE 3 END,
+                         s.last_synced_at, a.id
+                LIMIT ?
+                """, arguments: arguments).map { row in
+                SyncCandidate(albumId: row["id"], releaseId: row["discogs_release_id"], status: row["status"], etag: row["etag"])
+            }
+        }
+    }
+
+    /// `s` is the album's `album_sync` row (null when never tried); the two arguments are the
+    /// staleness cut-off and now.
+    private static let dueCondition = """
+        (s.album_id IS NULL OR s.status = 'never'
+         OR (s.status = 'synced' AND s.last_synced_at <= ?1)
+         OR (s.status IN ('failed', 'not_found') AND s.next_attempt_at <= ?2))
+        """
+
+    public func syncStateCounts(now: Date, staleBefore: Date) async throws -> SyncStateCounts {
+        try await reader.read { db in
+            let row = try Row.fetchOne(db, sql: """
+                SELECT
+                    COUNT(*) FILTER (WHERE s.album_id IS NULL OR s.status = 'never') AS never,
+                    COUNT(*) FILTER (WHERE s.status = 'synced') AS synced,
+                    COUNT(*) FILTER (WHERE s.status = 'synced' AND s.last_synced_at <= ?1) AS stale,
+                    COUNT(*) FILTER (WHERE s.status = 'failed') AS failed,
+                    COUNT(*) FILTER (WHERE s.status = 'not_found') AS not_found,
+                    COUNT(*) FILTER (WHERE \(Self.dueCondition)) AS due
+                FROM album a LEFT JOIN album_sync s ON s.album_id = a.id
+                WHERE a.discogs_release_id IS NOT NULL
+                """, arguments: [Timestamp.string(from: staleBefore), Timestamp.string(from: now)])!
+            var counts = SyncStateCounts()
+            counts.never = row["never"]
+            counts.synced = row["synced"]
+            counts.stale = row["stale"]
+            counts.failed = row["failed"]
+            counts.notFound = row["not_found"]
+            counts.due = row["due"]
+            return counts
+        }
+    }
+
+    public func syncState(ofAlbum albumId: Int64) throws -> AlbumSyncState? {
+        try reader.read { db in try AlbumSyncState.fetchOne(db, key: albumId) }
+    }
+
+    /// A 304: the album is as Discogs has it; only its freshness changes.
+    public func markSyncNotModified(albumId: Int64, at date: Date) async throws {
+        let now = Timestamp.string(from: date)
+        try await writer.write { db in
+            try db.execute(sql: """
+                UPDATE album_sync SET status = 'synced', attempts = 0, last_error = NULL, next_attempt_at = NULL,
+                                      last_synced_at = ?, last_attempt_at = ?
+                WHERE album_id = ?
+                """, arguments: [now, now, albumId])
+        }
+    }
+
+    /// A 404: Discogs has no such release. Tried again after `retryAfter`, in case it comes back.
+    public func markSyncNotFound(albumId: Int64, at date: Date, retryAfter: TimeInterval) async throws {
+        try await writer.write { db in
+            try Self.upsertSyncState(db, albumId: albumId, status: .notFound, error: "Discogs has no release with this id",
+                                     at: date, nextAttempt: date.addingTimeInterval(retryAfter), countsAsAttempt: false)
+        }
+    }
+
+    /// Records a failed attempt; the album is due again after `retryDelay(attempts)` seconds, where
+    /// `attempts` counts this failure too.
+    public func markSyncFailed(albumId: Int64, error: String, at date: Date, retryDelay: @escaping @Sendable (Int) -> TimeInterval) async throws {
+        try await writer.write { db in
+            let attempts = try Int.fetchOne(db, sql: "SELECT attempts FROM album_sync WHERE album_id = ?", arguments: [albumId]) ?? 0
+            try Self.upsertSyncState(db, albumId: albumId, status: .failed, error: error,
+                                     at: date, nextAttempt: date.addingTimeInterval(retryDelay(attempts + 1)), countsAsAttempt: true)
+        }
+    }
+
+    static func markSynced(_ db: Database, albumId: Int64, etag: String?, at now: String) throws {
+        try db.cachedStatement(sql: """
+            INSERT INTO album_sync (album_id, status, attempts, last_error, next_attempt_at, etag, last_synced_at, last_attempt_at)
+            VALUES (?1, 'synced', 0, NULL, NULL, ?2, ?3, ?3)
+            ON CONFLICT (album_id) DO UPDATE SET
+                status = 'synced', attempts = 0, last_error = NULL, next_attempt_at = NULL,
+                etag = ?2, last_synced_at = ?3, last_attempt_at = ?3
+            """).execute(arguments: [albumId, etag, now])
+    }
+
+    private static func upsertSyncState(
+        _ db: Database, albumId: Int64, status: AlbumSyncStatus, error: String, at date: Date, nextAttempt: Date, countsAsAttempt: Bool
+    ) throws {
+        let now = Timestamp.string(from: date)
+        // The ETag is kept: the data it names is still what the album holds.
+        try db.execute(sql: """
+            INSERT INTO album_sync (album_id, status, attempts, last_error, next_attempt_at, last_attempt_at)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+            ON CONFLICT (album_id) DO UPDATE SET
+                status = ?2, attempts = attempts + ?3, last_error = ?4, next_attempt_at = ?5, last_attempt_at = ?6
+            """, arguments: [albumId, status, countsAsAttempt ? 1 : 0, error, Timestamp.string(from: nextAttempt), now])
+    }
+}

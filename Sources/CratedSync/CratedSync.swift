@@ -1,1 +1,0 @@
-// CratedSync: see its issue; sources land here.

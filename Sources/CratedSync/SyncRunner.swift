@@ -1,0 +1,296 @@
+import CratedCore
+import Foundation
+import GRDB
+import Logging
+
+/// What one pass covers.
+public struct SyncPassOptions: Sendable, Equatable {
+    /// Only the albums in this crated user's collection; nil means every album in the catalogue.
+    public var userName: String?
+    /// A Discogs user whose collection is brought in step first (into `userName`'s collection, or
+    /// the only or default user's).
+    public var collectionUser: String?
+    /// At most this many albums are fetched.
+    public var limit: Int?
+
+    public init(userName: String? = nil, collectionUser: String? = nil, limit: Int? = nil) {
+        self.userName = userName
+        self.collectionUser = collectionUser
+        self.limit = limit
+    }
+}
+
+/// How release sync schedules albums.
+public struct ReleaseSyncSettings: Sendable {
+    /// A synced album is fetched again (conditionally, with its ETag) after this long.
+    public var staleAfter: TimeInterval
+    /// A release Discogs did not have is asked for again after this long.
+    public var notFoundRetryAfter: TimeInterval
+    /// The first retry of a failed album; each further failure doubles it, up to `maxFailureRetry`.
+    public var firstFailureRetry: TimeInterval
+    public var maxFailureRetry: TimeInterval
+    /// Releases fetched at once, while the albums already fetched are written one at a time. The
+    /// rate limiter paces them against Discogs; against a fast server more of them hide latency.
+    public var concurrency: Int
+    /// After this many albums in a row fail for a reason of the host's (unreachable, 5xx, rate
+    /// limited, token refused), the pass stops rather than mark the whole catalogue failed.
+    public var maxConsecutiveHostFailures: Int
+
+    public init(
+        staleAfter: TimeInterval = 30 * 86_400, notFoundRetryAfter: TimeInterval = 30 * 86_400,
+        firstFailureRetry: TimeInterval = 15 * 60, maxFailureRetry: TimeInterval = 86_400,
+        concurrency: Int = 2, maxConsecutiveHostFailures: Int = 3
+    ) {
+        self.staleAfter = staleAfter
+        self.notFoundRetryAfter = notFoundRetryAfter
+        self.firstFailureRetry = firstFailureRetry
+        self.maxFailureRetry = maxFailureRetry
+        self.concurrency = max(1, concurrency)
+        self.maxConsecutiveHostFailures = max(1, maxConsecutiveHostFailures)
+    }
+
+    public init(configuration: CratedConfiguration) {
+        let staleAfter = TimeInterval(configuration.syncStaleAfterDays) * 86_400
+        self.init(staleAfter: staleAfter, notFoundRetryAfter: staleAfter)
+    }
+
+    func failureRetryDelay(attempts: Int) -> TimeInterval {
+        min(maxFailureRetry, firstFailureRetry * pow(2, Double(max(0, attempts - 1))))
+    }
+}
+
+/// Progress of a running pass.
+public struct SyncProgress: Codable, Sendable, Equatable {
+    public var albumsDone: Int
+    public var albumsTotal: Int
+    public var synced: Int
+    public var failed: Int
+}
+
+/// An album that failed in a pass.
+public struct AlbumSyncFailure: Codable, Sendable, Equatable {
+    public var albumId: Int64
+    public var releaseId: Int64
+    public var error: String
+}
+
+/// What a pass did.
+public struct SyncPassReport: Codable, Sendable, Equatable {
+    public var startedAt: String
+    public var finishedAt: String
+    /// Albums that were due when the pass started (after `limit`).
+    public var albumsDue = 0
+    /// Fetched and written.
+    public var synced = 0
+    /// Unchanged on Discogs (304): only marked fresh.
+    public var notModified = 0
+    public var notFound = 0
+    public var failed = 0
+    /// Due albums left for a later pass (a stop was requested, or the pass stopped on an error).
+    /// An album deleted while the pass ran counts nowhere.
+    public var skipped = 0
+    public var collection: CollectionSyncSummary?
+    /// The first failures, for the summary.
+    public var failures: [AlbumSyncFailure] = []
+    /// Why the pass stopped before the end, when it did for an error.
+    public var error: String?
+    /// True when a stop was requested (shutdown) before every due album was done.
+    public var stoppedEarly = false
+
+    public var succeeded: Bool { error == nil && failed == 0 }
+}
+
+public enum SyncError: Error, Equatable, CustomStringConvertible {
+    case user(String)
+    case collection(user: String, reason: String)
+    case database(String)
+
+    public var description: String {
+        switch self {
+        case .user(let message): message
+        case .collection(let user, let reason): "collection of Discogs user '\(user)': \(reason)"
+        case .database(let message): "database error: \(message)"
+        }
+    }
+}
+
+/// Runs sync passes: optionally a collection first, then every due album's release, each album
+/// written in its own transaction together with its sync state.
+public struct SyncRunner: Sendable {
+    public let database: AppDatabase
+    public let client: DiscogsClient
+    public let settings: ReleaseSyncSettings
+    public let defaultUserName: String
+    private let clock: any SyncClock
+    private let logger: Logger
+    static let listedFailures = 50
+
+    public init(
+        database: AppDatabase, client: DiscogsClient, settings: ReleaseSyncSettings, defaultUserName: String = "collector",
+        clock: any SyncClock = SystemSyncClock(), logger: Logger = Logger(label: "crated.sync")
+    ) {
+        self.database = database
+        self.client = client
+        self.settings = settings
+        self.defaultUserName = defaultUserName
+        self.clock = clock
+        self.logger = logger
+    }
+
+    /// Counts by state as of now.
+    public func counts() async throws -> SyncStateCounts {
+        let now = clock.date
+        return try await database.syncStateCounts(now: now, staleBefore: now.addingTimeInterval(-settings.staleAfter))
+    }
+
+    /// One pass. `shouldStop` is asked before each album starts: once it says yes, the albums in
+    /// flight finish and no more begin. Cancelling the task instead abandons the albums in flight,
+    /// which stay as they were. Throws only for database and user errors; problems with Discogs
+    /// end up in the report.
+    public func runPass(
+        _ options: SyncPassOptions = SyncPassOptions(),
+        shouldStop: @escaping @Sendable () -> Bool = { false },
+        progress: (@Sendable (SyncProgress) -> Void)? = nil
+    ) async throws -> SyncPassReport {
+        var report = SyncPassReport(startedAt: Timestamp.string(from: clock.date), finishedAt: "")
+        defer { logger.info("sync pass: \(report.synced) synced, \(report.notModified) unchanged, \(report.notFound) not found, \(report.failed) failed") }
+
+        var userId: Int64?
+        if options.userName != nil || options.collectionUser != nil {
+            userId = try await resolveUser(named: options.userName, createIfMissing: options.collectionUser != nil).id
+        }
+        if let collectionUser = options.collectionUser, let userId {
+            do {
+                let snapshot = try await client.collection(user: collectionUser)
+                report.collection = try await database.applyCollection(snapshot, userId: userId, at: clock.date)
+            } catch let error as DiscogsError {
+                report.error = SyncError.collection(user: collectionUser, reason: error.description).description
+                if error.isHostProblem {
+                    report.finishedAt = Timestamp.string(from: clock.date)
+                    return report
+                }
+            } catch let error as DatabaseError {
+                throw SyncError.database(error.message ?? error.description)
+            }
+        }
+
+        let now = clock.date
+        let due = try await database.albumsDueForSync(
+            now: now, staleBefore: now.addingTimeInterval(-settings.staleAfter),
+            userId: options.userName == nil ? nil : userId, limit: options.limit)
+        report.albumsDue = due.count
+        var current = SyncProgress(albumsDone: 0, albumsTotal: due.count, synced: 0, failed: 0)
+        progress?(current)
+
+        // Fetches run `concurrency` at a time in child tasks; this loop writes what they bring,
+        // one album at a time, and starts the next fetch before writing, so the requests never
+        // wait for the database.
+        var queue = due.makeIterator()
+        var consecutiveHostFailures = 0
+        var stopForError: String?
+        try await withThrowingTaskGroup(of: FetchedRelease.self) { group in
+            func canStartAnother() -> Bool { stopForError == nil && !shouldStop() && !Task.isCancelled }
+            var started = 0
+            while started < settings.concurrency, canStartAnother(), let candidate = queue.next() {
+                group.addTask { await fetch(candidate) }
+                started += 1
+            }
+            while let fetched = try await group.next() {
+                if case .failed(_, let error) = fetched, error.isHostProblem {
+                    consecutiveHostFailures += 1
+                    if consecutiveHostFailures >= settings.maxConsecutiveHostFailures {
+                        stopForError = "stopped after \(consecutiveHostFailures) albums in a row failed: \(error)"
+                    }
+                } else if case .fetched = fetched {
+                    consecutiveHostFailures = 0
+                }
+                if canStartAnother(), let candidate = queue.next() {
+                    group.addTask { await fetch(candidate) }
+                }
+
+                switch try await record(fetched) {
+                case .synced: report.synced += 1
+                case .notModified: report.notModified += 1
+                case .notFound: report.notFound += 1
+                case .cancelled: report.skipped += 1
+                case .albumGone: break
+                case .failed(let failure):
+                    report.failed += 1
+                    if report.failures.count < Self.listedFailures { report.failures.append(failure) }
+                }
+                current.albumsDone += 1
+                current.synced = report.synced + report.notModified
+                current.failed = report.failed
+                progress?(current)
+            }
+        }
+        while queue.next() != nil { report.skipped += 1 }
+        if let stopForError {
+            report.error = report.error.map { $0 + "; " + stopForError } ?? stopForError
+        } else if report.skipped > 0 {
+            report.stoppedEarly = true
+        }
+        report.finishedAt = Timestamp.string(from: clock.date)
+        return report
+    }
+
+    private enum FetchedRelease: Sendable {
+        case fetched(SyncCandidate, ReleaseFetch)
+        case failed(SyncCandidate, DiscogsError)
+        case cancelled
+    }
+
+    private enum AlbumOutcome {
+        case synced, notModified, notFound, albumGone, cancelled
+        case failed(AlbumSyncFailure)
+    }
+
+    /// Asks Discogs for one release; touches no database.
+    private func fetch(_ candidate: SyncCandidate) async -> FetchedRelease {
+        do {
+            return .fetched(candidate, try await client.release(id: candidate.releaseId, etag: candidate.etag))
+        } catch let error as DiscogsError {
+            logger.warning("release \(candidate.releaseId): \(error)")
+            return .failed(candidate, error)
+        } catch {
+            // CancellationError: the pass was cancelled; the album stays as it was.
+            return .cancelled
+        }
+    }
+
+    /// Writes what a fetch brought, with the album's sync state, in one transaction. Discogs'
+    /// problems become a failed state; database errors are thrown, as they would fail every album.
+    private func record(_ fetched: FetchedRelease) async throws -> AlbumOutcome {
+        do {
+            switch fetched {
+            case .cancelled:
+                return .cancelled
+            case .failed(let candidate, let error):
+                try await database.markSyncFailed(albumId: candidate.albumId, error: error.description, at: clock.date,
+                                                  retryDelay: { [settings] in settings.failureRetryDelay(attempts: $0) })
+                return .failed(AlbumSyncFailure(albumId: candidate.albumId, releaseId: candidate.releaseId, error: error.description))
+            case .fetched(let candidate, .updated(let release, let etag)):
+                try await database.applyRelease(release, toAlbum: candidate.albumId, etag: etag, at: clock.date)
+                return .synced
+            case .fetched(let candidate, .notModified):
+                try await database.markSyncNotModified(albumId: candidate.albumId, at: clock.date)
+                return .notModified
+            case .fetched(let candidate, .notFound):
+                try await database.markSyncNotFound(albumId: candidate.albumId, at: clock.date, retryAfter: settings.notFoundRetryAfter)
+                return .notFound
+            }
+        } catch ReleaseWriteError.albumMissing {
+            return .albumGone
+        } catch let error as DatabaseError {
+            throw SyncError.database(error.message ?? error.description)
+        }
+    }
+
+    private func resolveUser(named name: String?, createIfMissing: Bool) async throws -> User {
+        do {
+            return try await database.resolveUser(named: name, defaultName: defaultUserName, createIfMissing: createIfMissing)
+        } catch let error as UserError {
+            throw SyncError.user(error.description)
+        }
+    }
+}

@@ -1,0 +1,196 @@
+import CratedCore
+import Foundation
+import Logging
+import ServiceLifecycle
+import Synchronization
+
+/// What `SyncService.status()` reports, for `GET /v1/sync`.
+public struct SyncStatus: Codable, Sendable, Equatable {
+    public var running: Bool
+    /// The pass under way, when one is.
+    public var progress: SyncProgress?
+    /// Albums by sync state.
+    public var albums: SyncStateCounts
+    public var lastRun: SyncPassReport?
+    /// When the next scheduled pass starts (RFC 3339); nil while a pass runs or after shutdown.
+    public var nextRunAt: String?
+    public var intervalSeconds: Int
+    public var rateLimit: RateLimitStatus
+}
+
+/// The answer to `SyncService.triggerPass`.
+public enum SyncTriggerResult: String, Codable, Sendable {
+    /// A pass starts now.
+    case started
+    /// A pass is already under way; this request adds nothing.
+    case alreadyRunning
+    /// The service is shutting down (or not running): no pass will start.
+    case unavailable
+}
+
+/// Metadata sync in the daemon: a pass when it starts, then one every interval, or sooner when
+/// `triggerPass` asks. On graceful shutdown the albums in flight finish and no more start.
+public final class SyncService: Service, Sendable {
+    public let runner: SyncRunner
+    public let interval: Duration
+    private let clock: any SyncClock
+    private let logger: Logger
+    private let state = Mutex(State())
+    private let wakeUp = WakeSignal()
+
+    private struct State {
+        var isServing = false
+        var isStopping = false
+        var running = false
+        var progress: SyncProgress?
+        var lastRun: SyncPassReport?
+        var nextRunAt: Date?
+        /// Options of a pass asked for by `triggerPass`; scheduled passes use the defaults.
+        var requested: SyncPassOptions?
+    }
+
+    /// The daemon's service: libcurl transport, the process-wide rate limiters, the real clock.
+    public convenience init(database: AppDatabase, configuration: CratedConfiguration, logger: Logger = Logger(label: "crated.sync")) throws {
+        let client = try DiscogsClient(
+            settings: DiscogsClientSettings(configuration: configuration),
+            transport: CurlHTTPTransport(),
+            logger: logger)
+        let runner = SyncRunner(
+            database: database, client: client, settings: ReleaseSyncSettings(configuration: configuration),
+            defaultUserName: configuration.defaultUserName, logger: logger)
+        self.init(runner: runner, interval: .seconds(max(1, configuration.syncIntervalSeconds)), logger: logger)
+    }
+
+    public init(runner: SyncRunner, interval: Duration, clock: any SyncClock = SystemSyncClock(), logger: Logger = Logger(label: "crated.sync")) {
+        self.runner = runner
+        self.interval = interval
+        self.clock = clock
+        self.logger = logger
+    }
+
+    public func run() async throws {
+        state.withLock { $0.isServing = true }
+        defer { state.withLock { $0.isServing = false; $0.nextRunAt = nil } }
+        await withGracefulShutdownHandler {
+            while !Task.isCancelled && !isStopping {
+                let options = state.withLock { state in
+                    state.running = true
+                    state.nextRunAt = nil
+                    defer { state.requested = nil }
+                    return state.requested ?? SyncPassOptions()
+                }
+                await runOnePass(options)
+                let nextRun = clock.date.addingTimeInterval(interval.seconds)
+                state.withLock { state in
+                    state.running = false
+                    state.progress = nil
+                    state.nextRunAt = nextRun
+                }
+                if isStopping { break }
+                await wakeUp.wait(orSleepFor: interval, on: clock)
+            }
+        } onGracefulShutdown: {
+            self.state.withLock { $0.isStopping = true }
+            self.wakeUp.signal()
+        }
+    }
+
+    /// Starts a pass now unless one is running. `options` apply to that pass only.
+    @discardableResult
+    public func triggerPass(_ options: SyncPassOptions = SyncPassOptions()) -> SyncTriggerResult {
+        let result: SyncTriggerResult = state.withLock { state in
+            if !state.isServing || state.isStopping { return .unavailable }
+            if state.running || state.requested != nil { return .alreadyRunning }
+            state.requested = options
+            return .started
+        }
+        if result == .started { wakeUp.signal() }
+        return result
+    }
+
+    public func status() async throws -> SyncStatus {
+        let snapshot = state.withLock { $0 }
+        return SyncStatus(
+            running: snapshot.running,
+            progress: snapshot.progress,
+            albums: try await runner.counts(),
+            lastRun: snapshot.lastRun,
+            nextRunAt: snapshot.running ? nil : snapshot.nextRunAt.map(Timestamp.string(from:)),
+            intervalSeconds: Int(interval.seconds),
+            rateLimit: await runner.client.limiter.status())
+    }
+
+    private var isStopping: Bool { state.withLock { $0.isStopping } }
+
+    private func runOnePass(_ options: SyncPassOptions) async {
+        let started = Timestamp.string(from: clock.date)
+        let report: SyncPassReport
+        do {
+            report = try await runner.runPass(
+                options,
+                shouldStop: { self.isStopping },
+                progress: { progress in self.state.withLock { $0.progress = progress } })
+        } catch {
+            // A database or user error: the pass cannot go on; the next one tries again.
+            logger.error("sync pass failed: \(error)")
+            var failed = SyncPassReport(startedAt: started, finishedAt: Timestamp.string(from: clock.date))
+            failed.error = String(describing: error)
+            report = failed
+        }
+        state.withLock { $0.lastRun = report }
+    }
+}
+
+/// Wakes one waiting task: a trigger or a shutdown ending the wait between passes. A signal that
+/// comes while nobody waits is kept for the next wait.
+final class WakeSignal: Sendable {
+    private struct State {
+        var pending = false
+        var waiter: CheckedContinuation<Void, Never>?
+    }
+    private let state = Mutex(State())
+
+    func signal() {
+        let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
+            guard let waiter = state.waiter else {
+                state.pending = true
+                return nil
+            }
+            state.waiter = nil
+            return waiter
+        }
+        waiter?.resume()
+    }
+
+    /// Returns on a signal, after `duration`, or when the task is cancelled, whichever comes first.
+    func wait(orSleepFor duration: Duration, on clock: any SyncClock) async {
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { try? await clock.sleep(for: duration) }
+            group.addTask { await self.waitForSignal() }
+            await group.next()
+            group.cancelAll()
+        }
+    }
+
+    private func waitForSignal() async {
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let resumeNow = state.withLock { state -> Bool in
+                    if state.pending || Task.isCancelled {
+                        state.pending = false
+                        return true
+                    }
+                    state.waiter = continuation
+                    return false
+                }
+                if resumeNow { continuation.resume() }
+            }
+        } onCancel: {
+            let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
+                defer { state.waiter = nil }
+                return state.waiter
+            }
+            waiter?.resume()
+        }
+    }
+}

@@ -1,0 +1,138 @@
+import ArgumentParser
+import CratedCore
+import CratedSync
+import Dispatch
+import Foundation
+import Logging
+import Synchronization
+
+struct SyncCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "sync",
+        abstract: "Run one pass of metadata sync from the Discogs API, then exit.",
+        discussion: """
+            Fetches every album that was never synced, is stale, or failed and is due again, and \
+            writes each one in its own transaction. With --collection, first brings that Discogs \
+            user's folders and copies in step. Ctrl-C finishes the albums in flight and stops; a \
+            second Ctrl-C stops at once (every album stays as it was or fully synced).
+            """
+    )
+
+    @OptionGroup var global: GlobalOptions
+
+    @Option(help: "Only the albums in this user's collection; with --collection, the owner of the copies.")
+    var user: String?
+
+    @Option(help: ArgumentHelp("A Discogs user name whose collection (folders and copies) to bring in step first.", valueName: "discogs-user"))
+    var collection: String?
+
+    @Option(help: "Fetch at most this many albums.")
+    var limit: Int?
+
+    @Flag(help: "Print the summary as JSON.")
+    var json = false
+
+    func validate() throws {
+        if let limit, limit < 1 { throw ValidationError("--limit must be at least 1") }
+        if let collection, collection.trimmingCharacters(in: .whitespaces).isEmpty {
+            throw ValidationError("--collection needs a Discogs user name")
+        }
+    }
+
+    func run() async throws {
+        let configuration = try await global.loadConfiguration()
+        let database = try global.openDatabase(configuration)
+        var logger = Logger(label: "crated.sync")
+        // Failures are listed in the summary; the log adds detail only when asked for.
+        let configured = Logger.Level(rawValue: configuration.logLevel) ?? .info
+        logger.logLevel = configured <= .debug ? configured : .error
+
+        let client: DiscogsClient
+        do {
+            client = try DiscogsClient(settings: DiscogsClientSettings(configuration: configuration), transport: CurlHTTPTransport(), logger: logger)
+        } catch let error as DiscogsError {
+            throw CommandFailure(error.description)
+        }
+        let runner = SyncRunner(
+            database: database, client: client, settings: ReleaseSyncSettings(configuration: configuration),
+            defaultUserName: configuration.defaultUserName, logger: logger)
+
+        let stop = StopOnInterrupt()
+        let signalSources = stop.listen()
+        defer { signalSources.forEach { $0.cancel() } }
+        let bar = json ? nil : ProgressBar.forStandardError()
+        let report: SyncPassReport
+        do {
+            report = try await runner.runPass(
+                SyncPassOptions(userName: user, collectionUser: collection, limit: limit),
+                shouldStop: { stop.requested },
+                progress: bar.map { bar in
+                    { @Sendable progress in
+                        bar.update(done: progress.albumsDone, total: progress.albumsTotal,
+                                   label: "\(progress.albumsDone)/\(progress.albumsTotal) albums, \(progress.failed) failed")
+                    }
+                })
+            bar?.finish()
+        } catch {
+            bar?.finish()
+            throw CommandFailure(String(describing: error))
+        }
+
+        if json {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+            print(String(decoding: try encoder.encode(report), as: UTF8.self))
+        } else {
+            print(Self.describe(report, source: configuration.discogsBaseURL))
+        }
+        if let error = report.error {
+            throw CommandFailure(error)
+        }
+        if report.failed > 0 {
+            throw CommandFailure("\(report.failed) album\(report.failed == 1 ? "" : "s") failed; each is tried again at its next attempt time")
+        }
+    }
+
+    static func describe(_ report: SyncPassReport, source: String) -> String {
+        var lines = ["Synced from \(source)"]
+        if let c = report.collection {
+            lines.append("  collection        \(c.instances) copies on Discogs: \(c.copiesAdded) added, \(c.copiesMatched) matched to imported copies, \(c.copiesUpdated) updated, \(c.copiesRemoved) removed")
+            lines.append("  crates            \(c.cratesAdded) added, \(c.cratesLinked) linked to folders; \(c.albumsAdded) albums new to the catalogue")
+        }
+        lines += [
+            "  albums due        \(report.albumsDue)",
+            "  synced            \(report.synced)",
+            "  unchanged         \(report.notModified)",
+            "  not on Discogs    \(report.notFound)",
+            "  failed            \(report.failed)",
+        ]
+        if report.skipped > 0 { lines.append("  left for later    \(report.skipped)\(report.stoppedEarly ? " (stopped on request)" : "")") }
+        if !report.failures.isEmpty {
+            lines.append("  failures:")
+            lines += report.failures.map { "    release \($0.releaseId) (album \($0.albumId)): \($0.error)" }
+            if report.failed > report.failures.count { lines.append("    ... and \(report.failed - report.failures.count) more") }
+        }
+        return lines.joined(separator: "\n")
+    }
+}
+
+/// SIGINT and SIGTERM ask the pass to stop after the albums in flight; a second one exits at once.
+private final class StopOnInterrupt: Sendable {
+    private let stopRequested = Atomic<Bool>(false)
+
+    var requested: Bool { stopRequested.load(ordering: .relaxed) }
+
+    /// Starts listening; the returned sources must be kept alive for as long as that should last.
+    func listen() -> [any DispatchSourceSignal] {
+        [SIGINT, SIGTERM].map { signalNumber in
+            signal(signalNumber, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
+            source.setEventHandler {
+                if self.stopRequested.exchange(true, ordering: .relaxed) { exit(128 + signalNumber) }
+                FileHandle.standardError.write(Data("\nstopping after the albums in flight (again to stop now)\n".utf8))
+            }
+            source.resume()
+            return source
+        }
+    }
+}

@@ -1,0 +1,164 @@
+@testable import CratedSync
+import CratedCore
+import Foundation
+import GRDB
+import Testing
+
+/// Collection sync: folders to crates, instances to copies, matched to copies imported from CSV.
+@Suite struct CollectionSyncTests {
+    private func writeCSV(_ h: SyncHarness, _ rows: [String]) throws -> String {
+        let url = h.directory.appending(path: "collection-\(UUID().uuidString).csv")
+        let header = "Catalog#,Artist,Title,Label,Format,Rating,Released,release_id,CollectionFolder,Date Added,Collection Media Condition,Collection Sleeve Condition,Collection Notes"
+        try FileManager.default.createDirectory(at: h.directory, withIntermediateDirectories: true)
+        try ([header] + rows).joined(separator: "\n").appending("\n").write(to: url, atomically: true, encoding: .utf8)
+        return url.path
+    }
+
+    @Test(.enabled(if: Fixtures.discogsAvailable, Fixtures.absentMessage))
+    func csvThenAPINeverDuplicates() async throws {
+        try await SyncHarness.run { h in
+            // Two of the three instances of joalla's example collection, exported as CSV: one with the
+            // API's wall-clock time, one with the UTC instant (2009-08-20T00:00:00-07:00).
+            let csv = try writeCSV(h, [
+                "!K7073LP,Kruder & Dorfmeister,The K&D Sessions™,!K7 Records,\"5xLP, Comp\",,2015,6794957,Uncategorized,2015-04-14 03:23:29,,,",
+                "X1,Suburbass / MRMNK,10_Traktion 02,Label,\"12\"\"\",,2009,457553,Collection folder 2,2009-08-20 07:00:00,,,",
+            ])
+            try h.importCSV(csv)
+            let user = try #require(try h.database.user(named: "collector"))
+            let csvCopies = try h.database.copies(ofUser: user.id!)
+            h.fake.serve("/users/example/collection/folders", json: try Fixtures.discogs("joalla-discogs_client_users_example_collection_folders.json"))
+            h.fake.serve("/users/example/collection/folders/0/releases",
+                         json: try Fixtures.discogs("joalla-discogs_client_users_example_collection_folders_0_releases_page1.json"))
+
+            let snapshot = try await h.client().collection(user: "example")
+            let summary = try await h.database.applyCollection(snapshot, userId: user.id!, at: h.clock.date)
+
+            #expect(summary.instances == 3)
+            #expect(summary.copiesMatched == 2 && summary.copiesAdded == 1 && summary.copiesRemoved == 0)
+            #expect(summary.albumsAdded == 1)
+            #expect(summary.cratesLinked == 1 && summary.cratesAdded == 0)
+            let copies = try h.database.copies(ofUser: user.id!)
+            #expect(copies.count == 3)
+            #expect(Set(copies.compactMap(\.discogsInstanceId)) == [101, 102, 103])
+            // The imported copies are the same rows, now carrying their instance ids.
+            #expect(Set(csvCopies.map(\.id)).isSubset(of: Set(copies.map(\.id))))
+            #expect(copies.first { $0.discogsInstanceId == 101 }?.dateAdded == "2015-04-14T03:23:29Z")
+            #expect(copies.first { $0.discogsInstanceId == 103 }?.dateAdded == "2009-08-20T00:00:00Z")
+
+            // Folder 0 ("All") and folder 1 (uncategorised) are not crates; folder 2 took over the
+            // crate the import made from its name, and the copy Discogs keeps in folder 1 left it.
+            let crates = try h.database.crates(ofUser: user.id!)
+            #expect(crates.map(\.crate.name) == ["Collection folder 2"])
+            #expect(crates.first?.crate.discogsFolderId == 2)
+            #expect(crates.first?.itemIds == [])
+
+            // The album new to the catalogue comes from the listing: credit with its join phrases and
+            // the name variation printed on the release (`Dr. Know (4)` credited as `Dr.No`).
+            let control = try #require(try h.database.album(discogsReleaseId: 656052))
+            #expect(control.title == "Control / Command & Conquer")
+            #expect(control.artistCredit == "Orion Featuring Royal / Theory & Dr.No")
+            #expect(control.year == 2006 && control.discogsMasterId == 442393)
+            let artists = try h.database.artists(ofAlbum: control.id!)
+            #expect(artists.map(\.artist.discogsName) == ["Orion (2)", "Royal (4)", "Theory (3)", "Dr. Know (4)"])
+            #expect(try h.syncState(release: 656052) == nil, "release sync fills it in later")
+
+            // Again through a pass: nothing new. And the CSV imported again adds nothing either.
+            for id: Int64 in [6794957, 457553, 656052] { h.fake.serveRelease(id, json: syntheticRelease(id: id)) }
+            let pass = try await h.runner().runPass(SyncPassOptions(collectionUser: "example"))
+            #expect(pass.collection?.copiesUnchanged == 3)
+            #expect(pass.collection?.copiesAdded == 0)
+            #expect(pass.synced == 3)
+            let reimport = try h.importCSV(csv)
+            #expect(reimport.copiesAdded == 0)
+            #expect(try h.database.copies(ofUser: user.id!).count == 3)
+        }
+    }
+
+    @Test func pagesFieldsFoldersAndRemovals() async throws {
+        try await SyncHarness.run { h in
+            h.fake.serve("/users/dj%20k/collection/folders", json: """
+                {"folders": [{"id": 0, "name": "All", "count": 3}, {"id": 1, "name": "Uncategorized", "count": 1},
+                             {"id": 7, "name": "Jazz", "count": 1}, {"id": 8, "name": "Dub", "count": 1}]}
+                """)
+            h.fake.serve("/users/dj%20k/collection/fields", json: """
+                {"fields": [{"id": 1, "name": "Media Condition"}, {"id": 2, "name": "Sleeve Condition"},
+                            {"id": 3, "name": "Notes"}, {"id": 4, "name": "Purchased At"}]}
+                """)
+            func item(_ instance: Int, release: Int, folder: Int, rating: Int = 0, notes: String = "[]") -> String {
+                """
+                {"id": \(release), "instance_id": \(instance), "folder_id": \(folder), "rating": \(rating),
+                 "date_added": "2021-05-0\(instance % 9 + 1)T10:00:00+02:00", "notes": \(notes),
+                 "basic_information": {"id": \(release), "title": "Record \(release)", "year": 0, "master_id": 0,
+                   "artists": [{"id": \(release + 50), "name": "Band \(release) (3)", "anv": "", "join": ""}],
+                   "formats": [{"name": "Vinyl", "qty": "2", "descriptions": ["LP"]}]}}
+                """
+            }
+            let notes = #"[{"field_id": 1, "value": "Mint (M)"}, {"field_id": 3, "value": "signed"}, {"field_id": 4, "value": "Rough Trade"}]"#
+            h.fake.serve("/users/dj%20k/collection/folders/0/releases?page=1&per_page=100",
+                         json: #"{"pagination": {"page": 1, "pages": 2, "items": 3}, "releases": [\#(item(1, release: 11, folder: 7, rating: 4, notes: notes)), \#(item(2, release: 12, folder: 8))]}"#)
+            h.fake.serve("/users/dj%20k/collection/folders/0/releases?page=2&per_page=100",
+                         json: #"{"pagination": {"page": 2, "pages": 2, "items": 3}, "releases": [\#(item(3, release: 13, folder: 1))]}"#)
+            let runner = try h.runner()
+
+            let first = try await runner.runPass(SyncPassOptions(userName: "dj", collectionUser: "dj k", limit: 1))
+
+            #expect(first.collection?.copiesAdded == 3 && first.collection?.cratesAdded == 2)
+            let user = try #require(try h.database.user(named: "dj"))
+            let copies = try h.database.copies(ofUser: user.id!)
+            let signed = try #require(copies.first { $0.discogsInstanceId == 1 })
+            #expect(signed.rating == 4 && signed.mediaCondition == "Mint (M)" && signed.notes == "signed")
+            #expect(signed.customFields == #"{"Purchased At":"Rough Trade"}"#)
+            #expect(signed.dateAdded == "2021-05-02T10:00:00Z")
+            #expect(copies.first { $0.discogsInstanceId == 2 }?.rating == nil)
+            var crates = try h.database.crates(ofUser: user.id!)
+            #expect(crates.map(\.crate.name) == ["Dub", "Jazz"])
+            #expect(crates.map(\.itemIds.count) == [1, 1])
+            let album = try #require(try h.database.album(discogsReleaseId: 11))
+            #expect(album.artistCredit == "Band 11" && album.year == nil && album.formatSummary == "2xVinyl, LP")
+
+            // On Discogs: instance 2 moves to Jazz, instance 3 is sold, folder Dub is deleted.
+            h.fake.serve("/users/dj%20k/collection/folders", json: """
+                {"folders": [{"id": 0, "name": "All", "count": 2}, {"id": 7, "name": "Jazz", "count": 2}]}
+                """)
+            h.fake.serve("/users/dj%20k/collection/folders/0/releases?page=1&per_page=100",
+                         json: #"{"pagination": {"page": 1, "pages": 1, "items": 2}, "releases": [\#(item(1, release: 11, folder: 7, rating: 4, notes: notes)), \#(item(2, release: 12, folder: 7))]}"#)
+
+            let second = try await runner.runPass(SyncPassOptions(userName: "dj", collectionUser: "dj k", limit: 1))
+
+            #expect(second.collection?.copiesRemoved == 1 && second.collection?.copiesUnchanged == 2)
+            #expect(try h.database.copies(ofUser: user.id!).compactMap(\.discogsInstanceId).sorted() == [1, 2])
+            crates = try h.database.crates(ofUser: user.id!)
+            #expect(crates.map(\.crate.name) == ["Dub", "Jazz"], "a deleted folder leaves an ordinary crate")
+            #expect(crates.map(\.crate.discogsFolderId) == [nil, 7])
+            #expect(crates.map(\.itemIds.count) == [0, 2])
+
+            // Another account's listing (no instance in common) adds its copies and removes none.
+            h.fake.serve("/users/dj%20k/collection/folders/0/releases?page=1&per_page=100",
+                         json: #"{"pagination": {"page": 1, "pages": 1, "items": 1}, "releases": [\#(item(9, release: 19, folder: 1))]}"#)
+            let third = try await runner.runPass(SyncPassOptions(userName: "dj", collectionUser: "dj k", limit: 1))
+            #expect(third.collection?.copiesAdded == 1 && third.collection?.copiesRemoved == 0)
+            #expect(try h.database.copies(ofUser: user.id!).count == 3)
+        }
+    }
+
+    @Test func anUnknownDiscogsUserIsReportedAndReleaseSyncGoesOn() async throws {
+        try await SyncHarness.run { h in
+            try h.importReleases([31])
+            h.fake.serveRelease(31, json: syntheticRelease(id: 31))
+
+            let report = try await h.runner().runPass(SyncPassOptions(collectionUser: "nobody"))
+
+            #expect(report.error == "collection of Discogs user 'nobody': not found")
+            #expect(report.synced == 1)
+        }
+    }
+
+    @Test func apiDatesAreMatchedInBothForms() throws {
+        let dates = try #require(CollectionMapping.dateAdded("2020-01-19T14:19:11-08:00"))
+        #expect(dates.wallClock == "2020-01-19T14:19:11Z")
+        #expect(dates.utc == "2020-01-19T22:19:11Z")
+        #expect(CollectionMapping.dateAdded("2020-01-19T14:19:11Z")?.utc == "2020-01-19T14:19:11Z")
+        #expect(CollectionMapping.dateAdded("2020-01-19T00:30:00+05:30")?.utc == "2020-01-18T19:00:00Z")
+        #expect(CollectionMapping.dateAdded("yesterday") == nil)
+    }
+}

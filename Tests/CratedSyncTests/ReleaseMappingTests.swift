@@ -1,0 +1,78 @@
+@testable import CratedSync
+import CratedCore
+import Foundation
+import Testing
+
+/// How Discogs' values become crated's: sides, durations, dates, names, tracklists.
+@Suite struct ReleaseMappingTests {
+    @Test(arguments: [
+        ("A1", "A"), ("B", "B"), ("C2", "C"), ("a3", "A"), ("A3a", "A"), ("A3.b", "A"), ("AA1", "AA"), ("AA", "AA"),
+        ("1", nil), ("12", nil), ("1-3", nil), ("CD1-1", nil), ("Video", nil), ("", nil), ("D-1", "D"),
+    ] as [(String, String?)])
+    func sideOfAPosition(position: String, side: String?) {
+        #expect(ReleaseMapping.side(of: position) == side)
+    }
+
+    @Test(arguments: [
+        ("4:45", 285_000), ("0:59", 59_000), ("12:03", 723_000), ("1:02:03", 3_723_000), ("", nil), ("4:75", nil),
+        ("4.45", nil), ("45", nil), ("a:bc", nil), (" 3:00 ", 180_000), ("1:2:3:4", nil), ("-1:00", nil),
+    ] as [(String, Int?)])
+    func durations(text: String, milliseconds: Int?) {
+        #expect(ReleaseMapping.durationMs(text) == milliseconds)
+    }
+
+    @Test(arguments: [
+        ("1999-03-00", "1999-03"), ("1999-00-00", "1999"), ("2016-02-18", "2016-02-18"), ("2005", "2005"), ("0", nil),
+        ("", nil), ("1999-13-01", "1999"), ("nonsense", nil), ("1999-03-32", "1999-03"),
+    ] as [(String, String?)])
+    func releasedDates(text: String, kept: String?) {
+        #expect(ReleaseMapping.normalizedReleased(text) == kept)
+    }
+
+    @Test func namesAndJoins() {
+        #expect(ReleaseMapping.displayName("Casey (2)") == "Casey")
+        #expect(ReleaseMapping.displayName("Persuader, The") == "The Persuader")
+        #expect(ReleaseMapping.displayName("Earth, Wind & Fire") == "Earth, Wind & Fire")
+        #expect(ReleaseMapping.joinPhrase("&") == " & ")
+        #expect(ReleaseMapping.joinPhrase(",") == ", ")
+        #expect(ReleaseMapping.joinPhrase("Feat.") == " Feat. ")
+        #expect(ReleaseMapping.joinPhrase("") == " ")
+    }
+
+    @Test func headingsAndIndexTracksAreKeptApart() throws {
+        let json = """
+            {"title": "Suite", "year": 0, "tracklist": [
+              {"position": "", "type_": "heading", "title": "Side One", "duration": ""},
+              {"position": "A1", "type_": "track", "title": "Opening", "duration": "3:10"},
+              {"position": "A2", "type_": "index", "title": "The Suite", "duration": "12:00", "sub_tracks": [
+                {"position": "A2a", "type_": "track", "title": "Part One", "duration": "6:00"},
+                {"position": "", "type_": "track", "title": "Part Two", "duration": "6:00"}]},
+              {"position": "B1", "title": "No type given", "duration": "2:00"}]}
+            """
+        let release = try JSONDecoder().decode(DiscogsRelease.self, from: Data(json.utf8))
+        let metadata = ReleaseMapping.metadata(release)
+
+        #expect(metadata.year == nil)
+        #expect(metadata.tracks.map(\.kind) == [.heading, .track, .index, .track])
+        #expect(metadata.tracks[0].side == nil && metadata.tracks[0].durationMs == nil)
+        let index = metadata.tracks[2]
+        #expect(index.side == "A" && index.durationMs == 720_000)
+        #expect(index.subTracks.map(\.kind) == [.subtrack, .subtrack])
+        #expect(index.subTracks.map(\.side) == ["A", "A"], "a sub-track without a position takes its index track's side")
+        #expect(metadata.tracks[3].side == "B")
+    }
+
+    @Test func creditsUseNameVariationsAndSuffixlessNames() {
+        let artists = ReleaseMapping.artists([
+            DiscogsArtistCredit(id: 1, name: "Orion (2)", anv: "", join: "Featuring"),
+            DiscogsArtistCredit(id: 2, name: "Royal (4)", anv: "Royal MC", join: "&"),
+            DiscogsArtistCredit(id: 3, name: "Theory (3)", anv: nil, join: ","),
+        ])
+        #expect(artists.map(\.name) == ["Orion", "Royal", "Theory"])
+        #expect(artists.map(\.discogsName) == ["Orion (2)", "Royal (4)", "Theory (3)"])
+        #expect(artists.map(\.joinPhrase) == [" Featuring ", " & ", ""], "the last artist joins nothing")
+        let metadata = ReleaseMetadata(title: "t", artists: artists, year: nil, released: nil, country: nil, masterId: nil,
+                                       genres: [], styles: [], labels: [], formats: [], images: [], tracks: [])
+        #expect(metadata.artistCredit == "Orion Featuring Royal MC & Theory")
+    }
+}

@@ -1,0 +1,358 @@
+@testable import CratedSync
+import CratedCore
+import Foundation
+import Synchronization
+import GRDB
+import Testing
+
+/// Release sync of an imported collection through the real transport, against real responses
+/// (the tests that need shared/fixtures are skipped, with a message, when it is absent).
+@Suite struct ReleaseSyncTests {
+    @Test(.enabled(if: Fixtures.discogsAvailable, Fixtures.absentMessage))
+    func aFullSyncOfTheImportedCollectionFillsEveryAlbum() async throws {
+        try await SyncHarness.run { h in
+            try h.importCSV()
+            try await h.serveCatalogue()
+            let albums = try await h.allAlbums()
+            #expect(albums.count == 18)
+
+            let report = try await h.runner().runPass()
+
+            #expect(report.albumsDue == 18)
+            #expect(report.synced == 18 && report.failed == 0 && report.error == nil)
+            #expect(h.fake.requests(to: "/releases/").count == 18)
+            for album in albums {
+                #expect(try h.syncState(release: album.discogsReleaseId!)?.status == .synced)
+            }
+            let counts = try await h.runner().counts()
+            #expect(counts.synced == 18 && counts.never == 0 && counts.due == 0)
+
+            // joalla/discogs_client releases/1: 2x12", sides A to D, `released` with day 00.
+            let stockholm = try #require(try h.database.album(discogsReleaseId: 1))
+            #expect(stockholm.title == "Stockholm")
+            #expect(stockholm.artistCredit == "The Persuader")
+            #expect(stockholm.artistSortName == "persuader")
+            #expect(stockholm.year == 1999)
+            #expect(stockholm.released == "1999-03")
+            #expect(stockholm.country == "Sweden")
+            #expect(stockholm.discogsMasterId == 5427)
+            let tracks = try h.database.tracks(ofAlbum: stockholm.id!)
+            #expect(tracks.map(\.position) == ["A", "B1", "B2", "C1", "C2", "D"])
+            #expect(tracks.map(\.side) == ["A", "B", "B", "C", "C", "D"])
+            #expect(tracks.map(\.sortOrder) == [0, 1, 2, 3, 4, 5])
+            #expect(tracks.map(\.durationMs) == [285_000, 371_000, 169_000, 338_000, 292_000, 316_000])
+            #expect(tracks.first?.title == "Östermalm")
+            #expect(tracks.allSatisfy { $0.kind == .track })
+            let artists = try h.database.artists(ofAlbum: stockholm.id!)
+            #expect(artists.map(\.artist.name) == ["The Persuader"])
+            #expect(artists.map(\.artist.discogsName) == ["Persuader, The"])
+            #expect(artists.map(\.artist.discogsId) == [1])
+            let catalogue = try await catalogueRows(h.database, albumId: stockholm.id!)
+            #expect(catalogue.genres == ["genre:Electronic", "style:Deep House"])
+            #expect(catalogue.labels == ["Svek|SK032|5"])
+            #expect(catalogue.formats == [#"Vinyl|2|["12\""]|"#])
+            #expect(catalogue.images.count == 4)
+            #expect(catalogue.images.first == "primary|/image/R-1-1193812031.jpeg|/image/R-150-1-1193812031.jpeg|600x600")
+
+            // releases/3329867: two artists joined by `&`, numeric positions (no sides), catno `none`.
+            let darwinia = try #require(try h.database.album(discogsReleaseId: 3329867))
+            #expect(darwinia.artistCredit == "Trash80 & Dma-Sc")
+            let darwiniaArtists = try h.database.artists(ofAlbum: darwinia.id!)
+            #expect(darwiniaArtists.map(\.artist.discogsId) == [95780, 216524])
+            #expect(darwiniaArtists.map(\.joinPhrase) == [" & ", ""])
+            let darwiniaTracks = try h.database.tracks(ofAlbum: darwinia.id!)
+            #expect(darwiniaTracks.map(\.position) == ["1", "2", "3", "4", "5", "6"])
+            #expect(darwiniaTracks.allSatisfy { $0.side == nil })
+            #expect(try await catalogueRows(h.database, albumId: darwinia.id!).labels == ["Not On Label||1818"])
+
+            // go-discogs releases/8138518: unauthenticated (blank image URLs), no durations, a name variation.
+            let riddim = try #require(try h.database.album(discogsReleaseId: 8138518))
+            #expect(riddim.artistCredit == "SPB Ska-Jazz Review")
+            #expect(try h.database.artists(ofAlbum: riddim.id!).first?.artist.name == "St. Petersburg Ska-Jazz Review")
+            #expect(riddim.released == "2016-02-18")
+            #expect(try h.database.tracks(ofAlbum: riddim.id!).allSatisfy { $0.durationMs == nil && $0.side != nil })
+            #expect(try await catalogueRows(h.database, albumId: riddim.id!).images.isEmpty)
+
+            // The search index follows: a track title and a Discogs artist id's name are searchable.
+            let found = try await h.database.reader.read { db in
+                try Int64.fetchAll(db, sql: "SELECT rowid FROM album_search WHERE album_search MATCH ?", arguments: ["ostermalm"])
+            }
+            #expect(found == [stockholm.id!])
+            // The CSV's whole-credit artist that nothing names any more is gone.
+            let orphans = try await h.database.reader.read { db in
+                try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM artist WHERE NOT EXISTS (SELECT 1 FROM album_artist WHERE artist_id = artist.id)")
+            }
+            #expect(orphans == 0)
+        }
+    }
+
+    @Test(.enabled(if: Fixtures.discogsAvailable, Fixtures.absentMessage))
+    func runningSyncTwiceFetchesNothingNew() async throws {
+        try await SyncHarness.run { h in
+            try h.importCSV()
+            try await h.serveCatalogue()
+            let runner = try h.runner()
+            _ = try await runner.runPass()
+            let requestsAfterFirstPass = h.fake.requests.count
+
+            let second = try await runner.runPass()
+
+            #expect(second.albumsDue == 0 && second.synced == 0)
+            #expect(h.fake.requests.count == requestsAfterFirstPass)
+        }
+    }
+
+    @Test(.enabled(if: Fixtures.discogsAvailable, Fixtures.absentMessage))
+    func staleAlbumsAreAskedConditionallyAndA304RewritesNothing() async throws {
+        try await SyncHarness.run { h in
+            try h.importCSV()
+            try await h.serveCatalogue()
+            let runner = try h.runner(settings: ReleaseSyncSettings(staleAfter: 30 * 86_400, concurrency: 1))
+            _ = try await runner.runPass()
+            let before = try await snapshot(h.database)
+            let firstSync = try #require(try h.syncState(release: 1))
+
+            h.clock.advance(by: .seconds(31 * 86_400))
+            let firstRequestOfSecondPass = h.fake.requests.count
+            let report = try await runner.runPass()
+
+            #expect(report.albumsDue == 18 && report.notModified == 18 && report.synced == 0)
+            let conditional = h.fake.requests[firstRequestOfSecondPass...]
+            #expect(conditional.count == 18)
+            #expect(conditional.allSatisfy { $0.headers["if-none-match"] != nil })
+            #expect(try await snapshot(h.database) == before, "a 304 must not rewrite the album")
+            let refreshed = try #require(try h.syncState(release: 1))
+            #expect(refreshed.etag == firstSync.etag)
+            #expect(refreshed.lastSyncedAt == Timestamp.string(from: h.clock.date))
+            #expect(try await runner.counts().stale == 0)
+        }
+    }
+
+    @Test func aChangedReleaseIsRewrittenWhenStale() async throws {
+        try await SyncHarness.run { h in
+            try h.importReleases([500])
+            h.fake.serveRelease(500, json: syntheticRelease(id: 500, title: "Old Title", trackCount: 4))
+            let runner = try h.runner()
+            _ = try await runner.runPass()
+            h.fake.serveRelease(500, json: syntheticRelease(id: 500, title: "New Title", trackCount: 2))
+            h.clock.advance(by: .seconds(31 * 86_400))
+
+            let report = try await runner.runPass()
+
+            #expect(report.synced == 1)
+            let album = try #require(try h.database.album(discogsReleaseId: 500))
+            #expect(album.title == "New Title")
+            #expect(try h.database.tracks(ofAlbum: album.id!).count == 2)
+        }
+    }
+
+    @Test(.enabled(if: Fixtures.discogsAvailable, Fixtures.absentMessage))
+    func malformedJSONFailsThatAlbumOnly() async throws {
+        try await SyncHarness.run { h in
+            try h.importCSV()
+            try await h.serveCatalogue()
+            h.fake.inject(.malformedJSON, on: "/releases/3329867")
+            let before = try await snapshot(h.database, release: 3329867)
+
+            let report = try await h.runner().runPass()
+
+            #expect(report.synced == 17 && report.failed == 1 && report.error == nil)
+            #expect(report.failures.map(\.releaseId) == [3329867])
+            let state = try #require(try h.syncState(release: 3329867))
+            #expect(state.status == .failed && state.attempts == 1)
+            #expect(state.lastError?.hasPrefix("malformed response") == true)
+            #expect(state.nextAttemptAt == Timestamp.string(from: h.clock.date.addingTimeInterval(15 * 60)))
+            #expect(try await snapshot(h.database, release: 3329867) == before, "the failed album stays as it was")
+            // A malformed body is not retried within the pass.
+            #expect(h.fake.requests(to: "/releases/3329867").count == 1)
+        }
+    }
+
+    @Test func aFailedAlbumWaitsForItsNextAttemptThenRecovers() async throws {
+        try await SyncHarness.run { h in
+            try h.importReleases([700])
+            h.fake.serveRelease(700, json: syntheticRelease(id: 700))
+            h.fake.inject(.status(500), .status(500), on: "/releases/700")
+            let runner = try h.runner(client: h.client(retry: RetryPolicy(maxAttempts: 2)))
+
+            #expect(try await runner.runPass().failed == 1)
+            #expect(try h.syncState(release: 700)?.lastError == "HTTP 500")
+            #expect(try await runner.runPass().albumsDue == 0, "not due before its next attempt")
+
+            h.clock.advance(by: .seconds(15 * 60))
+            let report = try await runner.runPass()
+
+            #expect(report.synced == 1)
+            let state = try #require(try h.syncState(release: 700))
+            #expect(state.status == .synced && state.attempts == 0 && state.lastError == nil)
+        }
+    }
+
+    @Test func repeatedFailuresBackOffUpToADay() {
+        let settings = ReleaseSyncSettings()
+        #expect(settings.failureRetryDelay(attempts: 1) == 15 * 60)
+        #expect(settings.failureRetryDelay(attempts: 2) == 30 * 60)
+        #expect(settings.failureRetryDelay(attempts: 3) == 60 * 60)
+        #expect(settings.failureRetryDelay(attempts: 20) == 86_400)
+    }
+
+    @Test func a404MarksTheAlbumNotFound() async throws {
+        try await SyncHarness.run { h in
+            try h.importReleases([800, 801])
+            h.fake.serveRelease(801, json: syntheticRelease(id: 801))
+
+            let report = try await h.runner().runPass()
+
+            #expect(report.notFound == 1 && report.synced == 1 && report.failed == 0)
+            let state = try #require(try h.syncState(release: 800))
+            #expect(state.status == .notFound)
+            #expect(h.fake.requests(to: "/releases/800").count == 1, "a 404 is an answer, not retried")
+            #expect(try await h.runner().counts().notFound == 1)
+        }
+    }
+
+    @Test func aSlowTruncatedOrOversizedReleaseFailsAfterItsRetries() async throws {
+        try await SyncHarness.run { h in
+            try h.importReleases([901, 902, 903, 904])
+            for id: Int64 in [901, 902, 903, 904] { h.fake.serveRelease(id, json: syntheticRelease(id: id)) }
+            h.fake.inject(.slow(.seconds(20)), .slow(.seconds(20)), on: "/releases/901")
+            h.fake.inject(.truncated, .truncated, on: "/releases/902")
+            h.fake.inject(.oversized(bytes: 1 << 20, declaredLength: false), on: "/releases/903")
+            let client = try h.client(
+                retry: RetryPolicy(maxAttempts: 2),
+                transport: CurlTransportOptions(connectTimeout: .seconds(5), totalTimeout: .seconds(1), maxResponseBytes: 256 * 1024))
+
+            let report = try await h.runner(client: client).runPass()
+
+            #expect(report.failed == 3 && report.synced == 1)
+            #expect(try h.syncState(release: 901)?.lastError == "timed out")
+            #expect(try h.syncState(release: 902)?.lastError?.hasPrefix("connection lost") == true)
+            #expect(try h.syncState(release: 903)?.lastError == "response larger than 262144 bytes")
+            #expect(h.fake.requests(to: "/releases/901").count == 2)
+            #expect(h.fake.requests(to: "/releases/903").count == 1, "an oversized body is not retried")
+            #expect(try h.syncState(release: 904)?.status == .synced)
+        }
+    }
+
+    @Test func aRedirectLoopFailsTheAlbum() async throws {
+        try await SyncHarness.run { h in
+            try h.importReleases([950])
+            h.fake.inject(.redirectLoop, .redirectLoop, .redirectLoop, .redirectLoop, .redirectLoop, .redirectLoop, on: "/releases/950")
+
+            let report = try await h.runner().runPass()
+
+            #expect(report.failed == 1)
+            #expect(try h.syncState(release: 950)?.lastError == "more than 5 redirects")
+        }
+    }
+
+    @Test func theServerDyingMidSyncStopsThePassAndLeavesTheRestUntouched() async throws {
+        try await SyncHarness.run { h in
+            let ids: [Int64] = Array(1000...1019)
+            try h.importReleases(ids)
+            for id in ids { h.fake.serveRelease(id, json: syntheticRelease(id: id)) }
+            // The sixth request never gets an answer: the server goes away while it waits.
+            h.fake.inject(.hold, on: "/releases/1005")
+            let runner = try h.runner(client: h.client(retry: RetryPolicy(maxAttempts: 2)))
+
+            let pass = Task { try await runner.runPass() }
+            while h.fake.requests(to: "/releases/1005").isEmpty { try await Task.sleep(for: .milliseconds(10)) }
+            await h.fake.stop()
+            let report = try await pass.value
+
+            #expect(report.synced == 5)
+            #expect(report.failed == 3, "three albums in a row fail, then the pass stops")
+            #expect(report.error?.contains("3 albums in a row failed") == true)
+            #expect(report.skipped == 12)
+            for id in ids.prefix(5) { #expect(try h.syncState(release: id)?.status == .synced) }
+            for id in ids[5..<8] { #expect(try h.syncState(release: id)?.status == .failed) }
+            for id in ids.suffix(12) { #expect(try h.syncState(release: id) == nil, "release \(id) was never tried") }
+        }
+    }
+
+    @Test(.enabled(if: Fixtures.discogsAvailable, Fixtures.absentMessage))
+    func limitAndUserBoundThePass() async throws {
+        try await SyncHarness.run { h in
+            try h.importCSV()
+            try await h.serveCatalogue()
+            _ = try h.database.addUser(named: "other")
+
+            let limited = try await h.runner().runPass(SyncPassOptions(limit: 4))
+            #expect(limited.albumsDue == 4 && limited.synced == 4)
+
+            await #expect(throws: SyncError.user("no user named 'nobody'")) {
+                try await h.runner().runPass(SyncPassOptions(userName: "nobody"))
+            }
+            let others = try await h.runner().runPass(SyncPassOptions(userName: "other"))
+            #expect(others.albumsDue == 0, "the other user owns no copies")
+            let collectors = try await h.runner().runPass(SyncPassOptions(userName: "collector"))
+            #expect(collectors.synced == 14)
+        }
+    }
+
+    @Test func aStopRequestFinishesTheAlbumInFlightAndStartsNoMore() async throws {
+        try await SyncHarness.run { h in
+            let ids: [Int64] = Array(2000...2009)
+            try h.importReleases(ids)
+            for id in ids { h.fake.serveRelease(id, json: syntheticRelease(id: id)) }
+            let stop = StopAfter(albums: 3)
+
+            let report = try await h.runner().runPass(shouldStop: { stop.shouldStop }, progress: { stop.record($0) })
+
+            // The fetch of the fourth album starts while the third is written: it is in flight when
+            // the stop comes, so it finishes too. Nothing after it starts.
+            #expect(report.synced == 4 && report.skipped == 6 && report.stoppedEarly)
+            #expect(report.error == nil)
+            #expect(h.fake.requests.count == 4)
+        }
+    }
+}
+
+/// Asks a pass to stop once it has finished a number of albums.
+private final class StopAfter: Sendable {
+    private let albums: Int
+    private let done = Mutex(0)
+    init(albums: Int) { self.albums = albums }
+    var shouldStop: Bool { done.withLock { $0 >= albums } }
+    func record(_ progress: SyncProgress) { done.withLock { $0 = progress.albumsDone } }
+}
+
+/// The catalogue rows of one album as text, for comparing.
+struct CatalogueRows: Equatable {
+    var album: String
+    var artists: [String]
+    var labels: [String]
+    var formats: [String]
+    var genres: [String]
+    var images: [String]
+    var tracks: [String]
+}
+
+func catalogueRows(_ database: AppDatabase, albumId: Int64) async throws -> CatalogueRows {
+    try await database.reader.read { db in
+        func strings(_ sql: String) throws -> [String] { try String.fetchAll(db, sql: sql, arguments: [albumId]) }
+        return CatalogueRows(
+            album: try String.fetchOne(db, sql: """
+                SELECT title || '|' || artist_credit || '|' || COALESCE(year, '') || '|' || COALESCE(released, '') || '|' ||
+                       COALESCE(country, '') || '|' || COALESCE(discogs_master_id, '') || '|' || updated_at FROM album WHERE id = ?
+                """, arguments: [albumId]) ?? "",
+            artists: try strings("SELECT artist_id || '|' || join_phrase FROM album_artist WHERE album_id = ? ORDER BY position"),
+            labels: try strings("SELECT name || '|' || COALESCE(catalog_number, '') || '|' || COALESCE(discogs_id, '') FROM album_label WHERE album_id = ? ORDER BY position"),
+            formats: try strings("SELECT name || '|' || quantity || '|' || descriptions || '|' || COALESCE(text, '') FROM album_format WHERE album_id = ? ORDER BY position"),
+            genres: try strings("SELECT kind || ':' || name FROM album_genre WHERE album_id = ? ORDER BY kind, position"),
+            images: try strings("SELECT kind || '|' || uri || '|' || uri150 || '|' || COALESCE(width, '') || 'x' || COALESCE(height, '') FROM album_image WHERE album_id = ? ORDER BY position"),
+            tracks: try strings("SELECT id || '|' || position || '|' || COALESCE(side, '') || '|' || title || '|' || COALESCE(duration_ms, '') || '|' || kind FROM track WHERE album_id = ? ORDER BY sort_order"))
+    }
+}
+
+/// Every album's catalogue rows, keyed by release id (or one release's).
+func snapshot(_ database: AppDatabase, release: Int64? = nil) async throws -> [Int64: CatalogueRows] {
+    var result: [Int64: CatalogueRows] = [:]
+    let albums = try await database.reader.read { db in
+        try Row.fetchAll(db, sql: "SELECT id, discogs_release_id FROM album").map { ($0["id"] as Int64, $0["discogs_release_id"] as Int64) }
+    }
+    for (id, releaseId) in albums where release == nil || release == releaseId {
+        result[releaseId] = try await catalogueRows(database, albumId: id)
+    }
+    return result
+}

@@ -1,0 +1,247 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Logging
+import NIOCore
+import Synchronization
+
+/// An in-process stand-in for api.discogs.com on 127.0.0.1 (a port the system picks): serves
+/// release and collection JSON, answers `If-None-Match` with 304, reports a rate-limit count,
+/// records every request, and injects faults on demand.
+///
+/// This file imports Hummingbird and not CratedSync, whose `HTTPRequest`/`HTTPResponse` would clash.
+final class FakeDiscogs: Sendable {
+    enum Fault: Sendable {
+        case status(Int, retryAfter: String? = nil)
+        /// Waits this long, then answers normally.
+        case slow(Duration)
+        /// Declares the whole length, sends half of the body, and drops the connection.
+        case truncated
+        case malformedJSON
+        /// 302 to itself, for ever.
+        case redirectLoop
+        /// A 200 with a body of this many bytes, with or without a Content-Length.
+        case oversized(bytes: Int, declaredLength: Bool)
+        /// Never answers; the request hangs until the server stops.
+        case hold
+    }
+
+    struct RecordedRequest: Sendable {
+        var method: String
+        /// Path and query, as sent.
+        var target: String
+        var path: String
+        /// Header names lowercased.
+        var headers: [String: String]
+        /// When it arrived, on the clock the server was given (else time since the server started).
+        var at: Duration
+        /// The client's port: requests on one kept-alive connection share it.
+        var clientPort: Int?
+    }
+
+    private struct State {
+        var bodies: [String: [UInt8]] = [:]
+        /// `Content-Encoding` of bodies stored already encoded.
+        var encodings: [String: String] = [:]
+        var faults: [String: [Fault]] = [:]
+        var faultForEveryRequest: Fault?
+        var requests: [RecordedRequest] = []
+        var hostRemaining = 1_000_000
+        var sendETags = true
+    }
+
+    private let state = Mutex(State())
+    private let timestamp: @Sendable () -> Duration
+    private let serverTask: Task<Void, any Error>
+    let port: Int
+    var baseURL: String { "http://127.0.0.1:\(port)" }
+
+    /// Starts the server; `now` stamps recorded requests (a virtual clock's uptime, say).
+    static func start(now: (@Sendable () -> Duration)? = nil) async throws -> FakeDiscogs {
+        let (ports, portContinuation) = AsyncStream<Int>.makeStream()
+        let box = Mutex<FakeDiscogs?>(nil)
+        let responder = CallbackResponder<FakeDiscogsContext> { request, context in
+            guard let fake = box.withLock({ $0 }) else { return Response(status: .serviceUnavailable) }
+            return try await fake.respond(to: request, channel: context.channel)
+        }
+        let application = Application(
+            responder: responder,
+            configuration: ApplicationConfiguration(address: .hostname("127.0.0.1", port: 0), serverName: "fake-discogs"),
+            onServerRunning: { channel in
+                portContinuation.yield(channel.localAddress?.port ?? 0)
+                portContinuation.finish()
+            },
+            logger: {
+                var logger = Logger(label: "fake-discogs")
+                logger.logLevel = .critical
+                return logger
+            }()
+        )
+        let task = Task { try await application.runService(gracefulShutdownSignals: []) }
+        var iterator = ports.makeAsyncIterator()
+        guard let port = await iterator.next(), port > 0 else {
+            task.cancel()
+            throw FakeDiscogsError.didNotStart
+        }
+        let started = ContinuousClock.now
+        let fake = FakeDiscogs(port: port, task: task, timestamp: now ?? { ContinuousClock.now - started })
+        box.withLock { $0 = fake }
+        return fake
+    }
+
+    private init(port: Int, task: Task<Void, any Error>, timestamp: @escaping @Sendable () -> Duration) {
+        self.port = port
+        self.serverTask = task
+        self.timestamp = timestamp
+    }
+
+    /// Stops listening and drops every connection, held requests included.
+    func stop() async {
+        serverTask.cancel()
+        _ = await serverTask.result
+    }
+
+    // MARK: Content and faults
+
+    func serve(_ path: String, json: [UInt8]) {
+        state.withLock { $0.bodies[path] = json }
+    }
+
+    /// Serves bytes that are already compressed, with their `Content-Encoding`.
+    func serve(_ path: String, encoded: [UInt8], contentEncoding: String) {
+        state.withLock {
+            $0.bodies[path] = encoded
+            $0.encodings[path] = contentEncoding
+        }
+    }
+
+    func serve(_ path: String, json: String) {
+        serve(path, json: Array(json.utf8))
+    }
+
+    func serveRelease(_ id: Int64, json: [UInt8]) {
+        serve("/releases/\(id)", json: json)
+    }
+
+    /// Faults for the next requests to `path`, one per request, in order.
+    func inject(_ faults: Fault..., on path: String) {
+        state.withLock { $0.faults[path, default: []].append(contentsOf: faults) }
+    }
+
+    /// A fault for every request until cleared with nil.
+    func injectOnEveryRequest(_ fault: Fault?) {
+        state.withLock { $0.faultForEveryRequest = fault }
+    }
+
+    /// The `X-Discogs-Ratelimit-Remaining` sent with each response.
+    func reportRemaining(_ remaining: Int) {
+        state.withLock { $0.hostRemaining = remaining }
+    }
+
+    func sendETags(_ send: Bool) {
+        state.withLock { $0.sendETags = send }
+    }
+
+    var requests: [RecordedRequest] { state.withLock { $0.requests } }
+
+    func requests(to pathPrefix: String) -> [RecordedRequest] {
+        requests.filter { $0.path.hasPrefix(pathPrefix) }
+    }
+
+    // MARK: Responding
+
+    private func respond(to request: Request, channel: any Channel) async throws -> Response {
+        let path = request.uri.path
+        let target = request.uri.string
+        var headers: [String: String] = [:]
+        for field in request.headers { headers[field.name.canonicalName] = field.value }
+        let recorded = RecordedRequest(method: request.method.rawValue, target: target, path: path, headers: headers, at: timestamp(), clientPort: channel.remoteAddress?.port)
+        let (fault, body, encoding, remaining, sendETags) = state.withLock { state in
+            state.requests.append(recorded)
+            var fault = state.faultForEveryRequest
+            if fault == nil, var queued = state.faults[path], !queued.isEmpty {
+                fault = queued.removeFirst()
+                state.faults[path] = queued
+            }
+            return (fault, state.bodies[target] ?? state.bodies[path], state.encodings[path], state.hostRemaining, state.sendETags)
+        }
+
+        var fields = HTTPFields()
+        fields[.contentType] = "application/json"
+        fields[HTTPField.Name("X-Discogs-Ratelimit")!] = "60"
+        fields[HTTPField.Name("X-Discogs-Ratelimit-Remaining")!] = String(remaining)
+
+        switch fault {
+        case .status(let code, let retryAfter)?:
+            if let retryAfter { fields[.retryAfter] = retryAfter }
+            return Response(status: HTTPResponse.Status(code: code), headers: fields, body: .init(byteBuffer: ByteBuffer(string: #"{"message": "fault"}"#)))
+        case .slow(let delay)?:
+            try await Task.sleep(for: delay)
+        case .truncated?:
+            let whole = body ?? Array(repeating: UInt8(ascii: " "), count: 2000)
+            return Response(status: .ok, headers: fields, body: ResponseBody(contentLength: whole.count) { writer in
+                try await writer.write(ByteBuffer(bytes: whole.prefix(whole.count / 2)))
+                try await channel.close()
+            })
+        case .malformedJSON?:
+            return Response(status: .ok, headers: fields, body: .init(byteBuffer: ByteBuffer(string: #"{"id": 1, "title": "Half a rel"#)))
+        case .redirectLoop?:
+            fields[.location] = target
+            return Response(status: .found, headers: fields)
+        case .oversized(let size, let declaredLength)?:
+            let chunk = ByteBuffer(bytes: Array(repeating: UInt8(ascii: " "), count: 16_384))
+            return Response(status: .ok, headers: fields, body: ResponseBody(contentLength: declaredLength ? size : nil) { writer in
+                var sent = 0
+                while sent < size {
+                    let part = min(chunk.readableBytes, size - sent)
+                    try await writer.write(chunk.getSlice(at: 0, length: part)!)
+                    sent += part
+                }
+                try await writer.finish(nil)
+            })
+        case .hold?:
+            try await Task.sleep(for: .seconds(3600))
+        case nil:
+            break
+        }
+
+        guard let body else {
+            return Response(status: .notFound, headers: fields, body: .init(byteBuffer: ByteBuffer(string: #"{"message": "Release not found."}"#)))
+        }
+        if sendETags {
+            let etag = "\"\(Self.fingerprint(body))\""
+            fields[.eTag] = etag
+            if headers["if-none-match"] == etag {
+                return Response(status: .notModified, headers: fields)
+            }
+        }
+        if let encoding { fields[.contentEncoding] = encoding }
+        return Response(status: .ok, headers: fields, body: .init(byteBuffer: ByteBuffer(bytes: body)))
+    }
+
+    /// FNV-1a: a stable fingerprint of the body, for its ETag.
+    private static func fingerprint(_ bytes: [UInt8]) -> String {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in bytes {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x100_0000_01b3
+        }
+        return String(hash, radix: 16)
+    }
+}
+
+/// The request context of the fake: the basic one plus the client's port.
+struct FakeDiscogsContext: RequestContext {
+    var coreContext: CoreRequestContextStorage
+    let channel: any Channel
+
+    init(source: ApplicationRequestContextSource) {
+        coreContext = CoreRequestContextStorage(source: source)
+        channel = source.channel
+    }
+}
+
+enum FakeDiscogsError: Error {
+    case didNotStart
+    case connectionDropped
+}

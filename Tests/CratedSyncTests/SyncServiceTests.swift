@@ -1,0 +1,79 @@
+@testable import CratedSync
+import CratedCore
+import Foundation
+import Logging
+import ServiceLifecycle
+import Testing
+
+/// The background service as `crated serve` runs it: in a service group, on the real clock.
+@Suite struct SyncServiceTests {
+    /// Polls until `condition` holds; fails the test after `timeout` (generous: a guard, not a measure).
+    private func waitFor(_ what: String, timeout: Duration = .seconds(60), _ condition: () async throws -> Bool) async throws {
+        let deadline = ContinuousClock.now + timeout
+        while try await !condition() {
+            guard ContinuousClock.now < deadline else {
+                Issue.record("timed out waiting for \(what)")
+                throw CancellationError()
+            }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+    }
+
+    @Test func syncsOnStartOnTriggerAndFinishesTheAlbumInFlightOnShutdown() async throws {
+        try await SyncHarness.run { h in
+            try h.importReleases([1, 2, 3])
+            for id: Int64 in 1...6 { h.fake.serveRelease(id, json: syntheticRelease(id: id)) }
+            let service = SyncService(runner: try h.runner(), interval: .seconds(3600), clock: SystemSyncClock(), logger: h.logs.logger())
+            #expect(service.triggerPass() == .unavailable, "not running yet")
+            let group = ServiceGroup(services: [service], logger: h.logs.logger())
+            let running = Task { try await group.run() }
+
+            // A pass when the service starts.
+            try await waitFor("the first pass") { try await service.status().lastRun != nil }
+            var status = try await service.status()
+            #expect(status.lastRun?.synced == 3)
+            #expect(status.albums.synced == 3 && status.albums.due == 0)
+            #expect(!status.running && status.nextRunAt != nil && status.intervalSeconds == 3600)
+            #expect(status.rateLimit.host == "http://127.0.0.1:\(h.fake.port)")
+            #expect(status.rateLimit.usedInWindow == 3)
+
+            // A pass on request, long before the interval.
+            try h.importReleases([4])
+            #expect(service.triggerPass() == .started)
+            try await waitFor("the triggered pass") { try await service.status().lastRun?.synced == 1 }
+
+            // Shutdown while an album is in flight: it finishes, the next one does not start.
+            try h.importReleases([5, 6])
+            // Long enough for the checks below to run while the request is in flight.
+            h.fake.inject(.slow(.seconds(2)), on: "/releases/5")
+            #expect(service.triggerPass() == .started)
+            try await waitFor("the request for release 5") { !h.fake.requests(to: "/releases/5").isEmpty }
+            status = try await service.status()
+            #expect(status.running && status.progress?.albumsTotal == 2)
+            #expect(service.triggerPass() == .alreadyRunning)
+            await group.triggerGracefulShutdown()
+            try await running.value
+
+            #expect(try h.syncState(release: 5)?.status == .synced, "the album in flight finished")
+            #expect(try h.syncState(release: 6) == nil, "no album started after the shutdown")
+            #expect(h.fake.requests(to: "/releases/6").isEmpty)
+            status = try await service.status()
+            #expect(status.lastRun?.stoppedEarly == true && status.lastRun?.skipped == 1)
+            #expect(service.triggerPass() == .unavailable)
+        }
+    }
+
+    @Test func statusEncodesAsTheAPIsJSON() throws {
+        let status = SyncStatus(
+            running: false, progress: nil, albums: SyncStateCounts(), lastRun: nil, nextRunAt: "2026-01-01T00:00:00Z",
+            intervalSeconds: 3600,
+            rateLimit: RateLimitStatus(host: "https://api.discogs.com", limit: 60, windowSeconds: 60, usedInWindow: 2,
+                                       remainingInWindow: 58, hostRemaining: nil, pausedUntil: nil))
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        let json = String(decoding: try encoder.encode(status), as: UTF8.self)
+        #expect(json.contains(#""nextRunAt":"2026-01-01T00:00:00Z""#))
+        #expect(json.contains(#""remainingInWindow":58"#))
+        #expect(json.contains(#""notFound":0"#))
+    }
+}
