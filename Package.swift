@@ -76,6 +76,6 @@ let package = Package(
         .testTarget(name: "CratedPlaybackTests", dependencies: ["CratedPlayback", "CratedCore", grdb]),
         // Depends on `crated` so that the binary its SIGKILL test runs is built with the tests.
         .testTarget(name: "CratedSyncTests", dependencies: ["CratedSync", "CratedCore", "crated", grdb, logging, serviceLifecycle, hummingbird]),
-        .testTarget(name: "CratedAPITests", dependencies: ["CratedAPI", "CratedCore", grdb, hummingbird, hummingbirdTesting]),
+        .testTarget(name: "CratedAPITests", dependencies: ["CratedAPI", "CratedCore", "CratedPlayback", "CratedSync", "crated", grdb, hummingbird, hummingbirdTesting]),
     ]
 )

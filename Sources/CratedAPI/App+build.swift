@@ -1,5 +1,6 @@
 import CratedCore
 import CratedPlayback
+import CratedSync
 import Foundation
 import Hummingbird
 import Logging
@@ -10,12 +11,15 @@ import ServiceLifecycle
 public struct AppServices: Sendable {
     public var database: AppDatabase
     public var playback: PlaybackService
+    public var sync: SyncService
     public var keepAliveInterval: Duration
 
-    public init(database: AppDatabase, playbackClock: any PlaybackClock = SystemPlaybackClock(),
-                keepAliveInterval: Duration = .seconds(15), logger: Logger) {
+    /// - Parameter sync: the metadata sync service; by default libcurl to the configured Discogs.
+    public init(database: AppDatabase, configuration: CratedConfiguration, playbackClock: any PlaybackClock = SystemPlaybackClock(),
+                sync: SyncService? = nil, keepAliveInterval: Duration = .seconds(15), logger: Logger) throws {
         self.database = database
         self.playback = PlaybackService(database: database, clock: playbackClock, logger: logger)
+        self.sync = try sync ?? SyncService(database: database, configuration: configuration, logger: logger)
         self.keepAliveInterval = keepAliveInterval
     }
 }
@@ -34,7 +38,8 @@ public func buildApplication(
             address: .hostname(configuration.serverHost, port: configuration.serverPort),
             serverName: "crated/\(CratedVersion.current)"
         ),
-        services: [PlaybackScheduler(playback: services.playback)],
+        // Shut down in reverse order after the server: sync finishes the album in flight.
+        services: [services.sync, PlaybackScheduler(playback: services.playback)],
         onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? configuration.serverPort) },
         logger: logger
     )
@@ -56,6 +61,7 @@ public func buildRouter(services: AppServices) -> Router<AppRequestContext> {
     v1.addRoutes(CratesController(database: database).endpoints, atPath: "crates")
     v1.addRoutes(CopiesController(database: database).endpoints, atPath: "copies")
     v1.addRoutes(PlayerController(playback: services.playback, keepAliveInterval: services.keepAliveInterval).endpoints)
+    v1.addRoutes(SyncController(sync: services.sync).endpoints, atPath: "sync")
     return router
 }
 

@@ -33,6 +33,8 @@ public enum SyncTriggerResult: String, Codable, Sendable {
 public final class SyncService: Service, Sendable {
     public let runner: SyncRunner
     public let interval: Duration
+    /// Whether the service syncs as soon as it starts, or first waits an interval (or a trigger).
+    public let passAtStart: Bool
     private let clock: any SyncClock
     private let logger: Logger
     private let state = Mutex(State())
@@ -50,7 +52,8 @@ public final class SyncService: Service, Sendable {
     }
 
     /// The daemon's service: libcurl transport, the process-wide rate limiters, the real clock.
-    public convenience init(database: AppDatabase, configuration: CratedConfiguration, logger: Logger = Logger(label: "crated.sync")) throws {
+    public convenience init(database: AppDatabase, configuration: CratedConfiguration, passAtStart: Bool = true,
+                            logger: Logger = Logger(label: "crated.sync")) throws {
         let client = try DiscogsClient(
             settings: DiscogsClientSettings(configuration: configuration),
             transport: CurlHTTPTransport(),
@@ -58,12 +61,14 @@ public final class SyncService: Service, Sendable {
         let runner = SyncRunner(
             database: database, client: client, settings: ReleaseSyncSettings(configuration: configuration),
             defaultUserName: configuration.defaultUserName, logger: logger)
-        self.init(runner: runner, interval: .seconds(max(1, configuration.syncIntervalSeconds)), logger: logger)
+        self.init(runner: runner, interval: .seconds(max(1, configuration.syncIntervalSeconds)), passAtStart: passAtStart, logger: logger)
     }
 
-    public init(runner: SyncRunner, interval: Duration, clock: any SyncClock = SystemSyncClock(), logger: Logger = Logger(label: "crated.sync")) {
+    public init(runner: SyncRunner, interval: Duration, passAtStart: Bool = true, clock: any SyncClock = SystemSyncClock(),
+                logger: Logger = Logger(label: "crated.sync")) {
         self.runner = runner
         self.interval = interval
+        self.passAtStart = passAtStart
         self.clock = clock
         self.logger = logger
     }
@@ -72,6 +77,10 @@ public final class SyncService: Service, Sendable {
         state.withLock { $0.isServing = true }
         defer { state.withLock { $0.isServing = false; $0.nextRunAt = nil } }
         await withGracefulShutdownHandler {
+            if !passAtStart {
+                state.withLock { $0.nextRunAt = clock.date.addingTimeInterval(interval.seconds) }
+                await wakeUp.wait(orSleepFor: interval, on: clock)
+            }
             while !Task.isCancelled && !isStopping {
                 let options = state.withLock { state in
                     state.running = true

@@ -34,7 +34,7 @@ struct ServeCommand: AsyncParsableCommand {
                 """)
         }
         let host = configuration.serverHost
-        let services = AppServices(database: database, logger: logger)
+        let services = try AppServices(database: database, configuration: configuration, logger: logger)
         let app = buildApplication(configuration: configuration, services: services, logger: logger) { port in
             printNow("crated \(CratedVersion.current) listening on http://\(host):\(port) (database \(configuration.databasePath))")
         }

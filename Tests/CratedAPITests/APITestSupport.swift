@@ -1,6 +1,7 @@
 @testable import CratedAPI
 import CratedCore
 import CratedPlayback
+import CratedSync
 import Foundation
 import GRDB
 import Hummingbird
@@ -36,7 +37,13 @@ struct TestServer {
         aliceToken = try database.createToken(userName: "alice", scope: .write, label: "alice").token
         var logger = Logger(label: "crated-tests")
         logger.logLevel = .warning
-        services = AppServices(database: database, playbackClock: clock, keepAliveInterval: .milliseconds(200), logger: logger)
+        // Sync talks to a fake Discogs that knows no release, and waits for a trigger.
+        let configuration = try CratedConfiguration.defaults()
+        let client = try DiscogsClient(settings: DiscogsClientSettings(configuration: configuration), transport: NotFoundTransport(), logger: logger)
+        let runner = SyncRunner(database: database, client: client, settings: ReleaseSyncSettings(configuration: configuration), logger: logger)
+        let sync = SyncService(runner: runner, interval: .seconds(3600), passAtStart: false, logger: logger)
+        services = try AppServices(database: database, configuration: configuration, playbackClock: clock, sync: sync,
+                                   keepAliveInterval: .milliseconds(200), logger: logger)
     }
 
     func makeApplication() throws -> some ApplicationProtocol {
@@ -103,4 +110,11 @@ func errorCode(_ body: Any?) -> String? {
 
 func errorField(_ body: Any?) -> String? {
     ((body as? [String: Any])?["error"] as? [String: Any])?["field"] as? String
+}
+
+/// A Discogs that answers 404 to everything, at once.
+struct NotFoundTransport: HTTPTransport {
+    func send(_ request: CratedSync.HTTPRequest) async throws -> CratedSync.HTTPResponse {
+        CratedSync.HTTPResponse(status: 404, body: Array(#"{"message": "Release not found."}"#.utf8), url: request.url)
+    }
 }

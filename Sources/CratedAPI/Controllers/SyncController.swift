@@ -1,0 +1,51 @@
+import CratedCore
+import CratedSync
+import Hummingbird
+
+/// Metadata sync from the API: start a pass for the caller's collection, and see how sync stands.
+struct SyncController {
+    let sync: SyncService
+
+    var endpoints: RouteCollection<AppRequestContext> {
+        RouteCollection(context: AppRequestContext.self)
+            .get(use: status)
+            .post(use: start)
+    }
+
+    @Sendable func status(request: Request, context: AppRequestContext) async throws -> SyncStatus {
+        _ = try context.requirePrincipal()
+        return try await sync.status()
+    }
+
+    /// Starts a pass over the caller's albums (and first, with `collectionUser`, their Discogs
+    /// collection): 202 when it starts, 409 while one runs, 503 when sync is not running.
+    @Sendable func start(request: Request, context: AppRequestContext) async throws -> EditedResponse<SyncTriggerDTO> {
+        let principal = try context.requirePrincipal()
+        var request = request
+        let body = try await request.decodeStrict(StartSyncBody.self, context: context, emptyIs: StartSyncBody())
+        if let limit = body.limit, !(1...100_000).contains(limit) {
+            throw APIError.unprocessable("limit must be from 1 to 100000", field: "limit")
+        }
+        if let user = body.collectionUser, user.trimmingCharacters(in: .whitespaces).isEmpty || user.count > 100 {
+            throw APIError.unprocessable("collectionUser must be a Discogs user name", field: "collectionUser")
+        }
+        let result = sync.triggerPass(SyncPassOptions(userName: principal.userName, collectionUser: body.collectionUser, limit: body.limit))
+        switch result {
+        case .started: return EditedResponse(status: .accepted, response: SyncTriggerDTO(result: result.rawValue))
+        case .alreadyRunning: throw APIError.conflict("a sync pass is already running")
+        case .unavailable: throw APIError(status: .serviceUnavailable, code: "sync_unavailable", message: "sync is not running (the daemon is starting or stopping)")
+        }
+    }
+}
+
+extension SyncStatus: ResponseEncodable {}
+
+struct SyncTriggerDTO: ResponseCodable {
+    var result: String
+}
+
+struct StartSyncBody: StrictBody {
+    static let fields: Set<String> = ["collectionUser", "limit"]
+    var collectionUser: String?
+    var limit: Int?
+}
