@@ -49,10 +49,12 @@ extension AppDatabase {
     /// do not exist for them).
     public func albumBundle(albumId: Int64, userId: Int64) throws -> AlbumBundle? {
         try reader.read { db in
+            // Sorted here: ordering in SQL makes SQLite walk the user's copies in date order instead
+            // of seeking the album's few copies.
             let copies = try CollectionItem
                 .filter(Column("album_id") == albumId && Column("user_id") == userId)
-                .order(Column("date_added"), Column("id"))
                 .fetchAll(db)
+                .sorted { ($0.dateAdded, $0.id!) < ($1.dateAdded, $1.id!) }
             guard !copies.isEmpty, let album = try Album.fetchOne(db, key: albumId) else { return nil }
             let artistRows = try Row.fetchAll(db, sql: """
                 SELECT album_artist.*, artist.id AS a_id, artist.name AS a_name, artist.discogs_name AS a_discogs_name,
