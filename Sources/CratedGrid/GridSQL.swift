@@ -1,0 +1,278 @@
+import CratedCore
+import GRDB
+
+/// The SQL of one grid: which rows of `collection_album` (one per album the user owns, see
+/// Migrations/0005_grid.sql) it holds, and their keyset order on (sort key, album id). Every statement
+/// walks the sort's index `(user_id, sort key, album_id)` in order from a seek, so none scans.
+///
+/// A restriction (the scope and each filter) has two SQL forms. The probe form is an `EXISTS` looked up
+/// for each row walked, for the statements that walk a few rows from a seek. The set form is an `IN
+/// (subquery)` that SQLite materializes once per statement, for the statements that walk the whole grid.
+/// Neither may drive the query: a unary `+` keeps SQLite from answering `album_id IN (...)` or a year
+/// range through another index and then sorting every row it found.
+struct GridSQL {
+    let userId: Int64
+    let keyColumn: String
+    let descending: Bool
+    /// False when a restriction can match no album (a search without a searchable word).
+    let canMatch: Bool
+    private let probeConditions: [Fragment]
+    private let setConditions: [Fragment]
+
+    struct Fragment {
+        var sql: String
+        var arguments: [DatabaseValue]
+    }
+
+    /// The rows of one album: a probe condition and a set condition.
+    private struct Restriction {
+        var probe: Fragment
+        var set: Fragment
+
+        static func both(_ sql: String, _ arguments: [DatabaseValue]) -> Restriction {
+            Restriction(probe: Fragment(sql: sql, arguments: arguments), set: Fragment(sql: sql, arguments: arguments))
+        }
+    }
+
+    /// Unknown years are stored as this in `collection_album.year_key`, after every real year.
+    static let unknownYearKey: Int64 = 99999
+
+    init(userId: Int64, request: GridRequest) {
+        self.userId = userId
+        switch request.sort {
+        case .artist: (keyColumn, descending) = ("artist_key", false)
+        case .title: (keyColumn, descending) = ("title_key", false)
+        case .year: (keyColumn, descending) = ("year_key", false)
+        case .dateAdded: (keyColumn, descending) = ("latest_added", true)
+        case .rating: (keyColumn, descending) = ("best_rating", true)
+        }
+
+        var restrictions: [Restriction] = []
+        var canMatch = true
+        func crate(_ id: Int64) -> Restriction {
+            Restriction(
+                probe: Fragment(sql: """
+                    EXISTS (SELECT 1 FROM collection_item c JOIN crate_item ci ON ci.item_id = c.id
+                            WHERE c.user_id = ca.user_id AND c.album_id = ca.album_id AND ci.crate_id = ?)
+                    """, arguments: [id.databaseValue]),
+                set: Fragment(sql: """
+                    +ca.album_id IN (SELECT c.album_id FROM crate_item ci JOIN collection_item c ON c.id = ci.item_id
+                                    WHERE ci.crate_id = ? AND c.user_id = ?)
+                    """, arguments: [id.databaseValue, userId.databaseValue]))
+        }
+        func artist(_ id: Int64) -> Restriction {
+            Restriction(
+                probe: Fragment(sql: "EXISTS (SELECT 1 FROM album_artist aa WHERE aa.album_id = ca.album_id AND aa.artist_id = ?)",
+                                arguments: [id.databaseValue]),
+                set: Fragment(sql: "+ca.album_id IN (SELECT album_id FROM album_artist WHERE artist_id = ?)", arguments: [id.databaseValue]))
+        }
+        func genre(_ kind: String, _ name: String) -> Restriction {
+            Restriction(
+                probe: Fragment(sql: "EXISTS (SELECT 1 FROM album_genre g WHERE g.album_id = ca.album_id AND g.kind = ? AND g.name = ?)",
+                                arguments: [kind.databaseValue, name.databaseValue]),
+                set: Fragment(sql: "+ca.album_id IN (SELECT album_id FROM album_genre WHERE kind = ? AND name = ?)",
+                              arguments: [kind.databaseValue, name.databaseValue]))
+        }
+        func format(_ name: String) -> Restriction {
+            Restriction(
+                probe: Fragment(sql: "EXISTS (SELECT 1 FROM album_format f WHERE f.album_id = ca.album_id AND f.name = ?)",
+                                arguments: [name.databaseValue]),
+                set: Fragment(sql: "+ca.album_id IN (SELECT album_id FROM album_format WHERE name = ?)", arguments: [name.databaseValue]))
+        }
+        func text(_ text: String) -> Restriction? {
+            guard let expression = SearchText.matchExpression(text) else {
+                canMatch = false
+                return nil
+            }
+            // Full-text search has no cheap per-row probe: its matches are always gathered once.
+            return .both("+ca.album_id IN (SELECT rowid FROM album_search WHERE album_search MATCH ?)", [expression.databaseValue])
+        }
+
+        switch request.scope {
+        case .collection: break
+        case .crate(let id): restrictions.append(crate(id))
+        case .artist(let id): restrictions.append(artist(id))
+        case .genre(let name): restrictions.append(genre("genre", name))
+        case .style(let name): restrictions.append(genre("style", name))
+        case .search(let query): text(query).map { restrictions.append($0) }
+        }
+        let filters = request.filters
+        if let id = filters.crateId { restrictions.append(crate(id)) }
+        if let name = filters.genre { restrictions.append(genre("genre", name)) }
+        if let name = filters.style { restrictions.append(genre("style", name)) }
+        if let id = filters.artistId { restrictions.append(artist(id)) }
+        if filters.yearFrom != nil || filters.yearTo != nil {
+            let from = Int64(filters.yearFrom ?? GridFilters.yearRange.lowerBound)
+            let to = Int64(filters.yearTo ?? GridFilters.yearRange.upperBound)
+            // In the year sort the range is a range of its own index; in another it must not be used.
+            let column = request.sort == .year ? "ca.year_key" : "+ca.year_key"
+            restrictions.append(.both("\(column) BETWEEN ? AND ?", [from.databaseValue, to.databaseValue]))
+        }
+        if let name = filters.format { restrictions.append(format(name)) }
+        if let query = filters.text { text(query).map { restrictions.append($0) } }
+
+        self.canMatch = canMatch
+        self.probeConditions = restrictions.map(\.probe)
+        self.setConditions = restrictions.map(\.set)
+    }
+
+    // MARK: Building blocks
+
+    enum Form { case probe, set }
+
+    /// `ca.user_id = ? AND <restrictions>`.
+    func whereClause(_ form: Form) -> Fragment {
+        let conditions = form == .probe ? probeConditions : setConditions
+        return Fragment(
+            sql: (["ca.user_id = ?"] + conditions.map(\.sql)).joined(separator: " AND "),
+            arguments: [userId.databaseValue] + conditions.flatMap(\.arguments))
+    }
+
+    var orderBy: String {
+        descending ? "ORDER BY ca.\(keyColumn) DESC, ca.album_id DESC" : "ORDER BY ca.\(keyColumn), ca.album_id"
+    }
+
+    /// Where a row stands relative to an anchor, in grid order.
+    enum Relation { case before, atOrBefore, atOrAfter, after }
+
+    /// `(ca.key, ca.album_id) <op> (lhs, rhs)`, the operator turned around for a descending sort.
+    func compare(_ relation: Relation, to anchor: String = "(?, ?)") -> String {
+        let ascendingOperator = switch relation {
+        case .before: "<"
+        case .atOrBefore: "<="
+        case .atOrAfter: ">="
+        case .after: ">"
+        }
+        let op = descending ? String(ascendingOperator.map { $0 == "<" ? ">" : $0 == ">" ? "<" : $0 }) : ascendingOperator
+        return "(ca.\(keyColumn), ca.album_id) \(op) \(anchor)"
+    }
+
+    func arguments(_ anchor: GridAnchor) -> [DatabaseValue] {
+        [anchor.key.databaseValue, anchor.albumId.databaseValue]
+    }
+
+    /// Grid order on anchors, as SQLite orders the rows: negative when `lhs` comes first.
+    func compare(_ lhs: GridAnchor, _ rhs: GridAnchor) -> Int {
+        var order = lhs.key.compare(to: rhs.key)
+        if order == 0 { order = lhs.albumId < rhs.albumId ? -1 : lhs.albumId == rhs.albumId ? 0 : 1 }
+        return descending ? -order : order
+    }
+
+    /// Whether an anchor's key is of the type this sort stores (a cursor could claim another).
+    func accepts(_ key: SortKey) -> Bool {
+        switch key {
+        case .integer: keyColumn == "year_key" || keyColumn == "best_rating"
+        case .text: !(keyColumn == "year_key" || keyColumn == "best_rating")
+        }
+    }
+
+    // MARK: Statements
+
+    /// The first `limit` anchors of the grid, walking all of it with set conditions.
+    func leadingAnchorsStatement(limit: Int) -> (sql: String, arguments: StatementArguments) {
+        let condition = whereClause(.set)
+        return ("SELECT ca.\(keyColumn), ca.album_id FROM collection_album ca WHERE \(condition.sql) \(orderBy) LIMIT ?",
+                StatementArguments(condition.arguments + [limit.databaseValue]))
+    }
+
+    /// Every `stride`-th anchor of the grid from the first, in one statement: a recursive walk in which
+    /// each step seeks past the previous checkpoint and skips `stride - 1` rows of the index.
+    func checkpointsStatement(stride: Int) -> (sql: String, arguments: StatementArguments) {
+        let condition = whereClause(.set)
+        let sql = """
+            WITH RECURSIVE checkpoint(key, album_id) AS (
+                SELECT * FROM (SELECT ca.\(keyColumn), ca.album_id FROM collection_album ca WHERE \(condition.sql) \(orderBy) LIMIT 1)
+                UNION ALL
+                SELECT hit.\(keyColumn), hit.album_id FROM checkpoint
+                JOIN collection_album hit ON hit.user_id = ? AND hit.album_id = (
+                    SELECT ca.album_id FROM collection_album ca
+                    WHERE \(condition.sql) AND \(compare(.after, to: "(checkpoint.key, checkpoint.album_id)"))
+                    \(orderBy) LIMIT 1 OFFSET ?)
+            )
+            SELECT key, album_id FROM checkpoint
+            """
+        return (sql, StatementArguments(condition.arguments + [userId.databaseValue] + condition.arguments + [(stride - 1).databaseValue]))
+    }
+
+    /// How many rows lie from `lower` (included) to `upper` (included or not): a short index range.
+    func countStatement(from lower: GridAnchor, to upper: GridAnchor?, including includeUpper: Bool) -> (sql: String, arguments: StatementArguments) {
+        let condition = whereClause(.probe)
+        var sql = "SELECT COUNT(*) FROM collection_album ca WHERE \(condition.sql) AND \(compare(.atOrAfter))"
+        var arguments = condition.arguments + self.arguments(lower)
+        if let upper {
+            sql += " AND \(compare(includeUpper ? .atOrBefore : .before))"
+            arguments += self.arguments(upper)
+        }
+        return (sql, StatementArguments(arguments))
+    }
+
+    /// `count` anchors from `offset` rows past `lower` (included): the page query, an index seek.
+    func anchorsStatement(from lower: GridAnchor, offset: Int, count: Int) -> (sql: String, arguments: StatementArguments) {
+        let condition = whereClause(.probe)
+        return ("""
+            SELECT ca.\(keyColumn), ca.album_id FROM collection_album ca
+            WHERE \(condition.sql) AND \(compare(.atOrAfter)) \(orderBy) LIMIT ? OFFSET ?
+            """, StatementArguments(condition.arguments + arguments(lower) + [count.databaseValue, offset.databaseValue]))
+    }
+
+    /// The first anchor whose key is at least `key` (sorts with sections are ascending).
+    func firstAnchorStatement(keyAtLeast key: String) -> (sql: String, arguments: StatementArguments) {
+        let condition = whereClause(.probe)
+        return ("SELECT ca.\(keyColumn), ca.album_id FROM collection_album ca WHERE \(condition.sql) AND ca.\(keyColumn) >= ? \(orderBy) LIMIT 1",
+                StatementArguments(condition.arguments + [key.databaseValue]))
+    }
+
+    /// The anchor of one album, when it is in the grid.
+    func albumAnchorStatement(albumId: Int64) -> (sql: String, arguments: StatementArguments) {
+        let condition = whereClause(.probe)
+        return ("SELECT ca.\(keyColumn), ca.album_id FROM collection_album ca WHERE \(condition.sql) AND ca.album_id = ?",
+                StatementArguments(condition.arguments + [albumId.databaseValue]))
+    }
+
+    // MARK: Running them
+
+    func fetchAnchors(_ db: Database, _ statement: (sql: String, arguments: StatementArguments)) throws -> [GridAnchor] {
+        try Row.fetchAll(db.cachedStatement(sql: statement.sql), arguments: statement.arguments).map(Self.anchor)
+    }
+
+    func fetchCount(_ db: Database, _ statement: (sql: String, arguments: StatementArguments)) throws -> Int {
+        try Int.fetchOne(db.cachedStatement(sql: statement.sql), arguments: statement.arguments) ?? 0
+    }
+
+    private static func anchor(_ row: Row) -> GridAnchor {
+        let value: DatabaseValue = row[0]
+        let key: SortKey
+        if case .int64(let integer) = value.storage {
+            key = .integer(integer)
+        } else {
+            key = .text(String.fromDatabaseValue(value) ?? "")
+        }
+        return GridAnchor(key: key, albumId: row[1])
+    }
+}
+
+extension SortKey {
+    /// SQLite's order: integers numerically; text by BINARY collation, which is UTF-8 byte order (Swift's
+    /// `<` and `==` on String follow Unicode equivalence instead, so the bytes are compared).
+    func compare(to other: SortKey) -> Int {
+        switch (self, other) {
+        case (.integer(let a), .integer(let b)):
+            return a < b ? -1 : a == b ? 0 : 1
+        case (.text(let a), .text(let b)):
+            var left = a.utf8.makeIterator()
+            var right = b.utf8.makeIterator()
+            while true {
+                switch (left.next(), right.next()) {
+                case (nil, nil): return 0
+                case (nil, _): return -1
+                case (_, nil): return 1
+                case (let l?, let r?) where l != r: return l < r ? -1 : 1
+                default: continue
+                }
+            }
+        // SQLite puts every integer before every text; a grid holds only one of them.
+        case (.integer, .text): return -1
+        case (.text, .integer): return 1
+        }
+    }
+}
