@@ -52,15 +52,28 @@ CREATE TRIGGER collection_item_grid_delete AFTER DELETE ON collection_item BEGIN
     GROUP BY c.user_id, c.album_id;
 END;
 
--- A changed copy (rating, date added, or moved to another album or user): recount both albums.
+-- A changed copy (rating, date added, album or owner): recount the album it was in. Each pair is
+-- recounted on its own: an OR of the two pairs would walk the user's whole collection.
 CREATE TRIGGER collection_item_grid_update AFTER UPDATE OF user_id, album_id, date_added, rating ON collection_item BEGIN
-    DELETE FROM collection_album
-    WHERE (user_id = OLD.user_id AND album_id = OLD.album_id) OR (user_id = NEW.user_id AND album_id = NEW.album_id);
+    DELETE FROM collection_album WHERE user_id = OLD.user_id AND album_id = OLD.album_id;
     INSERT INTO collection_album (user_id, album_id, copies, latest_added, best_rating, artist_key, title_key, year_key)
     SELECT c.user_id, c.album_id, COUNT(*), MAX(c.date_added), COALESCE(MAX(c.rating), 0),
            a.artist_sort_name, a.sort_title, COALESCE(a.year, 99999)
     FROM collection_item c JOIN album a ON a.id = c.album_id
-    WHERE (c.user_id = OLD.user_id AND c.album_id = OLD.album_id) OR (c.user_id = NEW.user_id AND c.album_id = NEW.album_id)
+    WHERE c.user_id = OLD.user_id AND c.album_id = OLD.album_id
+    GROUP BY c.user_id, c.album_id;
+END;
+
+-- A copy moved to another album or owner: recount the album it is in now.
+CREATE TRIGGER collection_item_grid_move AFTER UPDATE OF user_id, album_id ON collection_item
+WHEN OLD.user_id IS NOT NEW.user_id OR OLD.album_id IS NOT NEW.album_id
+BEGIN
+    DELETE FROM collection_album WHERE user_id = NEW.user_id AND album_id = NEW.album_id;
+    INSERT INTO collection_album (user_id, album_id, copies, latest_added, best_rating, artist_key, title_key, year_key)
+    SELECT c.user_id, c.album_id, COUNT(*), MAX(c.date_added), COALESCE(MAX(c.rating), 0),
+           a.artist_sort_name, a.sort_title, COALESCE(a.year, 99999)
+    FROM collection_item c JOIN album a ON a.id = c.album_id
+    WHERE c.user_id = NEW.user_id AND c.album_id = NEW.album_id
     GROUP BY c.user_id, c.album_id;
 END;
 

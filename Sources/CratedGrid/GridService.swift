@@ -182,11 +182,12 @@ private struct PagePlan {
 
 extension GridArtwork {
     /// The smallest variant at least `pixels` wide, else the largest: Discogs' `uri150` is 150 pixels
-    /// wide; `uri` is the full image, assumed larger when its width is unknown.
-    static func variant(uri: String, uri150: String, width: Int?, pixels: Double) -> GridArtwork {
-        let thumbnail = GridArtwork(url: uri150, width: 150)
-        let full = GridArtwork(url: uri, width: width)
-        let bySize = [thumbnail, full].sorted { ($0.width ?? .max) < ($1.width ?? .max) }
-        return bySize.first { Double($0.width ?? .max) >= pixels } ?? bySize[bySize.count - 1]
+    /// wide; `uri` is the full image, assumed larger when its width is unknown. An empty URL (what the
+    /// Discogs API sends without a token) is no variant; nil when none is left.
+    static func variant(uri: String, uri150: String, width: Int?, pixels: Double) -> GridArtwork? {
+        let variants = [GridArtwork(url: uri150, width: 150), GridArtwork(url: uri, width: width)]
+            .filter { !$0.url.isEmpty }
+            .sorted { ($0.width ?? .max) < ($1.width ?? .max) }
+        return variants.first { Double($0.width ?? .max) >= pixels } ?? variants.last
     }
 }

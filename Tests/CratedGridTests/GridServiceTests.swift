@@ -150,6 +150,12 @@ import Testing
             try db.execute(sql: "DELETE FROM collection_item WHERE album_id = ?", arguments: [fixture.albums["Revolver"]!])
         }
         #expect(try fixture.titles(["sort": "title"]) == ["Blue Train", "A Love Supreme", "Zebra Road"])
+        // A copy given to the other user moves its album from one collection to the other.
+        try database.writer.write { db in
+            try db.execute(sql: "UPDATE collection_item SET user_id = ? WHERE album_id = ?", arguments: [fixture.other, fixture.albums["Blue Train"]!])
+        }
+        #expect(try fixture.titles(["sort": "title"]) == ["A Love Supreme", "Zebra Road"])
+        #expect(try fixture.page(["sort": "title"], user: fixture.other).items.map(\.title) == ["Arrival", "Blue Train"])
         // The summary table agrees with a recount from the copies.
         let mismatches = try database.reader.read { db in
             try Int.fetchOne(db, sql: """
@@ -202,6 +208,9 @@ import Testing
         #expect(GridArtwork.variant(uri: "full", uri150: "thumb", width: 600, pixels: 1200) == GridArtwork(url: "full", width: 600))
         #expect(GridArtwork.variant(uri: "full", uri150: "thumb", width: 120, pixels: 400) == GridArtwork(url: "thumb", width: 150))
         #expect(GridArtwork.variant(uri: "full", uri150: "thumb", width: 600, pixels: 150) == GridArtwork(url: "thumb", width: 150))
+        // Without a token the Discogs API sends empty URLs: no artwork rather than a broken one.
+        #expect(GridArtwork.variant(uri: "", uri150: "", width: 600, pixels: 150) == nil)
+        #expect(GridArtwork.variant(uri: "full", uri150: "", width: nil, pixels: 100) == GridArtwork(url: "full", width: nil))
     }
 
     @Test func theETagFollowsContentAndLayout() throws {
