@@ -174,15 +174,27 @@ import Testing
         let fixture = try Fixture()
         let cache = GridSnapshotCache(path: fixture.temporary.database.writer.path, enabled: true)
         let before = try #require(cache.version(), "the grid could not open its version connection, so nothing would be cached")
-        #expect(try fixture.page().total == 4)
-        #expect(try fixture.page().total == 4)
+        let newest = ["sort": "dateAdded"]
+        // The same grid twice: the second answer comes from the cached snapshot.
+        #expect(try fixture.page(newest).total == 4)
+        #expect(try fixture.page(newest).items.first?.title == "Blue Train")
         try fixture.temporary.database.writer.write { db in
             _ = try db.insertCopy(userId: fixture.collector, albumId: fixture.albums["Arrival"]!, dateAdded: "2025-01-01T00:00:00Z")
         }
         #expect(cache.version() != before)
-        let page = try fixture.page(["sort": "dateAdded"])
+        let page = try fixture.page(newest)
         #expect(page.total == 5)
         #expect(page.items.first?.title == "Arrival")
+        let next = try #require(try fixture.page(newest.merging(["limit": "2"]) { a, _ in a }).next)
+        try fixture.temporary.database.writer.write { db in
+            try db.execute(sql: "DELETE FROM collection_item WHERE album_id = ?", arguments: [fixture.albums["Arrival"]!])
+        }
+        // A cursor made before the write continues right after its album (Blue Train), which has moved
+        // up to position 0 since: the next page starts at 1 and fills that row.
+        let after = try fixture.page(newest.merging(["limit": "2", "cursor": next]) { a, _ in a })
+        #expect(after.start == 1)
+        #expect(after.total == 4)
+        #expect(after.items.map(\.title) == ["Abbey Road"])
     }
 
     @Test func artworkIsTheSmallestVariantAtLeastItemWidthTimesScale() throws {
