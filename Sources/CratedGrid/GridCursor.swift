@@ -1,50 +1,6 @@
 import Foundation
 import GRDB
 
-/// A value of a grid's sort key as SQLite holds it: text for names, titles and dates, an integer for
-/// years and ratings.
-enum SortKey: Hashable, Sendable, Codable {
-    case integer(Int64)
-    case text(String)
-
-    var databaseValue: DatabaseValue {
-        switch self {
-        case .integer(let value): value.databaseValue
-        case .text(let value): value.databaseValue
-        }
-    }
-
-    init(from decoder: any Decoder) throws {
-        let container = try decoder.singleValueContainer()
-        if let integer = try? container.decode(Int64.self) {
-            self = .integer(integer)
-        } else {
-            self = .text(try container.decode(String.self))
-        }
-    }
-
-    func encode(to encoder: any Encoder) throws {
-        var container = encoder.singleValueContainer()
-        switch self {
-        case .integer(let value): try container.encode(value)
-        case .text(let value): try container.encode(value)
-        }
-    }
-
-    fileprivate var checksumText: String {
-        switch self {
-        case .integer(let value): "i:\(value)"
-        case .text(let value): "t:\(value)"
-        }
-    }
-}
-
-/// One album's place in a grid's order: its sort key and its id, which breaks ties.
-struct GridAnchor: Hashable, Sendable {
-    var key: SortKey
-    var albumId: Int64
-}
-
 /// A keyset cursor: an anchor album and a direction, bound to one user and one order (scope, filters,
 /// sort), never to a layout or a page number, so it stays valid when the client changes its columns and
 /// while albums are added or removed.

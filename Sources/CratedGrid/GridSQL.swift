@@ -13,6 +13,8 @@ import GRDB
 struct GridSQL {
     let userId: Int64
     let keyColumn: String
+    /// Years and ratings are integers; names, titles and dates text.
+    let keyIsInteger: Bool
     let descending: Bool
     /// False when a restriction can match no album (a search without a searchable word).
     let canMatch: Bool
@@ -24,7 +26,7 @@ struct GridSQL {
         var arguments: [DatabaseValue]
     }
 
-    /// The rows of one album: a probe condition and a set condition.
+    /// One restriction in its two forms.
     private struct Restriction {
         var probe: Fragment
         var set: Fragment
@@ -34,17 +36,15 @@ struct GridSQL {
         }
     }
 
-    /// Unknown years are stored as this in `collection_album.year_key`, after every real year.
-    static let unknownYearKey: Int64 = 99999
-
     init(userId: Int64, request: GridRequest) {
         self.userId = userId
         switch request.sort {
-        case .artist: (keyColumn, descending) = ("artist_key", false)
-        case .title: (keyColumn, descending) = ("title_key", false)
-        case .year: (keyColumn, descending) = ("year_key", false)
-        case .dateAdded: (keyColumn, descending) = ("latest_added", true)
-        case .rating: (keyColumn, descending) = ("best_rating", true)
+        case .artist: (keyColumn, keyIsInteger, descending) = ("artist_key", false, false)
+        case .title: (keyColumn, keyIsInteger, descending) = ("title_key", false, false)
+        // Unknown years are stored as 99999, after every real year.
+        case .year: (keyColumn, keyIsInteger, descending) = ("year_key", true, false)
+        case .dateAdded: (keyColumn, keyIsInteger, descending) = ("latest_added", false, true)
+        case .rating: (keyColumn, keyIsInteger, descending) = ("best_rating", true, true)
         }
 
         var restrictions: [Restriction] = []
@@ -135,8 +135,8 @@ struct GridSQL {
     /// Where a row stands relative to an anchor, in grid order.
     enum Relation { case before, atOrBefore, atOrAfter, after }
 
-    /// `(ca.key, ca.album_id) <op> (lhs, rhs)`, the operator turned around for a descending sort.
-    func compare(_ relation: Relation, to anchor: String = "(?, ?)") -> String {
+    /// `(ca.key, ca.album_id) <op> anchor`, the operator turned around for a descending sort.
+    func keysetCondition(_ relation: Relation, anchor: String = "(?, ?)") -> String {
         let ascendingOperator = switch relation {
         case .before: "<"
         case .atOrBefore: "<="
@@ -161,8 +161,8 @@ struct GridSQL {
     /// Whether an anchor's key is of the type this sort stores (a cursor could claim another).
     func accepts(_ key: SortKey) -> Bool {
         switch key {
-        case .integer: keyColumn == "year_key" || keyColumn == "best_rating"
-        case .text: !(keyColumn == "year_key" || keyColumn == "best_rating")
+        case .integer: keyIsInteger
+        case .text: !keyIsInteger
         }
     }
 
@@ -186,7 +186,7 @@ struct GridSQL {
                 SELECT hit.\(keyColumn), hit.album_id FROM checkpoint
                 JOIN collection_album hit ON hit.user_id = ? AND hit.album_id = (
                     SELECT ca.album_id FROM collection_album ca
-                    WHERE \(condition.sql) AND \(compare(.after, to: "(checkpoint.key, checkpoint.album_id)"))
+                    WHERE \(condition.sql) AND \(keysetCondition(.after, anchor: "(checkpoint.key, checkpoint.album_id)"))
                     \(orderBy) LIMIT 1 OFFSET ?)
             )
             SELECT key, album_id FROM checkpoint
@@ -197,10 +197,10 @@ struct GridSQL {
     /// How many rows lie from `lower` (included) to `upper` (included or not): a short index range.
     func countStatement(from lower: GridAnchor, to upper: GridAnchor?, including includeUpper: Bool) -> (sql: String, arguments: StatementArguments) {
         let condition = whereClause(.probe)
-        var sql = "SELECT COUNT(*) FROM collection_album ca WHERE \(condition.sql) AND \(compare(.atOrAfter))"
+        var sql = "SELECT COUNT(*) FROM collection_album ca WHERE \(condition.sql) AND \(keysetCondition(.atOrAfter))"
         var arguments = condition.arguments + self.arguments(lower)
         if let upper {
-            sql += " AND \(compare(includeUpper ? .atOrBefore : .before))"
+            sql += " AND \(keysetCondition(includeUpper ? .atOrBefore : .before))"
             arguments += self.arguments(upper)
         }
         return (sql, StatementArguments(arguments))
@@ -211,7 +211,7 @@ struct GridSQL {
         let condition = whereClause(.probe)
         return ("""
             SELECT ca.\(keyColumn), ca.album_id FROM collection_album ca
-            WHERE \(condition.sql) AND \(compare(.atOrAfter)) \(orderBy) LIMIT ? OFFSET ?
+            WHERE \(condition.sql) AND \(keysetCondition(.atOrAfter)) \(orderBy) LIMIT ? OFFSET ?
             """, StatementArguments(condition.arguments + arguments(lower) + [count.databaseValue, offset.databaseValue]))
     }
 
@@ -248,31 +248,5 @@ struct GridSQL {
             key = .text(String.fromDatabaseValue(value) ?? "")
         }
         return GridAnchor(key: key, albumId: row[1])
-    }
-}
-
-extension SortKey {
-    /// SQLite's order: integers numerically; text by BINARY collation, which is UTF-8 byte order (Swift's
-    /// `<` and `==` on String follow Unicode equivalence instead, so the bytes are compared).
-    func compare(to other: SortKey) -> Int {
-        switch (self, other) {
-        case (.integer(let a), .integer(let b)):
-            return a < b ? -1 : a == b ? 0 : 1
-        case (.text(let a), .text(let b)):
-            var left = a.utf8.makeIterator()
-            var right = b.utf8.makeIterator()
-            while true {
-                switch (left.next(), right.next()) {
-                case (nil, nil): return 0
-                case (nil, _): return -1
-                case (_, nil): return 1
-                case (let l?, let r?) where l != r: return l < r ? -1 : 1
-                default: continue
-                }
-            }
-        // SQLite puts every integer before every text; a grid holds only one of them.
-        case (.integer, .text): return -1
-        case (.text, .integer): return 1
-        }
     }
 }

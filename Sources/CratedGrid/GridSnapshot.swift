@@ -120,6 +120,9 @@ struct GridSnapshot: Sendable {
 /// it whenever any other connection commits, in this process or another (`crated import` while the
 /// daemon serves). A snapshot is used only when the version read before and after the request's read
 /// transaction equals the one it was built at, so no write can slip between.
+///
+/// Any commit to the database invalidates every snapshot, whatever table it wrote: a server that wrote on
+/// every request (a token's last use, say) would rebuild the grid's snapshot on every page.
 final class GridSnapshotCache: Sendable {
     private let versionConnection: DatabaseQueue?
     private let state = Mutex(State())
