@@ -170,6 +170,58 @@ import Testing
         #expect(mismatches == 0)
     }
 
+    /// The import's fast path: copies added while the upkeep is deferred are counted at its end, exactly
+    /// as the per-row triggers count them.
+    @Test func aDeferredBulkWriteCountsLikeTheTriggers() throws {
+        func addCopies(_ db: Database, _ fixture: Fixture, artist: Int64) throws {
+            for index in 0..<30 {
+                let album = try db.insertAlbum(title: "Bulk \(index)", artistId: artist, year: 1980 + index % 7)
+                for copy in 0...(index % 3) {
+                    _ = try db.insertCopy(userId: fixture.collector, albumId: album, dateAdded: "2024-06-\(10 + copy)T00:00:00Z",
+                                          rating: copy == 1 ? 4 : nil, copyOrdinal: copy)
+                }
+            }
+            // More copies of albums already in the collection, one of them the other user's.
+            _ = try db.insertCopy(userId: fixture.collector, albumId: fixture.albums["Revolver"]!, dateAdded: "2025-01-01T00:00:00Z", rating: 5)
+            _ = try db.insertCopy(userId: fixture.collector, albumId: fixture.albums["Arrival"]!, dateAdded: "2025-01-02T00:00:00Z")
+        }
+        func summary(_ database: AppDatabase) throws -> [Row] {
+            try database.reader.read { db in
+                try Row.fetchAll(db, sql: """
+                    SELECT a.title, ca.user_id, ca.copies, ca.latest_added, ca.best_rating, ca.artist_key, ca.title_key, ca.year_key
+                    FROM collection_album ca JOIN album a ON a.id = ca.album_id ORDER BY a.title, ca.user_id
+                    """)
+            }
+        }
+        let perRow = try Fixture()
+        try perRow.temporary.database.writer.write { db in
+            try addCopies(db, perRow, artist: try Int64.fetchOne(db, sql: "SELECT MIN(id) FROM artist")!)
+        }
+        let deferred = try Fixture()
+        try deferred.temporary.database.writer.write { db in
+            try db.execute(sql: "INSERT INTO grid_deferral (id) VALUES (1)")
+            try addCopies(db, deferred, artist: try Int64.fetchOne(db, sql: "SELECT MIN(id) FROM artist")!)
+            // Nothing is counted until the deferral ends.
+            #expect(try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM collection_album WHERE title_key LIKE 'bulk%'") == 0)
+            try db.execute(sql: "DELETE FROM grid_deferral")
+        }
+        let expected = try summary(perRow.temporary.database)
+        // 4 + 30 of the collector's, Arrival for both users.
+        #expect(expected.count == 36)
+        #expect(try summary(deferred.temporary.database) == expected)
+        #expect(try deferred.temporary.database.reader.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM grid_pending") } == 0)
+        #expect(try deferred.page(["sort": "dateAdded"]).items.first?.title == "Arrival")
+
+        // A transaction that would commit with the deferral open is refused, and writes nothing.
+        #expect(throws: DatabaseError.self) {
+            try deferred.temporary.database.writer.write { db in
+                try db.execute(sql: "INSERT INTO grid_deferral (id) VALUES (1)")
+                _ = try db.insertCopy(userId: deferred.collector, albumId: deferred.albums["Blue Train"]!, dateAdded: "2025-02-01T00:00:00Z")
+            }
+        }
+        #expect(try summary(deferred.temporary.database) == expected)
+    }
+
     @Test func theCacheSeesEveryWrite() throws {
         let fixture = try Fixture()
         let cache = GridSnapshotCache(path: fixture.temporary.database.writer.path, enabled: true)
