@@ -8,8 +8,8 @@ import GRDB
 /// A restriction (the scope and each filter) has two SQL forms. The probe form is an `EXISTS` looked up
 /// for each row walked, for the statements that walk a few rows from a seek. The set form is an `IN
 /// (subquery)` that SQLite materializes once per statement, for the statements that walk the whole grid.
-/// Neither may drive the query: a unary `+` keeps SQLite from answering `album_id IN (...)` or a year
-/// range through another index and then sorting every row it found.
+/// Neither may drive the query: a unary `+` keeps SQLite from seeking on `album_id IN (...)` or on a year
+/// range instead of on the keyset, which would walk or sort every row before the page.
 struct GridSQL {
     let userId: Int64
     let keyColumn: String
@@ -104,9 +104,8 @@ struct GridSQL {
         if filters.yearFrom != nil || filters.yearTo != nil {
             let from = Int64(filters.yearFrom ?? GridFilters.yearRange.lowerBound)
             let to = Int64(filters.yearTo ?? GridFilters.yearRange.upperBound)
-            // In the year sort the range is a range of its own index; in another it must not be used.
-            let column = request.sort == .year ? "ca.year_key" : "+ca.year_key"
-            restrictions.append(.both("\(column) BETWEEN ? AND ?", [from.databaseValue, to.databaseValue]))
+            // Even in the year sort the seek must be the keyset's, not the start of the range.
+            restrictions.append(.both("+ca.year_key BETWEEN ? AND ?", [from.databaseValue, to.databaseValue]))
         }
         if let name = filters.format { restrictions.append(format(name)) }
         if let query = filters.text { text(query).map { restrictions.append($0) } }

@@ -6,10 +6,10 @@ import Testing
 
 /// A collection of 155,000 albums: pages 150,000 deep are right, and every statement that serves them
 /// is an index seek (EXPLAIN QUERY PLAN shows no SCAN of a table).
-@Suite(.serialized) struct DeepGridTests {
+@Suite struct DeepGridTests {
     static let albumCount = 155_000
 
-    final class BigCollection: Sendable {
+    final class BigCollection {
         let temporary: TemporaryDatabase
         let userId: Int64
 
@@ -50,11 +50,26 @@ import Testing
         }
     }
 
-    // Built once: 155,000 albums take a few seconds to write.
-    static let collection = Result { try BigCollection() }
+    /// One test, so that the 155,000 albums are written once and their database removed at its end.
+    @Test func aCollectionOf155000Albums() throws {
+        let big = try BigCollection()
+        try pages150000DeepAreRight(big)
+        for request in [
+            GridRequest(sort: .artist),
+            GridRequest(sort: .title),
+            GridRequest(sort: .year),
+            GridRequest(sort: .dateAdded),
+            GridRequest(sort: .rating),
+            GridRequest(sort: .artist, filters: GridFilters(genre: "Rock", yearFrom: 1960, yearTo: 1990)),
+            GridRequest(sort: .year, filters: GridFilters(genre: "Rock", yearFrom: 1960, yearTo: 1990)),
+            GridRequest(sort: .dateAdded, filters: GridFilters(crateId: 1, format: "LP")),
+            GridRequest(scope: .search("album"), sort: .title),
+        ] {
+            try everyStatementOfADeepPageIsAnIndexSeek(big, request: request)
+        }
+    }
 
-    @Test func pages150000DeepAreRight() throws {
-        let big = try Self.collection.get()
+    func pages150000DeepAreRight(_ big: BigCollection) throws {
         let service = GridService(database: big.temporary.database)
         let phone = LayoutRequest(layout: .iPhonePortrait, width: 402)
 
@@ -110,17 +125,7 @@ import Testing
         }
     }
 
-    @Test(arguments: [
-        GridRequest(sort: .artist),
-        GridRequest(sort: .title),
-        GridRequest(sort: .year),
-        GridRequest(sort: .dateAdded),
-        GridRequest(sort: .rating),
-        GridRequest(sort: .artist, filters: GridFilters(genre: "Rock", yearFrom: 1960, yearTo: 1990)),
-        GridRequest(sort: .dateAdded, filters: GridFilters(crateId: 1, format: "LP")),
-    ])
-    func everyStatementOfADeepPageIsAnIndexSeek(request: GridRequest) throws {
-        let big = try Self.collection.get()
+    func everyStatementOfADeepPageIsAnIndexSeek(_ big: BigCollection, request: GridRequest) throws {
         let plans = try big.temporary.database.reader.read { db -> [String: [String]] in
             let sql = GridSQL(userId: big.userId, request: request)
             // The plan does not depend on the values bound, only on their place.
@@ -148,9 +153,13 @@ import Testing
         case .rating: "collection_album_rating"
         }
         for (name, plan) in plans {
-            let context = Comment(rawValue: "\(name): \(plan.joined(separator: " | "))")
-            // SCAN lines are only the recursive walk's own queue and its subquery, never a table.
-            let scans = plan.filter { $0.hasPrefix("SCAN") && !$0.hasPrefix("SCAN checkpoint") && !$0.hasPrefix("SCAN (subquery") }
+            let context = Comment(rawValue: "\(request.sort) \(request.scope) \(request.filters) \(name): \(plan.joined(separator: " | "))")
+            // SCAN lines are only the recursive walk's own queue and its subquery, and the full-text index
+            // answering a MATCH (`INDEX 0:M`), never a table.
+            let scans = plan.filter {
+                $0.hasPrefix("SCAN") && !$0.hasPrefix("SCAN checkpoint") && !$0.hasPrefix("SCAN (subquery")
+                    && !$0.hasPrefix("SCAN album_search VIRTUAL TABLE INDEX 0:M")
+            }
             #expect(scans.isEmpty, context)
             // The grid is walked in the sort's index (or one album looked up by its key), never sorted.
             let walksTheSortIndex = plan.contains { $0.hasPrefix("SEARCH ca USING COVERING INDEX \(sortIndex) ") || $0.hasPrefix("SEARCH ca USING INDEX \(sortIndex) ") }
