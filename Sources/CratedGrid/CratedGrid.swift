@@ -1,1 +1,0 @@
-// CratedGrid: see its issue; sources land here.

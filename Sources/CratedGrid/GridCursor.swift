@@ -1,0 +1,89 @@
+import Foundation
+import GRDB
+
+/// A keyset cursor: an anchor album and a direction, bound to one user and one order (scope, filters,
+/// sort), never to a layout or a page number, so it stays valid when the client changes its columns and
+/// while albums are added or removed.
+///
+/// On the wire it is base64url (no padding) of a small JSON object: version, user, order fingerprint,
+/// direction, anchor key and id, and a checksum over them, so that a cursor that was altered, cut short,
+/// or made for another user or order is refused as a bad `cursor`. The checksum is not a signature: a
+/// forged cursor could only address a position in the caller's own grid, because the user and the
+/// order always come from the request, never from the cursor.
+struct GridCursor: Equatable, Sendable {
+    enum Direction: String, Codable, Sendable {
+        /// The page of items after the anchor (`next`).
+        case after = "a"
+        /// The page of items before the anchor (`previous`).
+        case before = "b"
+    }
+
+    var userId: Int64
+    var order: String
+    var direction: Direction
+    var anchor: GridAnchor
+
+    static let version = 1
+    static let maximumLength = 4096
+
+    private struct Payload: Codable {
+        var v: Int
+        var u: Int64
+        var o: String
+        var d: Direction
+        var k: SortKey
+        var i: Int64
+        var c: String
+    }
+
+    private var checksum: String {
+        StableHash.hex(of: "crated-grid-cursor", "\(Self.version)", "\(userId)", order, direction.rawValue, anchor.key.checksumText, "\(anchor.albumId)")
+    }
+
+    var token: String {
+        let payload = Payload(v: Self.version, u: userId, o: order, d: direction, k: anchor.key, i: anchor.albumId, c: checksum)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        // Encoding these plain values cannot fail.
+        let json = try! encoder.encode(payload)
+        return json.base64EncodedString()
+            .replacingOccurrences(of: "+", with: "-")
+            .replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
+    }
+
+    /// Decodes and checks a cursor for this user and order; any failure is a bad `cursor` parameter.
+    init(token: String, userId: Int64, order: String) throws {
+        let notACursor = GridError.badParameter("cursor", "is not a cursor from this server, or it was altered; start again without a cursor")
+        guard !token.isEmpty, token.utf8.count <= Self.maximumLength,
+              token.utf8.allSatisfy({ $0.isBase64URLCharacter }) else { throw notACursor }
+        var base64 = token.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        base64 += String(repeating: "=", count: (4 - base64.utf8.count % 4) % 4)
+        guard let json = Data(base64Encoded: base64),
+              let payload = try? JSONDecoder().decode(Payload.self, from: json),
+              payload.v == Self.version else { throw notACursor }
+        let cursor = GridCursor(userId: payload.u, order: payload.o, direction: payload.d, anchor: GridAnchor(key: payload.k, albumId: payload.i))
+        guard cursor.checksum == payload.c else { throw notACursor }
+        guard cursor.userId == userId else {
+            throw GridError.badParameter("cursor", "belongs to another user")
+        }
+        guard cursor.order == order else {
+            throw GridError.badParameter("cursor", "belongs to another grid, sort or filter; start again without a cursor")
+        }
+        self = cursor
+    }
+
+    init(userId: Int64, order: String, direction: Direction, anchor: GridAnchor) {
+        self.userId = userId
+        self.order = order
+        self.direction = direction
+        self.anchor = anchor
+    }
+}
+
+extension UInt8 {
+    fileprivate var isBase64URLCharacter: Bool {
+        (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(self) || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(self)
+            || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(self) || self == UInt8(ascii: "-") || self == UInt8(ascii: "_")
+    }
+}

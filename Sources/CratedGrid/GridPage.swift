@@ -1,0 +1,86 @@
+import Foundation
+
+/// One page of an album grid, as the API sends it.
+public struct GridPage: Codable, Sendable, Equatable {
+    public var layout: GridLayout
+    public var items: [GridItem]
+    /// The absolute position of the first item; where it would be when the page is empty.
+    public var start: Int
+    /// Albums in the whole grid.
+    public var total: Int
+    /// The cursor of the page after this one; nil on the last page.
+    public var next: String?
+    /// The cursor of the page before this one; nil on the first page.
+    public var previous: String?
+    /// The jump bar, when asked for and the sort has one.
+    public var sections: [GridSection]?
+    /// A strong ETag (quoted, ready for the header) over everything above: the API answers 304 when a
+    /// request's `If-None-Match` holds it.
+    public var etag: String
+
+    init(layout: GridLayout, items: [GridItem], start: Int, total: Int, next: String?, previous: String?, sections: [GridSection]?) {
+        self.layout = layout
+        self.items = items
+        self.start = start
+        self.total = total
+        self.next = next
+        self.previous = previous
+        self.sections = sections
+        self.etag = ""
+        self.etag = Self.etag(of: self)
+    }
+
+    /// Whether `ifNoneMatch` (the request header, possibly a list or `*`) matches this page.
+    public func matches(ifNoneMatch header: String) -> Bool {
+        header.split(separator: ",").contains { candidate in
+            let tag = candidate.trimmingCharacters(in: .whitespaces)
+            return tag == "*" || tag == etag || tag == "W/" + etag
+        }
+    }
+
+    private static func etag(of page: GridPage) -> String {
+        var content = page
+        content.etag = ""
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        // Encoding strings, numbers and optionals cannot fail.
+        let json = try! encoder.encode(content)
+        var hash = StableHash()
+        hash.combine(json)
+        return "\"g1-\(hash.hex)\""
+    }
+}
+
+/// One cell: an album the user owns, however many copies.
+public struct GridItem: Codable, Sendable, Equatable {
+    /// Absolute position in the grid, from 0.
+    public var position: Int
+    public var albumId: Int64
+    public var title: String
+    /// The artist credit as shown.
+    public var artist: String
+    public var year: Int?
+    /// How many copies of the album the user owns.
+    public var copyCount: Int
+    /// The best rating among the user's copies, 1 to 5; nil when none is rated.
+    public var rating: Int?
+    /// When the user's latest copy was added (RFC 3339).
+    public var dateAdded: String
+    /// Cover art sized for the cell; nil when the album has no image.
+    public var artwork: GridArtwork?
+}
+
+/// The image variant chosen for a cell: the smallest at least `itemWidth * scale` pixels wide, else
+/// the largest there is.
+public struct GridArtwork: Codable, Sendable, Equatable {
+    public var url: String
+    /// Pixels; nil when the catalogue does not know the full image's width.
+    public var width: Int?
+}
+
+/// A jump-bar entry: the first letter of the sort key (`#` for digits and symbols) and the absolute
+/// position of the first album under it.
+public struct GridSection: Codable, Sendable, Equatable {
+    public var letter: String
+    public var position: Int
+}

@@ -1,0 +1,251 @@
+import CratedCore
+import GRDB
+
+/// The SQL of one grid: which rows of `collection_album` (one per album the user owns, see
+/// Migrations/0005_grid.sql) it holds, and their keyset order on (sort key, album id). Every statement
+/// walks the sort's index `(user_id, sort key, album_id)` in order from a seek, so none scans.
+///
+/// A restriction (the scope and each filter) has two SQL forms. The probe form is an `EXISTS` looked up
+/// for each row walked, for the statements that walk a few rows from a seek. The set form is an `IN
+/// (subquery)` that SQLite materializes once per statement, for the statements that walk the whole grid.
+/// Neither may drive the query: a unary `+` keeps SQLite from seeking on `album_id IN (...)` or on a year
+/// range instead of on the keyset, which would walk or sort every row before the page.
+struct GridSQL {
+    let userId: Int64
+    let keyColumn: String
+    /// Years and ratings are integers; names, titles and dates text.
+    let keyIsInteger: Bool
+    let descending: Bool
+    /// False when a restriction can match no album (a search without a searchable word).
+    let canMatch: Bool
+    private let probeConditions: [Fragment]
+    private let setConditions: [Fragment]
+
+    struct Fragment {
+        var sql: String
+        var arguments: [DatabaseValue]
+    }
+
+    /// One restriction in its two forms.
+    private struct Restriction {
+        var probe: Fragment
+        var set: Fragment
+
+        static func both(_ sql: String, _ arguments: [DatabaseValue]) -> Restriction {
+            Restriction(probe: Fragment(sql: sql, arguments: arguments), set: Fragment(sql: sql, arguments: arguments))
+        }
+    }
+
+    init(userId: Int64, request: GridRequest) {
+        self.userId = userId
+        switch request.sort {
+        case .artist: (keyColumn, keyIsInteger, descending) = ("artist_key", false, false)
+        case .title: (keyColumn, keyIsInteger, descending) = ("title_key", false, false)
+        // Unknown years are stored as 99999, after every real year.
+        case .year: (keyColumn, keyIsInteger, descending) = ("year_key", true, false)
+        case .dateAdded: (keyColumn, keyIsInteger, descending) = ("latest_added", false, true)
+        case .rating: (keyColumn, keyIsInteger, descending) = ("best_rating", true, true)
+        }
+
+        var restrictions: [Restriction] = []
+        var canMatch = true
+        func crate(_ id: Int64) -> Restriction {
+            Restriction(
+                probe: Fragment(sql: """
+                    EXISTS (SELECT 1 FROM collection_item c JOIN crate_item ci ON ci.item_id = c.id
+                            WHERE c.user_id = ca.user_id AND c.album_id = ca.album_id AND ci.crate_id = ?)
+                    """, arguments: [id.databaseValue]),
+                set: Fragment(sql: """
+                    +ca.album_id IN (SELECT c.album_id FROM crate_item ci JOIN collection_item c ON c.id = ci.item_id
+                                    WHERE ci.crate_id = ? AND c.user_id = ?)
+                    """, arguments: [id.databaseValue, userId.databaseValue]))
+        }
+        func artist(_ id: Int64) -> Restriction {
+            Restriction(
+                probe: Fragment(sql: "EXISTS (SELECT 1 FROM album_artist aa WHERE aa.album_id = ca.album_id AND aa.artist_id = ?)",
+                                arguments: [id.databaseValue]),
+                set: Fragment(sql: "+ca.album_id IN (SELECT album_id FROM album_artist WHERE artist_id = ?)", arguments: [id.databaseValue]))
+        }
+        func genre(_ kind: String, _ name: String) -> Restriction {
+            Restriction(
+                probe: Fragment(sql: "EXISTS (SELECT 1 FROM album_genre g WHERE g.album_id = ca.album_id AND g.kind = ? AND g.name = ?)",
+                                arguments: [kind.databaseValue, name.databaseValue]),
+                set: Fragment(sql: "+ca.album_id IN (SELECT album_id FROM album_genre WHERE kind = ? AND name = ?)",
+                              arguments: [kind.databaseValue, name.databaseValue]))
+        }
+        func format(_ name: String) -> Restriction {
+            Restriction(
+                probe: Fragment(sql: "EXISTS (SELECT 1 FROM album_format f WHERE f.album_id = ca.album_id AND f.name = ?)",
+                                arguments: [name.databaseValue]),
+                set: Fragment(sql: "+ca.album_id IN (SELECT album_id FROM album_format WHERE name = ?)", arguments: [name.databaseValue]))
+        }
+        func text(_ text: String) -> Restriction? {
+            guard let expression = SearchText.matchExpression(text) else {
+                canMatch = false
+                return nil
+            }
+            // Full-text search has no cheap per-row probe: its matches are always gathered once.
+            return .both("+ca.album_id IN (SELECT rowid FROM album_search WHERE album_search MATCH ?)", [expression.databaseValue])
+        }
+
+        switch request.scope {
+        case .collection: break
+        case .crate(let id): restrictions.append(crate(id))
+        case .artist(let id): restrictions.append(artist(id))
+        case .genre(let name): restrictions.append(genre("genre", name))
+        case .style(let name): restrictions.append(genre("style", name))
+        case .search(let query): text(query).map { restrictions.append($0) }
+        }
+        let filters = request.filters
+        if let id = filters.crateId { restrictions.append(crate(id)) }
+        if let name = filters.genre { restrictions.append(genre("genre", name)) }
+        if let name = filters.style { restrictions.append(genre("style", name)) }
+        if let id = filters.artistId { restrictions.append(artist(id)) }
+        if filters.yearFrom != nil || filters.yearTo != nil {
+            let from = Int64(filters.yearFrom ?? GridFilters.yearRange.lowerBound)
+            let to = Int64(filters.yearTo ?? GridFilters.yearRange.upperBound)
+            // Even in the year sort the seek must be the keyset's, not the start of the range.
+            restrictions.append(.both("+ca.year_key BETWEEN ? AND ?", [from.databaseValue, to.databaseValue]))
+        }
+        if let name = filters.format { restrictions.append(format(name)) }
+        if let query = filters.text { text(query).map { restrictions.append($0) } }
+
+        self.canMatch = canMatch
+        self.probeConditions = restrictions.map(\.probe)
+        self.setConditions = restrictions.map(\.set)
+    }
+
+    // MARK: Building blocks
+
+    enum Form { case probe, set }
+
+    /// `ca.user_id = ? AND <restrictions>`.
+    func whereClause(_ form: Form) -> Fragment {
+        let conditions = form == .probe ? probeConditions : setConditions
+        return Fragment(
+            sql: (["ca.user_id = ?"] + conditions.map(\.sql)).joined(separator: " AND "),
+            arguments: [userId.databaseValue] + conditions.flatMap(\.arguments))
+    }
+
+    var orderBy: String {
+        descending ? "ORDER BY ca.\(keyColumn) DESC, ca.album_id DESC" : "ORDER BY ca.\(keyColumn), ca.album_id"
+    }
+
+    /// Where a row stands relative to an anchor, in grid order.
+    enum Relation { case before, atOrBefore, atOrAfter, after }
+
+    /// `(ca.key, ca.album_id) <op> anchor`, the operator turned around for a descending sort.
+    func keysetCondition(_ relation: Relation, anchor: String = "(?, ?)") -> String {
+        let ascendingOperator = switch relation {
+        case .before: "<"
+        case .atOrBefore: "<="
+        case .atOrAfter: ">="
+        case .after: ">"
+        }
+        let op = descending ? String(ascendingOperator.map { $0 == "<" ? ">" : $0 == ">" ? "<" : $0 }) : ascendingOperator
+        return "(ca.\(keyColumn), ca.album_id) \(op) \(anchor)"
+    }
+
+    func arguments(_ anchor: GridAnchor) -> [DatabaseValue] {
+        [anchor.key.databaseValue, anchor.albumId.databaseValue]
+    }
+
+    /// Grid order on anchors, as SQLite orders the rows: negative when `lhs` comes first.
+    func compare(_ lhs: GridAnchor, _ rhs: GridAnchor) -> Int {
+        var order = lhs.key.compare(to: rhs.key)
+        if order == 0 { order = lhs.albumId < rhs.albumId ? -1 : lhs.albumId == rhs.albumId ? 0 : 1 }
+        return descending ? -order : order
+    }
+
+    /// Whether an anchor's key is of the type this sort stores (a cursor could claim another).
+    func accepts(_ key: SortKey) -> Bool {
+        switch key {
+        case .integer: keyIsInteger
+        case .text: !keyIsInteger
+        }
+    }
+
+    // MARK: Statements
+
+    /// The first `limit` anchors of the grid, walking all of it with set conditions.
+    func leadingAnchorsStatement(limit: Int) -> (sql: String, arguments: StatementArguments) {
+        let condition = whereClause(.set)
+        return ("SELECT ca.\(keyColumn), ca.album_id FROM collection_album ca WHERE \(condition.sql) \(orderBy) LIMIT ?",
+                StatementArguments(condition.arguments + [limit.databaseValue]))
+    }
+
+    /// Every `stride`-th anchor of the grid from the first, in one statement: a recursive walk in which
+    /// each step seeks past the previous checkpoint and skips `stride - 1` rows of the index.
+    func checkpointsStatement(stride: Int) -> (sql: String, arguments: StatementArguments) {
+        let condition = whereClause(.set)
+        let sql = """
+            WITH RECURSIVE checkpoint(key, album_id) AS (
+                SELECT * FROM (SELECT ca.\(keyColumn), ca.album_id FROM collection_album ca WHERE \(condition.sql) \(orderBy) LIMIT 1)
+                UNION ALL
+                SELECT hit.\(keyColumn), hit.album_id FROM checkpoint
+                JOIN collection_album hit ON hit.user_id = ? AND hit.album_id = (
+                    SELECT ca.album_id FROM collection_album ca
+                    WHERE \(condition.sql) AND \(keysetCondition(.after, anchor: "(checkpoint.key, checkpoint.album_id)"))
+                    \(orderBy) LIMIT 1 OFFSET ?)
+            )
+            SELECT key, album_id FROM checkpoint
+            """
+        return (sql, StatementArguments(condition.arguments + [userId.databaseValue] + condition.arguments + [(stride - 1).databaseValue]))
+    }
+
+    /// How many rows lie from `lower` (included) to `upper` (included or not): a short index range.
+    func countStatement(from lower: GridAnchor, to upper: GridAnchor?, including includeUpper: Bool) -> (sql: String, arguments: StatementArguments) {
+        let condition = whereClause(.probe)
+        var sql = "SELECT COUNT(*) FROM collection_album ca WHERE \(condition.sql) AND \(keysetCondition(.atOrAfter))"
+        var arguments = condition.arguments + self.arguments(lower)
+        if let upper {
+            sql += " AND \(keysetCondition(includeUpper ? .atOrBefore : .before))"
+            arguments += self.arguments(upper)
+        }
+        return (sql, StatementArguments(arguments))
+    }
+
+    /// `count` anchors from `offset` rows past `lower` (included): the page query, an index seek.
+    func anchorsStatement(from lower: GridAnchor, offset: Int, count: Int) -> (sql: String, arguments: StatementArguments) {
+        let condition = whereClause(.probe)
+        return ("""
+            SELECT ca.\(keyColumn), ca.album_id FROM collection_album ca
+            WHERE \(condition.sql) AND \(keysetCondition(.atOrAfter)) \(orderBy) LIMIT ? OFFSET ?
+            """, StatementArguments(condition.arguments + arguments(lower) + [count.databaseValue, offset.databaseValue]))
+    }
+
+    /// The first anchor whose key is at least `key` (sorts with sections are ascending).
+    func firstAnchorStatement(keyAtLeast key: String) -> (sql: String, arguments: StatementArguments) {
+        let condition = whereClause(.probe)
+        return ("SELECT ca.\(keyColumn), ca.album_id FROM collection_album ca WHERE \(condition.sql) AND ca.\(keyColumn) >= ? \(orderBy) LIMIT 1",
+                StatementArguments(condition.arguments + [key.databaseValue]))
+    }
+
+    /// The anchor of one album, when it is in the grid.
+    func albumAnchorStatement(albumId: Int64) -> (sql: String, arguments: StatementArguments) {
+        let condition = whereClause(.probe)
+        return ("SELECT ca.\(keyColumn), ca.album_id FROM collection_album ca WHERE \(condition.sql) AND ca.album_id = ?",
+                StatementArguments(condition.arguments + [albumId.databaseValue]))
+    }
+
+    // MARK: Running them
+
+    func fetchAnchors(_ db: Database, _ statement: (sql: String, arguments: StatementArguments)) throws -> [GridAnchor] {
+        try Row.fetchAll(db.cachedStatement(sql: statement.sql), arguments: statement.arguments).map(Self.anchor)
+    }
+
+    func fetchCount(_ db: Database, _ statement: (sql: String, arguments: StatementArguments)) throws -> Int {
+        try Int.fetchOne(db.cachedStatement(sql: statement.sql), arguments: statement.arguments) ?? 0
+    }
+
+    private static func anchor(_ row: Row) -> GridAnchor {
+        let value: DatabaseValue = row[0]
+        let key: SortKey
+        if case .int64(let integer) = value.storage {
+            key = .integer(integer)
+        } else {
+            key = .text(String.fromDatabaseValue(value) ?? "")
+        }
+        return GridAnchor(key: key, albumId: row[1])
+    }
+}

@@ -1,0 +1,193 @@
+import CratedCore
+import GRDB
+
+/// Answers album grid pages for a user: one cell per album with its copy count, in a keyset order, in
+/// pages sized to the client's layout (DESIGN.md, "Grid pagination").
+///
+/// Page invariants: a page that starts at absolute position p with c columns holds `rows*c - p % c`
+/// items, so every page but the last ends on a row boundary of the whole grid; `next` continues right
+/// after the page's last album and `previous` ends right before its first, whatever the layout of the
+/// next request and whatever was added or removed in between.
+public struct GridService: Sendable {
+    public let database: AppDatabase
+    private let snapshots: GridSnapshotCache
+    private let tuning: GridSnapshot.Tuning
+
+    /// `cachesPositions: false` builds the grid's position snapshot on every request (tests compare the
+    /// two; the answers are the same).
+    public init(database: AppDatabase, cachesPositions: Bool = true) {
+        self.init(database: database, cachesPositions: cachesPositions, tuning: GridSnapshot.Tuning())
+    }
+
+    init(database: AppDatabase, cachesPositions: Bool, tuning: GridSnapshot.Tuning) {
+        self.database = database
+        self.snapshots = GridSnapshotCache(path: database.writer.path, enabled: cachesPositions)
+        self.tuning = tuning
+    }
+
+    /// One page of `userId`'s grid. Throws `GridError` for a bad parameter (400) or a crate, artist or
+    /// `around` album that is not there (404); any other error is the database's.
+    public func page(userId: Int64, request: GridRequest) throws -> GridPage {
+        let layout = try request.layout.resolve()
+        let sql = GridSQL(userId: userId, request: request)
+        let order = request.orderFingerprint
+        var cursor: GridCursor?
+        if case .cursor(let token) = request.position {
+            let decoded = try GridCursor(token: token, userId: userId, order: order)
+            guard sql.accepts(decoded.anchor.key) else {
+                throw GridError.badParameter("cursor", "is not a cursor from this server, or it was altered; start again without a cursor")
+            }
+            cursor = decoded
+        }
+        let plan = PagePlan(
+            userId: userId, request: request, sql: sql, layout: layout, cursor: cursor, tuning: tuning,
+            artworkPixels: layout.itemWidth * request.layout.artworkScale,
+            includeSections: request.sort.hasSections && (request.includeSections ?? (cursor == nil)))
+
+        let cacheKey = "\(userId)/\(order)"
+        let versionBefore = snapshots.version()
+        let cached = versionBefore.flatMap { snapshots.snapshot(for: cacheKey, version: $0) }
+        let (page, snapshot) = try database.reader.read { db in try plan.page(db, snapshot: cached) }
+        let versionAfter = snapshots.version()
+        if let versionBefore, versionBefore == versionAfter {
+            if cached == nil { snapshots.store(snapshot, for: cacheKey, version: versionBefore) }
+            return page
+        }
+        // A write landed during the request. A snapshot built inside the read matches what it read; a
+        // cached one may not, so the page is made again from a fresh one.
+        if cached == nil { return page }
+        return try database.reader.read { db in try plan.page(db, snapshot: nil) }.page
+    }
+}
+
+/// One request's work inside a read transaction.
+private struct PagePlan {
+    let userId: Int64
+    let request: GridRequest
+    let sql: GridSQL
+    let layout: GridLayout
+    let cursor: GridCursor?
+    let tuning: GridSnapshot.Tuning
+    let artworkPixels: Double
+    let includeSections: Bool
+
+    func page(_ db: Database, snapshot cached: GridSnapshot?) throws -> (page: GridPage, snapshot: GridSnapshot) {
+        try checkReferences(db)
+        let snapshot = try cached ?? GridSnapshot.build(db, sql: sql, withSections: request.sort.hasSections, tuning: tuning)
+        let (start, count) = try placement(db, snapshot)
+        let anchors = try snapshot.anchors(db, from: start, count: count, sql: sql)
+        let items = try self.items(db, anchors: anchors, start: start)
+        func token(_ direction: GridCursor.Direction, _ anchor: GridAnchor) -> String {
+            GridCursor(userId: userId, order: request.orderFingerprint, direction: direction, anchor: anchor).token
+        }
+        let page = GridPage(
+            layout: layout, items: items, start: start, total: snapshot.total,
+            next: anchors.last.flatMap { start + anchors.count < snapshot.total ? token(.after, $0) : nil },
+            previous: anchors.first.flatMap { start > 0 ? token(.before, $0) : nil },
+            sections: includeSections ? snapshot.sections : nil)
+        return (page, snapshot)
+    }
+
+    /// The absolute position the page starts at and how many items it asks for.
+    private func placement(_ db: Database, _ snapshot: GridSnapshot) throws -> (start: Int, count: Int) {
+        let total = snapshot.total
+        func forward(from start: Int) -> (Int, Int) { (start, layout.pageSize(startingAt: start)) }
+        switch request.position {
+        case .start:
+            return forward(from: 0)
+        case .at(let position):
+            // Past the end is the last row: a scroll position saved on a grid that has since shrunk.
+            return forward(from: total == 0 ? 0 : layout.rowStart(of: min(position, total - 1)))
+        case .around(let albumId):
+            guard let anchor = try sql.fetchAnchors(db, sql.albumAnchorStatement(albumId: albumId)).first else {
+                throw GridError.notFound("around", "album \(albumId) is not in this grid")
+            }
+            let position = try snapshot.rank(db, of: anchor, including: false, sql: sql)
+            return (position - position % layout.pageSize, layout.pageSize)
+        case .cursor:
+            guard let cursor else { return forward(from: 0) }
+            switch cursor.direction {
+            case .after:
+                return forward(from: try snapshot.rank(db, of: cursor.anchor, including: true, sql: sql))
+            case .before:
+                let end = try snapshot.rank(db, of: cursor.anchor, including: false, sql: sql)
+                // Nothing is left before the anchor: the first page.
+                guard end > 0 else { return forward(from: 0) }
+                // Whole rows up to the end of the row holding the anchor, cut at the anchor: the page
+                // ends where the page after it began, and starts on a row boundary.
+                let endOfRow = (end + layout.columns - 1) / layout.columns * layout.columns
+                let start = max(0, endOfRow - layout.pageSize)
+                return (start, end - start)
+            }
+        }
+    }
+
+    /// A crate must be the user's and an artist must exist: anything else is a 404, not an empty grid.
+    private func checkReferences(_ db: Database) throws {
+        var crates: [Int64] = []
+        var artists: [Int64] = []
+        switch request.scope {
+        case .crate(let id): crates.append(id)
+        case .artist(let id): artists.append(id)
+        case .collection, .genre, .style, .search: break
+        }
+        if let id = request.filters.crateId { crates.append(id) }
+        if let id = request.filters.artistId { artists.append(id) }
+        for id in crates {
+            guard try Row.fetchOne(db, sql: "SELECT 1 FROM crate WHERE id = ? AND user_id = ?", arguments: [id, userId]) != nil else {
+                throw GridError.notFound("crate", "no crate \(id) in this collection")
+            }
+        }
+        for id in artists {
+            guard try Row.fetchOne(db, sql: "SELECT 1 FROM artist WHERE id = ?", arguments: [id]) != nil else {
+                throw GridError.notFound("artist", "no artist \(id)")
+            }
+        }
+    }
+
+    /// The cells for the anchors, in their order.
+    private func items(_ db: Database, anchors: [GridAnchor], start: Int) throws -> [GridItem] {
+        guard !anchors.isEmpty else { return [] }
+        let ids = anchors.map(\.albumId)
+        let placeholders = databaseQuestionMarks(count: ids.count)
+        var cells: [Int64: GridItem] = [:]
+        let rows = try Row.fetchCursor(db, sql: """
+            SELECT ca.album_id, a.title, a.artist_credit, a.year, ca.copies, ca.best_rating, ca.latest_added
+            FROM collection_album ca JOIN album a ON a.id = ca.album_id
+            WHERE ca.user_id = ? AND ca.album_id IN (\(placeholders))
+            """, arguments: StatementArguments([userId] + ids))
+        while let row = try rows.next() {
+            let rating: Int = row["best_rating"]
+            cells[row["album_id"]] = GridItem(
+                position: 0, albumId: row["album_id"], title: row["title"], artist: row["artist_credit"], year: row["year"],
+                copyCount: row["copies"], rating: rating == 0 ? nil : rating, dateAdded: row["latest_added"], artwork: nil)
+        }
+        // The primary image, else the first one.
+        let images = try Row.fetchCursor(db, sql: """
+            SELECT album_id, uri, uri150, width FROM album_image WHERE album_id IN (\(placeholders))
+            ORDER BY album_id, kind <> 'primary', position
+            """, arguments: StatementArguments(ids))
+        while let row = try images.next() {
+            let albumId: Int64 = row["album_id"]
+            guard cells[albumId]?.artwork == nil else { continue }
+            cells[albumId]?.artwork = GridArtwork.variant(uri: row["uri"], uri150: row["uri150"], width: row["width"], pixels: artworkPixels)
+        }
+        return anchors.enumerated().compactMap { offset, anchor in
+            guard var cell = cells[anchor.albumId] else { return nil }
+            cell.position = start + offset
+            return cell
+        }
+    }
+}
+
+extension GridArtwork {
+    /// The smallest variant at least `pixels` wide, else the largest: Discogs' `uri150` is 150 pixels
+    /// wide; `uri` is the full image, assumed larger when its width is unknown. An empty URL (what the
+    /// Discogs API sends without a token) is no variant; nil when none is left.
+    static func variant(uri: String, uri150: String, width: Int?, pixels: Double) -> GridArtwork? {
+        let variants = [GridArtwork(url: uri150, width: 150), GridArtwork(url: uri, width: width)]
+            .filter { !$0.url.isEmpty }
+            .sorted { ($0.width ?? .max) < ($1.width ?? .max) }
+        return variants.first { Double($0.width ?? .max) >= pixels } ?? variants.last
+    }
+}

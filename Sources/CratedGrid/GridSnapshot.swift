@@ -1,0 +1,181 @@
+import GRDB
+import Synchronization
+
+/// Where every position of a grid is, at one state of the database: the anchor of every `stride`-th
+/// album (checkpoints), the total, and the jump bar's sections.
+///
+/// SQLite has no rank query: the position of an album is a COUNT of the index range before it, and
+/// `at=N` an OFFSET N, both linear in N. A snapshot makes them short: a position is a binary search
+/// among the checkpoints plus a COUNT of at most `stride` rows after one, and `at=N` a seek to a
+/// checkpoint plus an OFFSET of less than `stride`. A grid of up to `allAnchorsLimit` albums keeps every
+/// anchor (as if the stride were 1) and answers positions without SQL, which also keeps sparse grids (a
+/// small crate in a large collection) from walking the collection's index on each page.
+struct GridSnapshot: Sendable {
+    var stride: Int
+    var checkpoints: [GridAnchor]
+    var total: Int
+    var sections: [GridSection]?
+
+    /// How far apart checkpoints are, and up to how many albums a snapshot keeps every anchor. Tests
+    /// make both small so that a few dozen albums take every path.
+    struct Tuning: Sendable {
+        var stride = 64
+        var allAnchorsLimit = 4096
+    }
+
+    static let empty = GridSnapshot(stride: 1, checkpoints: [], total: 0, sections: [])
+
+    /// Walks the grid once (one statement, or two for a grid larger than `allAnchorsLimit`).
+    static func build(_ db: Database, sql: GridSQL, withSections: Bool, tuning: Tuning) throws -> GridSnapshot {
+        guard sql.canMatch else { return .empty }
+        var snapshot: GridSnapshot
+        let stride = tuning.stride
+        let leading = try sql.fetchAnchors(db, sql.leadingAnchorsStatement(limit: tuning.allAnchorsLimit + 1))
+        if leading.count <= tuning.allAnchorsLimit {
+            snapshot = GridSnapshot(stride: 1, checkpoints: leading, total: leading.count)
+        } else {
+            let checkpoints = try sql.fetchAnchors(db, sql.checkpointsStatement(stride: stride))
+            let tail = try sql.fetchCount(db, sql.countStatement(from: checkpoints[checkpoints.count - 1], to: nil, including: false))
+            snapshot = GridSnapshot(stride: stride, checkpoints: checkpoints, total: (checkpoints.count - 1) * stride + tail)
+        }
+        if withSections { snapshot.sections = try snapshot.computeSections(db, sql: sql) }
+        return snapshot
+    }
+
+    private init(stride: Int, checkpoints: [GridAnchor], total: Int, sections: [GridSection]? = nil) {
+        self.stride = stride
+        self.checkpoints = checkpoints
+        self.total = total
+        self.sections = sections
+    }
+
+    /// How many albums come before `anchor` in the grid (with `including`, the anchor too when it is
+    /// there). The anchor need not be in the grid any more: a deleted album still has its place.
+    func rank(_ db: Database, of anchor: GridAnchor, including: Bool, sql: GridSQL) throws -> Int {
+        // The last checkpoint at or before the anchor (before it, when not including it).
+        var low = 0
+        var high = checkpoints.count
+        while low < high {
+            let middle = (low + high) / 2
+            let order = sql.compare(checkpoints[middle], anchor)
+            if order < 0 || (including && order == 0) { low = middle + 1 } else { high = middle }
+        }
+        guard low > 0 else { return 0 }
+        let checkpoint = low - 1
+        if stride == 1 { return checkpoint + 1 }
+        return try checkpoint * stride + sql.fetchCount(db, sql.countStatement(from: checkpoints[checkpoint], to: anchor, including: including))
+    }
+
+    /// The anchors at positions `start ..< start + count` (fewer at the end of the grid).
+    func anchors(_ db: Database, from start: Int, count: Int, sql: GridSQL) throws -> [GridAnchor] {
+        guard start < total, count > 0 else { return [] }
+        if stride == 1 { return Array(checkpoints[start..<min(start + count, total)]) }
+        let checkpoint = start / stride
+        return try sql.fetchAnchors(db, sql.anchorsStatement(from: checkpoints[checkpoint], offset: start - checkpoint * stride, count: count))
+    }
+
+    /// The jump bar: `A`...`Z` for keys starting with a Latin letter (sort keys are folded, so `É` is
+    /// under E), `#` for digits, symbols and other scripts, each with the position of its first album.
+    private func computeSections(_ db: Database, sql: GridSQL) throws -> [GridSection] {
+        var sections: [GridSection] = []
+        func note(_ key: SortKey, at position: Int) {
+            let letter = Self.sectionLetter(key)
+            if !sections.contains(where: { $0.letter == letter }) {
+                sections.append(GridSection(letter: letter, position: position))
+            }
+        }
+        if stride == 1 {
+            for (position, anchor) in checkpoints.enumerated() { note(anchor.key, at: position) }
+            return sections
+        }
+        // Skip scan: seek to the first album of each initial, then past every key that starts with it.
+        var lowerBound = ""
+        while let first = try sql.fetchAnchors(db, sql.firstAnchorStatement(keyAtLeast: lowerBound)).first {
+            note(first.key, at: try rank(db, of: first, including: false, sql: sql))
+            guard let initial = Self.initial(first.key) else {
+                lowerBound = "\u{1}"  // past the empty key
+                continue
+            }
+            // Past "z" every initial is a `#`: the rest of the grid adds nothing.
+            if initial.value > 0x7A { break }
+            lowerBound = String(Character(Unicode.Scalar(initial.value + 1)!))
+        }
+        return sections
+    }
+
+    private static func initial(_ key: SortKey) -> Unicode.Scalar? {
+        guard case .text(let text) = key else { return nil }
+        return text.unicodeScalars.first
+    }
+
+    static func sectionLetter(_ key: SortKey) -> String {
+        guard let initial = initial(key), initial.isASCII, initial.properties.isAlphabetic else { return "#" }
+        return String(initial).uppercased()
+    }
+}
+
+/// Snapshots of the grids asked for lately, each valid for the database state it was built in.
+///
+/// A state is told by `PRAGMA data_version` on a connection of our own that never writes: SQLite changes
+/// it whenever any other connection commits, in this process or another (`crated import` while the
+/// daemon serves). A snapshot is used only when the version read before and after the request's read
+/// transaction equals the one it was built at, so no write can slip between.
+///
+/// Any commit to the database invalidates every snapshot, whatever table it wrote: a server that wrote on
+/// every request (a token's last use, say) would rebuild the grid's snapshot on every page.
+final class GridSnapshotCache: Sendable {
+    private let versionConnection: DatabaseQueue?
+    private let state = Mutex(State())
+
+    private struct State {
+        var entries: [String: Entry] = [:]
+        var clock: UInt64 = 0
+    }
+
+    private struct Entry {
+        var version: Int64
+        var snapshot: GridSnapshot
+        var lastUse: UInt64
+    }
+
+    static let capacity = 64
+
+    /// Caches nothing when the database has no file a second connection could open (in memory).
+    init(path: String, enabled: Bool) {
+        guard enabled, !path.isEmpty, !path.hasPrefix(":memory:"), !path.hasPrefix("file::memory:") else {
+            versionConnection = nil
+            return
+        }
+        var configuration = Configuration()
+        configuration.readonly = true
+        configuration.busyMode = .timeout(5)
+        configuration.label = "crated.grid.version"
+        versionConnection = try? DatabaseQueue(path: path, configuration: configuration)
+    }
+
+    /// The database's state, or nil when it cannot be told (nothing is cached then).
+    func version() -> Int64? {
+        try? versionConnection?.inDatabase { db in try Int64.fetchOne(db, sql: "PRAGMA data_version") }
+    }
+
+    func snapshot(for key: String, version: Int64) -> GridSnapshot? {
+        state.withLock { state in
+            guard let entry = state.entries[key], entry.version == version else { return nil }
+            state.clock += 1
+            state.entries[key]?.lastUse = state.clock
+            return entry.snapshot
+        }
+    }
+
+    func store(_ snapshot: GridSnapshot, for key: String, version: Int64) {
+        state.withLock { state in
+            state.clock += 1
+            state.entries[key] = Entry(version: version, snapshot: snapshot, lastUse: state.clock)
+            // Drop what was built at an older state, then the least recently used.
+            state.entries = state.entries.filter { $0.value.version == version }
+            while state.entries.count > Self.capacity, let oldest = state.entries.min(by: { $0.value.lastUse < $1.value.lastUse }) {
+                state.entries[oldest.key] = nil
+            }
+        }
+    }
+}

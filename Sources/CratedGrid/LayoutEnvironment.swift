@@ -1,0 +1,111 @@
+/// The five layout environments the client tells apart (DESIGN.md, "Grid pagination").
+public enum LayoutEnvironment: String, Codable, Sendable, CaseIterable {
+    case iPhonePortrait
+    case iPhoneLandscape
+    case iPadFullscreen
+    case iPadSplitView
+    case iPadSlideOver
+
+    public var isIPad: Bool {
+        switch self {
+        case .iPhonePortrait, .iPhoneLandscape: false
+        case .iPadFullscreen, .iPadSplitView, .iPadSlideOver: true
+        }
+    }
+
+    /// The environment a `layout=` value names; case does not matter (`ipadsplitview` is accepted).
+    public init?(name: String) {
+        guard let match = Self.allCases.first(where: { $0.rawValue.lowercased() == name.lowercased() }) else { return nil }
+        self = match
+    }
+
+    /// Resolves the client's raw signals with the client's own rules and DESIGN.md's two corrections:
+    /// Slide Over is told from Split View by width on an iPad, and a (regular, compact) pair is a Plus or
+    /// Max iPhone in landscape unless the idiom says iPad.
+    ///
+    /// | hsc, vsc         | result |
+    /// |------------------|--------|
+    /// | compact, compact | iPhoneLandscape |
+    /// | compact, regular | pad: width <= 320 iPadSlideOver, else iPadSplitView; phone: iPhonePortrait; no idiom: width > 430 iPadSplitView, else iPhonePortrait |
+    /// | regular, compact | iPhoneLandscape; pad: iPadSplitView |
+    /// | regular, regular | iPadFullscreen |
+    /// | either missing   | iPhonePortrait |
+    public init(horizontalSizeClass: SizeClass?, verticalSizeClass: SizeClass?, width: Double?, idiom: DeviceIdiom?) {
+        switch (horizontalSizeClass, verticalSizeClass) {
+        case (.compact, .compact):
+            self = .iPhoneLandscape
+        case (.compact, .regular):
+            switch idiom {
+            case .pad:
+                // Without a width Slide Over cannot be told apart; Split View is the common case.
+                self = (width ?? .infinity) <= 320 ? .iPadSlideOver : .iPadSplitView
+            case .phone:
+                // A phone is never in multitasking, however wide (the Pro Max is 440 points).
+                self = .iPhonePortrait
+            case nil:
+                // The widest iPhone in portrait was 430 points when the client's rule was written.
+                self = (width ?? 0) > 430 ? .iPadSplitView : .iPhonePortrait
+            }
+        case (.regular, .compact):
+            // iPads never report a compact height: this is a Plus or Max iPhone in landscape.
+            self = idiom == .pad ? .iPadSplitView : .iPhoneLandscape
+        case (.regular, .regular):
+            self = .iPadFullscreen
+        default:
+            self = .iPhonePortrait
+        }
+    }
+}
+
+/// A SwiftUI `UserInterfaceSizeClass`, as the client sends it (`hsc=`, `vsc=`).
+public enum SizeClass: String, Codable, Sendable, CaseIterable {
+    case compact, regular
+}
+
+/// `UIUserInterfaceIdiom`, when the client sends it (`idiom=`).
+public enum DeviceIdiom: String, Codable, Sendable, CaseIterable {
+    case phone, pad
+}
+
+/// The grid configuration table of DESIGN.md: what the client lays out in each environment.
+public struct GridConfiguration: Sendable, Equatable {
+    /// Columns when the request gives no width.
+    public var columns: Int
+    public var spacing: Double
+    /// Horizontal padding on each side.
+    public var padding: Double
+    /// The smallest item width the column formula allows.
+    public var minimumItemWidth: Double
+    /// Columns allowed when the request gives a width.
+    public var columnBounds: ClosedRange<Int>
+    /// Rows per page when the request gives no height.
+    public var rows: Int
+    /// The caption under each square item (title and artist), in the rows formula.
+    public var captionHeight: Double
+
+    public init(environment: LayoutEnvironment) {
+        let caption: Double = environment.isIPad ? 48 : 40
+        switch environment {
+        case .iPhonePortrait:
+            self.init(columns: 2, spacing: 8, padding: 16, minimumItemWidth: 150, columnBounds: 2...3, rows: 8, captionHeight: caption)
+        case .iPhoneLandscape:
+            self.init(columns: 3, spacing: 8, padding: 16, minimumItemWidth: 150, columnBounds: 3...6, rows: 4, captionHeight: caption)
+        case .iPadSplitView:
+            self.init(columns: 3, spacing: 16, padding: 40, minimumItemWidth: 150, columnBounds: 2...4, rows: 8, captionHeight: caption)
+        case .iPadSlideOver:
+            self.init(columns: 2, spacing: 8, padding: 40, minimumItemWidth: 120, columnBounds: 2...2, rows: 8, captionHeight: caption)
+        case .iPadFullscreen:
+            self.init(columns: 5, spacing: 20, padding: 40, minimumItemWidth: 200, columnBounds: 3...8, rows: 6, captionHeight: caption)
+        }
+    }
+
+    init(columns: Int, spacing: Double, padding: Double, minimumItemWidth: Double, columnBounds: ClosedRange<Int>, rows: Int, captionHeight: Double) {
+        self.columns = columns
+        self.spacing = spacing
+        self.padding = padding
+        self.minimumItemWidth = minimumItemWidth
+        self.columnBounds = columnBounds
+        self.rows = rows
+        self.captionHeight = captionHeight
+    }
+}

@@ -1,0 +1,238 @@
+import CratedCore
+@testable import CratedGrid
+import Foundation
+import GRDB
+import Testing
+
+/// A collection of 155,000 albums: pages 150,000 deep are right, and every statement that serves them
+/// is an index seek (EXPLAIN QUERY PLAN shows no SCAN of a table).
+@Suite struct DeepGridTests {
+    static let albumCount = 155_000
+
+    final class BigCollection {
+        let temporary: TemporaryDatabase
+        let userId: Int64
+
+        init() throws {
+            temporary = try TemporaryDatabase()
+            userId = try temporary.database.writer.write { db in
+                let userId = try db.insertUser("collector")
+                let other = try db.insertUser("other")
+                // Keys spread over the whole range and tie in groups, like a real collection's.
+                try db.execute(sql: """
+                    WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?)
+                    INSERT INTO album (title, sort_title, artist_credit, artist_sort_name, year, created_at, updated_at)
+                    SELECT 'Album ' || i, printf('album %06d', (i * 7919) % ?), 'Artist ' || (i % 5000),
+                           printf('%s %04d', substr('abcdefghijklmnopqrstuvwxyz0', 1 + i % 27, 1), (i * 31) % 5000),
+                           CASE WHEN i % 9 = 0 THEN NULL ELSE 1950 + i % 70 END, 't', 't'
+                    FROM n
+                    """, arguments: [DeepGridTests.albumCount, DeepGridTests.albumCount])
+                try db.execute(sql: "INSERT INTO album_genre (album_id, kind, name, position) SELECT id, 'genre', 'Rock', 0 FROM album WHERE id % 2 = 0")
+                try db.execute(sql: """
+                    INSERT INTO collection_item (user_id, album_id, date_added, rating)
+                    SELECT ?, id, printf('2020-%02d-%02dT00:00:00Z', 1 + id % 12, 1 + id % 28), CASE WHEN id % 4 = 0 THEN NULL ELSE 1 + id % 5 END
+                    FROM album
+                    """, arguments: [userId])
+                // Another collection in the same tables, which the seeks must step over.
+                try db.execute(sql: "INSERT INTO collection_item (user_id, album_id, date_added) SELECT ?, id, '2021-01-01T00:00:00Z' FROM album WHERE id % 3 = 0",
+                               arguments: [other])
+                return userId
+            }
+        }
+
+        /// The grid's album ids at `offset`, straight from SQL with OFFSET: the reference.
+        func reference(orderBy: String, filter: String = "", offset: Int, limit: Int) throws -> [Int64] {
+            try temporary.database.reader.read { db in
+                try Int64.fetchAll(db, sql: """
+                    SELECT album_id FROM collection_album ca WHERE user_id = ? \(filter) ORDER BY \(orderBy) LIMIT ? OFFSET ?
+                    """, arguments: [userId, limit, offset])
+            }
+        }
+    }
+
+    /// One test, so that the 155,000 albums are written once and their database removed at its end.
+    @Test func aCollectionOf155000Albums() throws {
+        let big = try BigCollection()
+        try pages150000DeepAreRight(big)
+        for request in [
+            GridRequest(sort: .artist),
+            GridRequest(sort: .title),
+            GridRequest(sort: .year),
+            GridRequest(sort: .dateAdded),
+            GridRequest(sort: .rating),
+            GridRequest(sort: .artist, filters: GridFilters(genre: "Rock", yearFrom: 1960, yearTo: 1990)),
+            GridRequest(sort: .year, filters: GridFilters(genre: "Rock", yearFrom: 1960, yearTo: 1990)),
+            GridRequest(sort: .dateAdded, filters: GridFilters(crateId: 1, format: "LP")),
+            GridRequest(scope: .search("album"), sort: .title),
+        ] {
+            try everyStatementOfADeepPageIsAnIndexSeek(big, request: request)
+        }
+    }
+
+    func pages150000DeepAreRight(_ big: BigCollection) throws {
+        let service = GridService(database: big.temporary.database)
+        let phone = LayoutRequest(layout: .iPhonePortrait, width: 402)
+
+        let started = ContinuousClock.now
+        let deep = try service.page(userId: big.userId, request: GridRequest(sort: .artist, layout: phone, position: .at(150_000)))
+        let firstRequest = ContinuousClock.now - started
+        #expect(deep.total == Self.albumCount)
+        #expect(deep.start == 150_000)
+        #expect(deep.items.map(\.position) == Array(150_000..<150_016))
+        #expect(deep.items.map(\.albumId) == (try big.reference(orderBy: "artist_key, album_id", offset: 150_000, limit: 16)))
+
+        let timed = ContinuousClock.now
+        let next = try service.page(userId: big.userId, request: GridRequest(sort: .artist, layout: phone, position: .cursor(try #require(deep.next))))
+        let cachedRequest = ContinuousClock.now - timed
+        #expect(next.start == 150_016)
+        #expect(next.items.map(\.albumId) == (try big.reference(orderBy: "artist_key, album_id", offset: 150_016, limit: 16)))
+        let back = try service.page(userId: big.userId, request: GridRequest(sort: .artist, layout: phone, position: .cursor(try #require(next.previous))))
+        #expect(back.items.map(\.albumId) == deep.items.map(\.albumId))
+        print("deep page: \(firstRequest) with the grid's snapshot built, \(cachedRequest) from the cache")
+
+        let target = try big.reference(orderBy: "artist_key, album_id", offset: 150_101, limit: 1)[0]
+        let around = try service.page(userId: big.userId, request: GridRequest(sort: .artist, layout: phone, position: .around(albumId: target)))
+        #expect(around.start == 150_096)
+        #expect(around.items.first { $0.albumId == target }?.position == 150_101)
+
+        let pad = LayoutRequest(layout: .iPadFullscreen, width: 1376, height: 1032)
+        let newest = try service.page(userId: big.userId, request: GridRequest(sort: .dateAdded, layout: pad, position: .at(150_003)))
+        #expect(newest.start == 150_000)
+        #expect(newest.items.map(\.albumId) == (try big.reference(orderBy: "latest_added DESC, album_id DESC", offset: 150_000, limit: 35)))
+        let rated = try service.page(userId: big.userId, request: GridRequest(sort: .rating, layout: pad, position: .at(120_000)))
+        #expect(rated.items.map(\.albumId) == (try big.reference(orderBy: "best_rating DESC, album_id DESC", offset: 120_000, limit: 35)))
+
+        // A filtered grid, deep too.
+        let rock = GridRequest(sort: .year, filters: GridFilters(genre: "Rock", yearFrom: 1960), layout: pad, position: .at(50_000))
+        let rockPage = try service.page(userId: big.userId, request: rock)
+        let rockFilter = "AND year_key BETWEEN 1960 AND 9999 AND album_id IN (SELECT album_id FROM album_genre WHERE name = 'Rock')"
+        #expect(rockPage.total == (try big.temporary.database.reader.read { db in
+            try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM collection_album ca WHERE user_id = ? \(rockFilter)", arguments: [big.userId])
+        }))
+        #expect(rockPage.items.map(\.albumId) == (try big.reference(orderBy: "year_key, album_id", filter: rockFilter, offset: 50_000, limit: 35)))
+
+        // The jump bar: keys start with a letter or a digit, in 27 groups.
+        let sections = try #require(deep.sections)
+        #expect(sections.map(\.letter) == ["#"] + (UInt8(ascii: "A")...UInt8(ascii: "Z")).map { String(UnicodeScalar($0)) })
+        for section in sections {
+            let first = try big.reference(orderBy: "artist_key, album_id", offset: section.position, limit: 1)[0]
+            let before = section.position == 0 ? nil : try big.reference(orderBy: "artist_key, album_id", offset: section.position - 1, limit: 1)[0]
+            let key = { (id: Int64) in try big.temporary.database.reader.read { db in
+                try String.fetchOne(db, sql: "SELECT artist_key FROM collection_album WHERE album_id = ? AND user_id = ?", arguments: [id, big.userId])!
+            } }
+            #expect(GridSnapshot.sectionLetter(.text(try key(first))) == section.letter)
+            if let before { #expect(GridSnapshot.sectionLetter(.text(try key(before))) != section.letter) }
+        }
+    }
+
+    func everyStatementOfADeepPageIsAnIndexSeek(_ big: BigCollection, request: GridRequest) throws {
+        let plans = try big.temporary.database.reader.read { db -> [String: [String]] in
+            let sql = GridSQL(userId: big.userId, request: request)
+            // The plan does not depend on the values bound, only on their place.
+            let key: SortKey = sql.accepts(.integer(0)) ? .integer(3) : .text("m")
+            let checkpoint = GridAnchor(key: key, albumId: 140_000)
+            let anchor = GridAnchor(key: key, albumId: 150_000)
+            let statements = [
+                "page": sql.anchorsStatement(from: checkpoint, offset: 150_000 % 64, count: 16),
+                "position": sql.countStatement(from: checkpoint, to: anchor, including: true),
+                "total": sql.countStatement(from: checkpoint, to: nil, including: false),
+                "around": sql.albumAnchorStatement(albumId: 4242),
+                "section": sql.firstAnchorStatement(keyAtLeast: "m"),
+                "leading anchors": sql.leadingAnchorsStatement(limit: 4097),
+                "checkpoints": sql.checkpointsStatement(stride: 64),
+            ]
+            return try statements.mapValues { statement in
+                try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + statement.sql, arguments: statement.arguments).map { $0["detail"] as String }
+            }
+        }
+        let sortIndex = switch request.sort {
+        case .artist: "collection_album_artist"
+        case .title: "collection_album_title"
+        case .year: "collection_album_year"
+        case .dateAdded: "collection_album_added"
+        case .rating: "collection_album_rating"
+        }
+        for (name, plan) in plans {
+            let context = Comment(rawValue: "\(request.sort) \(request.scope) \(request.filters) \(name): \(plan.joined(separator: " | "))")
+            // SCAN lines are only the recursive walk's own queue and its subquery, and the full-text index
+            // answering a MATCH (`INDEX 0:M`), never a table.
+            let scans = plan.filter {
+                $0.hasPrefix("SCAN") && !$0.hasPrefix("SCAN checkpoint") && !$0.hasPrefix("SCAN (subquery")
+                    && !$0.hasPrefix("SCAN album_search VIRTUAL TABLE INDEX 0:M")
+            }
+            #expect(scans.isEmpty, context)
+            // The grid is walked in the sort's index (or one album looked up by its key), never sorted.
+            let walksTheSortIndex = plan.contains { $0.hasPrefix("SEARCH ca USING COVERING INDEX \(sortIndex) ") || $0.hasPrefix("SEARCH ca USING INDEX \(sortIndex) ") }
+            #expect(walksTheSortIndex || (name == "around" && plan.contains { $0.hasPrefix("SEARCH ca USING PRIMARY KEY (album_id=? AND user_id=?)") }), context)
+            #expect(!plan.contains { $0.contains("TEMP B-TREE") }, context)
+        }
+        // The page and a position are seeks on (sort key, album id).
+        for name in ["page", "position"] {
+            #expect(plans[name]!.contains { $0.contains("INDEX \(sortIndex) (user_id=? AND (") && ($0.contains(",album_id)>") || $0.contains(",album_id)<")) }, "\(name)")
+        }
+    }
+}
+
+/// The real Discogs export of a collector, imported and paged through.
+@Suite struct RealExportTests {
+    static let exportPath = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("shared/fixtures/discogs/gustw-vinyl-collection_collection.csv").path
+
+    @Test(.enabled(if: FileManager.default.fileExists(atPath: exportPath), "the real export ../shared/fixtures/discogs/gustw-vinyl-collection_collection.csv is absent"))
+    func pagingThroughAnImportedCollection() throws {
+        let temporary = try TemporaryDatabase()
+        let summary = try DiscogsImporter(database: temporary.database).importFile(at: Self.exportPath)
+        #expect(summary.rowsRead == 316)
+        let userId = try #require(try temporary.database.user(named: summary.user)?.id)
+        let albums = try temporary.database.reader.read { db in
+            try Int.fetchOne(db, sql: "SELECT COUNT(DISTINCT album_id) FROM collection_item WHERE user_id = ?", arguments: [userId])!
+        }
+        #expect(albums == 315)
+
+        let service = GridService(database: temporary.database)
+        let layouts = [
+            LayoutRequest(horizontalSizeClass: .compact, verticalSizeClass: .regular, width: 375, height: 667, idiom: .phone, scale: 2),
+            LayoutRequest(horizontalSizeClass: .regular, verticalSizeClass: .regular, width: 1376, height: 1032, idiom: .pad, scale: 2),
+            LayoutRequest(horizontalSizeClass: .compact, verticalSizeClass: .regular, width: 320, height: 1133, idiom: .pad),
+        ]
+        for sort in GridSort.allCases {
+            var orders: [[Int64]] = []
+            for layout in layouts {
+                let pages = try followNext(service, userId: userId, request: GridRequest(sort: sort)) { _ in layout }
+                let items = pages.flatMap(\.items)
+                #expect(items.count == albums, "\(sort)")
+                #expect(Set(items.map(\.albumId)).count == albums, "\(sort)")
+                #expect(items.map(\.position) == Array(0..<albums), "\(sort)")
+                #expect(items.filter { $0.copyCount == 2 }.count == 1, "\(sort)")
+                #expect(pages.dropLast().allSatisfy { ($0.start + $0.items.count) % $0.layout.columns == 0 }, "\(sort)")
+                orders.append(items.map(\.albumId))
+            }
+            // The layout changes the pages, never the order.
+            #expect(orders.allSatisfy { $0 == orders[0] }, "\(sort)")
+        }
+
+        // Switching from the iPhone to the iPad after two pages.
+        var request = GridRequest(sort: .artist, layout: layouts[0])
+        var page = try service.page(userId: userId, request: request)
+        var seen = page.items.map(\.albumId)
+        for index in 1... {
+            guard let next = page.next else { break }
+            request.position = .cursor(next)
+            request.layout = layouts[index < 2 ? 0 : 1]
+            page = try service.page(userId: userId, request: request)
+            if index == 2 { #expect(page.items.count == 35 - page.start % 5) }
+            seen += page.items.map(\.albumId)
+        }
+        #expect(seen.count == albums && Set(seen).count == albums)
+
+        let sections = try #require(try service.page(userId: userId, request: GridRequest(sort: .artist)).sections)
+        #expect(sections.first?.position == 0)
+        #expect(sections.map(\.position) == sections.map(\.position).sorted())
+        #expect(Set(sections.map(\.letter)).count == sections.count)
+        #expect(sections.count > 15)
+
+        let pablo = try service.page(userId: userId, request: GridRequest(scope: .search("augustus pab"), sort: .title))
+        #expect(pablo.items.map(\.title).contains("This Is Augustus Pablo"))
+    }
+}

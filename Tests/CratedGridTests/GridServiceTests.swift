@@ -1,0 +1,400 @@
+import CratedCore
+@testable import CratedGrid
+import Foundation
+import GRDB
+import Testing
+
+@Suite struct GridServiceTests {
+    /// A small collection: three artists, five albums, the collector's copies and another user's.
+    struct Fixture {
+        let temporary: TemporaryDatabase
+        let service: GridService
+        let collector: Int64
+        let other: Int64
+        let albums: [String: Int64]
+        let crate: Int64
+        let othersCrate: Int64
+
+        init() throws {
+            temporary = try TemporaryDatabase()
+            service = GridService(database: temporary.database)
+            var albums: [String: Int64] = [:]
+            (collector, other, crate, othersCrate) = try temporary.database.writer.write { db in
+                let collector = try db.insertUser("collector")
+                let other = try db.insertUser("other")
+                let beatles = try db.insertArtist("The Beatles")
+                let coltrane = try db.insertArtist("John Coltrane")
+                let abba = try db.insertArtist("ABBA")
+                albums["Abbey Road"] = try db.insertAlbum(title: "Abbey Road", artistId: beatles, year: 1969, genres: ["Rock"], formats: ["LP"])
+                albums["Revolver"] = try db.insertAlbum(title: "Revolver", artistId: beatles, year: 1966, genres: ["Rock"], formats: ["CD"])
+                albums["Blue Train"] = try db.insertAlbum(title: "Blue Train", artistId: coltrane, year: 1957, genres: ["Jazz"], styles: ["Hard Bop"], formats: ["LP"])
+                albums["A Love Supreme"] = try db.insertAlbum(title: "A Love Supreme", artistId: coltrane, genres: ["Jazz"], formats: ["LP"])
+                albums["Arrival"] = try db.insertAlbum(title: "Arrival", artistId: abba, year: 1976, genres: ["Pop"], formats: ["LP"])
+                // Abbey Road three times: rated 3, unrated, rated 5; the last one added latest.
+                _ = try db.insertCopy(userId: collector, albumId: albums["Abbey Road"]!, dateAdded: "2021-03-01T10:00:00Z", rating: 3)
+                _ = try db.insertCopy(userId: collector, albumId: albums["Abbey Road"]!, dateAdded: "2023-07-01T10:00:00Z")
+                let abbeyCopy = try db.insertCopy(userId: collector, albumId: albums["Abbey Road"]!, dateAdded: "2022-01-01T10:00:00Z", rating: 5)
+                _ = try db.insertCopy(userId: collector, albumId: albums["Revolver"]!, dateAdded: "2020-05-01T10:00:00Z", rating: 4)
+                let blueTrain = try db.insertCopy(userId: collector, albumId: albums["Blue Train"]!, dateAdded: "2024-02-01T10:00:00Z")
+                _ = try db.insertCopy(userId: collector, albumId: albums["A Love Supreme"]!, dateAdded: "2019-01-01T10:00:00Z", rating: 2)
+                // Arrival is the other user's only.
+                let arrival = try db.insertCopy(userId: other, albumId: albums["Arrival"]!, dateAdded: "2024-01-01T10:00:00Z", rating: 5)
+                let crate = try db.insertCrate(userId: collector, name: "Sunday")
+                try db.addToCrate(crateId: crate, itemId: abbeyCopy)
+                try db.addToCrate(crateId: crate, itemId: blueTrain)
+                let othersCrate = try db.insertCrate(userId: other, name: "Theirs")
+                try db.addToCrate(crateId: othersCrate, itemId: arrival)
+                return (collector, other, crate, othersCrate)
+            }
+            self.albums = albums
+        }
+
+        func page(_ query: [String: String] = [:], scope: GridScope = .collection, user: Int64? = nil) throws -> GridPage {
+            try service.page(userId: user ?? collector, request: GridRequest(scope: scope, query: query))
+        }
+
+        func titles(_ query: [String: String] = [:], scope: GridScope = .collection) throws -> [String] {
+            try page(query, scope: scope).items.map(\.title)
+        }
+    }
+
+    @Test func severalCopiesAreOneCellWithTheirCountLatestDateAndBestRating() throws {
+        let fixture = try Fixture()
+        let page = try fixture.page(["sort": "title"])
+        #expect(page.total == 4)
+        let abbey = try #require(page.items.first { $0.title == "Abbey Road" })
+        #expect(abbey.copyCount == 3)
+        #expect(abbey.dateAdded == "2023-07-01T10:00:00Z")
+        #expect(abbey.rating == 5)
+        #expect(abbey.artist == "The Beatles")
+        #expect(abbey.year == 1969)
+        let blueTrain = try #require(page.items.first { $0.title == "Blue Train" })
+        #expect(blueTrain.copyCount == 1)
+        #expect(blueTrain.rating == nil)
+        #expect(page.items.first { $0.title == "A Love Supreme" }?.year == nil)
+    }
+
+    @Test func eachSortHasItsOrder() throws {
+        let fixture = try Fixture()
+        // Sort keys: "beatles", "john coltrane"; titles without a leading article.
+        #expect(try fixture.titles(["sort": "artist"]) == ["Abbey Road", "Revolver", "Blue Train", "A Love Supreme"])
+        #expect(try fixture.titles(["sort": "title"]) == ["Abbey Road", "Blue Train", "A Love Supreme", "Revolver"])
+        #expect(try fixture.titles(["sort": "year"]) == ["Blue Train", "Revolver", "Abbey Road", "A Love Supreme"])
+        #expect(try fixture.titles(["sort": "dateAdded"]) == ["Blue Train", "Abbey Road", "Revolver", "A Love Supreme"])
+        #expect(try fixture.titles(["sort": "rating"]) == ["Abbey Road", "Revolver", "A Love Supreme", "Blue Train"])
+    }
+
+    @Test func scopesAndFiltersCombine() throws {
+        let fixture = try Fixture()
+        #expect(try fixture.titles(["sort": "title"], scope: .crate(id: fixture.crate)) == ["Abbey Road", "Blue Train"])
+        #expect(try fixture.titles(["sort": "title", "genre": "Jazz"], scope: .crate(id: fixture.crate)) == ["Blue Train"])
+        #expect(try fixture.titles(["sort": "title"], scope: .genre("Rock")) == ["Abbey Road", "Revolver"])
+        #expect(try fixture.titles(["sort": "title", "format": "LP"], scope: .genre("Rock")) == ["Abbey Road"])
+        #expect(try fixture.titles(["sort": "title"], scope: .style("Hard Bop")) == ["Blue Train"])
+        #expect(try fixture.titles(["sort": "title", "yearFrom": "1960", "yearTo": "1969"]) == ["Abbey Road", "Revolver"])
+        #expect(try fixture.titles(["sort": "title", "yearTo": "1960"]) == ["Blue Train"])
+        #expect(try fixture.titles(["sort": "title", "q": "supreme"]) == ["A Love Supreme"])
+        #expect(try fixture.titles(["sort": "title"], scope: .search("beat")) == ["Abbey Road", "Revolver"])
+        #expect(try fixture.titles(["sort": "title", "crate": "\(fixture.crate)", "format": "LP", "q": "road"]) == ["Abbey Road"])
+        // Arrival is in the catalogue and in the other user's collection, never in the collector's grids.
+        #expect(try fixture.titles(scope: .genre("Pop")).isEmpty)
+        #expect(try fixture.titles(scope: .search("arrival")).isEmpty)
+        #expect(try fixture.page(scope: .genre("Pop"), user: fixture.other).items.map(\.title) == ["Arrival"])
+        // A search with nothing searchable in it finds nothing; an empty filter is no filter.
+        #expect(try fixture.page(scope: .search("!!")).total == 0)
+        #expect(try fixture.page(["q": ""]).total == 4)
+        let artist = try fixture.page(["sort": "title"]).items[0]
+        let artistId = try fixture.temporary.database.reader.read { db in
+            try Int64.fetchOne(db, sql: "SELECT artist_id FROM album_artist WHERE album_id = ?", arguments: [artist.albumId])
+        }
+        #expect(try fixture.titles(["sort": "year"], scope: .artist(id: artistId!)) == ["Revolver", "Abbey Road"])
+        #expect(try fixture.titles(["sort": "year", "artist": "\(artistId!)", "genre": "Jazz"]).isEmpty)
+    }
+
+    @Test func someoneElsesCrateAndAMissingArtistAreNotFound() throws {
+        let fixture = try Fixture()
+        #expect(throws: GridError.notFound("crate", "no crate \(fixture.othersCrate) in this collection")) {
+            try fixture.page(scope: .crate(id: fixture.othersCrate))
+        }
+        #expect(throws: GridError.notFound("crate", "no crate 4242 in this collection")) {
+            try fixture.page(["crate": "4242"])
+        }
+        #expect(throws: GridError.notFound("artist", "no artist 4242")) {
+            try fixture.page(scope: .artist(id: 4242))
+        }
+        let error = try #require(throws: GridError.self) { try fixture.page(["around": "\(fixture.albums["Arrival"]!)"]) }
+        #expect(error.parameter == "around")
+        #expect(error.httpStatus == 404)
+        #expect(error.code == "not_found")
+    }
+
+    @Test func gridChangesFollowTheCollectionAndTheCatalogue() throws {
+        let fixture = try Fixture()
+        let database = fixture.temporary.database
+        #expect(try fixture.page().total == 4)
+        // A new rating, a deleted copy, a catalogue title rewritten by sync: the triggers keep up.
+        try database.writer.write { db in
+            try db.execute(sql: "UPDATE collection_item SET rating = 1 WHERE album_id = ? AND rating = 5", arguments: [fixture.albums["Abbey Road"]!])
+            try db.execute(sql: "DELETE FROM collection_item WHERE album_id = ? AND date_added = '2023-07-01T10:00:00Z'", arguments: [fixture.albums["Abbey Road"]!])
+            try db.execute(sql: "UPDATE album SET title = 'Zebra Road', sort_title = 'zebra road', year = 1970 WHERE id = ?", arguments: [fixture.albums["Abbey Road"]!])
+        }
+        let page = try fixture.page(["sort": "title"])
+        #expect(page.items.map(\.title) == ["Blue Train", "A Love Supreme", "Revolver", "Zebra Road"])
+        let zebra = page.items[3]
+        #expect(zebra.copyCount == 2)
+        #expect(zebra.rating == 3)
+        #expect(zebra.dateAdded == "2022-01-01T10:00:00Z")
+        #expect(zebra.year == 1970)
+        // The last copy gone, the album leaves the grid.
+        try database.writer.write { db in
+            try db.execute(sql: "DELETE FROM collection_item WHERE album_id = ?", arguments: [fixture.albums["Revolver"]!])
+        }
+        #expect(try fixture.titles(["sort": "title"]) == ["Blue Train", "A Love Supreme", "Zebra Road"])
+        // A copy given to the other user moves its album from one collection to the other.
+        try database.writer.write { db in
+            try db.execute(sql: "UPDATE collection_item SET user_id = ? WHERE album_id = ?", arguments: [fixture.other, fixture.albums["Blue Train"]!])
+        }
+        #expect(try fixture.titles(["sort": "title"]) == ["A Love Supreme", "Zebra Road"])
+        #expect(try fixture.page(["sort": "title"], user: fixture.other).items.map(\.title) == ["Arrival", "Blue Train"])
+        // The summary table agrees with a recount from the copies.
+        let mismatches = try database.reader.read { db in
+            try Int.fetchOne(db, sql: """
+                SELECT COUNT(*) FROM (
+                    SELECT user_id, album_id, COUNT(*) AS copies, MAX(date_added) AS latest, COALESCE(MAX(rating), 0) AS best
+                    FROM collection_item GROUP BY user_id, album_id
+                ) AS recount
+                FULL OUTER JOIN collection_album ca USING (user_id, album_id)
+                WHERE ca.copies IS NOT recount.copies OR ca.latest_added IS NOT recount.latest OR ca.best_rating IS NOT recount.best
+                """)
+        }
+        #expect(mismatches == 0)
+    }
+
+    /// The import's fast path: copies added while the upkeep is deferred are counted at its end, exactly
+    /// as the per-row triggers count them.
+    @Test func aDeferredBulkWriteCountsLikeTheTriggers() throws {
+        func addCopies(_ db: Database, _ fixture: Fixture, artist: Int64) throws {
+            for index in 0..<30 {
+                let album = try db.insertAlbum(title: "Bulk \(index)", artistId: artist, year: 1980 + index % 7)
+                for copy in 0...(index % 3) {
+                    _ = try db.insertCopy(userId: fixture.collector, albumId: album, dateAdded: "2024-06-\(10 + copy)T00:00:00Z",
+                                          rating: copy == 1 ? 4 : nil, copyOrdinal: copy)
+                }
+            }
+            // More copies of albums already in the collection, one of them the other user's.
+            _ = try db.insertCopy(userId: fixture.collector, albumId: fixture.albums["Revolver"]!, dateAdded: "2025-01-01T00:00:00Z", rating: 5)
+            _ = try db.insertCopy(userId: fixture.collector, albumId: fixture.albums["Arrival"]!, dateAdded: "2025-01-02T00:00:00Z")
+        }
+        func summary(_ database: AppDatabase) throws -> [Row] {
+            try database.reader.read { db in
+                try Row.fetchAll(db, sql: """
+                    SELECT a.title, ca.user_id, ca.copies, ca.latest_added, ca.best_rating, ca.artist_key, ca.title_key, ca.year_key
+                    FROM collection_album ca JOIN album a ON a.id = ca.album_id ORDER BY a.title, ca.user_id
+                    """)
+            }
+        }
+        let perRow = try Fixture()
+        try perRow.temporary.database.writer.write { db in
+            try addCopies(db, perRow, artist: try Int64.fetchOne(db, sql: "SELECT MIN(id) FROM artist")!)
+        }
+        let deferred = try Fixture()
+        try deferred.temporary.database.writer.write { db in
+            try db.execute(sql: "INSERT INTO grid_deferral (id) VALUES (1)")
+            try addCopies(db, deferred, artist: try Int64.fetchOne(db, sql: "SELECT MIN(id) FROM artist")!)
+            // Nothing is counted until the deferral ends.
+            #expect(try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM collection_album WHERE title_key LIKE 'bulk%'") == 0)
+            try db.execute(sql: "DELETE FROM grid_deferral")
+        }
+        let expected = try summary(perRow.temporary.database)
+        // 4 + 30 of the collector's, Arrival for both users.
+        #expect(expected.count == 36)
+        #expect(try summary(deferred.temporary.database) == expected)
+        #expect(try deferred.temporary.database.reader.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM grid_pending") } == 0)
+        #expect(try deferred.page(["sort": "dateAdded"]).items.first?.title == "Arrival")
+
+        // A transaction that would commit with the deferral open is refused, and writes nothing.
+        #expect(throws: DatabaseError.self) {
+            try deferred.temporary.database.writer.write { db in
+                try db.execute(sql: "INSERT INTO grid_deferral (id) VALUES (1)")
+                _ = try db.insertCopy(userId: deferred.collector, albumId: deferred.albums["Blue Train"]!, dateAdded: "2025-02-01T00:00:00Z")
+            }
+        }
+        #expect(try summary(deferred.temporary.database) == expected)
+    }
+
+    @Test func theCacheSeesEveryWrite() throws {
+        let fixture = try Fixture()
+        let cache = GridSnapshotCache(path: fixture.temporary.database.writer.path, enabled: true)
+        let before = try #require(cache.version(), "the grid could not open its version connection, so nothing would be cached")
+        let newest = ["sort": "dateAdded"]
+        // The same grid twice: the second answer comes from the cached snapshot.
+        #expect(try fixture.page(newest).total == 4)
+        #expect(try fixture.page(newest).items.first?.title == "Blue Train")
+        try fixture.temporary.database.writer.write { db in
+            _ = try db.insertCopy(userId: fixture.collector, albumId: fixture.albums["Arrival"]!, dateAdded: "2025-01-01T00:00:00Z")
+        }
+        #expect(cache.version() != before)
+        let page = try fixture.page(newest)
+        #expect(page.total == 5)
+        #expect(page.items.first?.title == "Arrival")
+        let next = try #require(try fixture.page(newest.merging(["limit": "2"]) { a, _ in a }).next)
+        try fixture.temporary.database.writer.write { db in
+            try db.execute(sql: "DELETE FROM collection_item WHERE album_id = ?", arguments: [fixture.albums["Arrival"]!])
+        }
+        // A cursor made before the write continues right after its album (Blue Train), which has moved
+        // up to position 0 since: the next page starts at 1 and fills that row.
+        let after = try fixture.page(newest.merging(["limit": "2", "cursor": next]) { a, _ in a })
+        #expect(after.start == 1)
+        #expect(after.total == 4)
+        #expect(after.items.map(\.title) == ["Abbey Road"])
+    }
+
+    @Test func artworkIsTheSmallestVariantAtLeastItemWidthTimesScale() throws {
+        let fixture = try Fixture()
+        try fixture.temporary.database.writer.write { db in
+            try db.insertImage(albumId: fixture.albums["Abbey Road"]!, uri: "https://img/abbey-600.jpg", uri150: "https://img/abbey-150.jpg", width: 600)
+            // A secondary image listed first is not the cover.
+            try db.insertImage(albumId: fixture.albums["Blue Train"]!, position: 0, kind: "secondary", uri: "https://img/back.jpg", uri150: "https://img/back-150.jpg", width: 500)
+            try db.insertImage(albumId: fixture.albums["Blue Train"]!, position: 1, uri: "https://img/blue.jpg", uri150: "https://img/blue-150.jpg", width: nil)
+        }
+        func artwork(_ title: String, _ query: [String: String]) throws -> GridArtwork? {
+            try fixture.page(query.merging(["sort": "title"]) { a, _ in a }).items.first { $0.title == title }?.artwork
+        }
+        // iPhone SE portrait: items of 167.5 points. At scale 1 that is 167.5 pixels: 150 is too small.
+        #expect(try artwork("Abbey Road", ["layout": "iPhonePortrait", "width": "375", "scale": "1"]) == GridArtwork(url: "https://img/abbey-600.jpg", width: 600))
+        // iPad Slide Over: items of 116 points; at scale 1, 116 pixels: the 150-pixel thumbnail.
+        #expect(try artwork("Abbey Road", ["layout": "iPadSlideOver", "width": "320", "scale": "1"]) == GridArtwork(url: "https://img/abbey-150.jpg", width: 150))
+        // At scale 3, 502.5 pixels: the full image. Its width unknown, it is taken as the larger one.
+        #expect(try artwork("Blue Train", ["layout": "iPhonePortrait", "width": "375", "scale": "3"]) == GridArtwork(url: "https://img/blue.jpg", width: nil))
+        #expect(try artwork("Blue Train", ["layout": "iPadSlideOver", "width": "320", "scale": "1"]) == GridArtwork(url: "https://img/blue-150.jpg", width: 150))
+        #expect(try artwork("Revolver", [:]) == nil)
+        // Nothing is large enough: the largest there is.
+        #expect(GridArtwork.variant(uri: "full", uri150: "thumb", width: 600, pixels: 1200) == GridArtwork(url: "full", width: 600))
+        #expect(GridArtwork.variant(uri: "full", uri150: "thumb", width: 120, pixels: 400) == GridArtwork(url: "thumb", width: 150))
+        #expect(GridArtwork.variant(uri: "full", uri150: "thumb", width: 600, pixels: 150) == GridArtwork(url: "thumb", width: 150))
+        // Without a token the Discogs API sends empty URLs: no artwork rather than a broken one.
+        #expect(GridArtwork.variant(uri: "", uri150: "", width: 600, pixels: 150) == nil)
+        #expect(GridArtwork.variant(uri: "full", uri150: "", width: nil, pixels: 100) == GridArtwork(url: "full", width: nil))
+    }
+
+    @Test func theETagFollowsContentAndLayout() throws {
+        let fixture = try Fixture()
+        let first = try fixture.page(["layout": "iPhonePortrait"])
+        #expect(first.etag.hasPrefix("\"") && first.etag.hasSuffix("\""))
+        #expect(try fixture.page(["layout": "iPhonePortrait"]).etag == first.etag)
+        #expect(first.matches(ifNoneMatch: first.etag))
+        #expect(first.matches(ifNoneMatch: "\"other\", \(first.etag)"))
+        #expect(first.matches(ifNoneMatch: "*"))
+        #expect(!first.matches(ifNoneMatch: "\"other\""))
+        #expect(try fixture.page(["layout": "iPadFullscreen"]).etag != first.etag)
+        #expect(try fixture.page(["layout": "iPhonePortrait", "scale": "1", "width": "375"]).etag != first.etag)
+        try fixture.temporary.database.writer.write { db in
+            try db.execute(sql: "UPDATE collection_item SET rating = 4 WHERE album_id = ?", arguments: [fixture.albums["Blue Train"]!])
+        }
+        #expect(try fixture.page(["layout": "iPhonePortrait"]).etag != first.etag)
+    }
+
+    @Test func sectionsIndexTheFirstLetterOfTheSortKey() throws {
+        let fixture = try Fixture()
+        let sections = try #require(try fixture.page(["sort": "title"]).sections)
+        // abbey road, blue train, love supreme, revolver
+        #expect(sections == [GridSection(letter: "A", position: 0), GridSection(letter: "B", position: 1),
+                             GridSection(letter: "L", position: 2), GridSection(letter: "R", position: 3)])
+        #expect(try fixture.page(["sort": "artist"]).sections == [GridSection(letter: "B", position: 0), GridSection(letter: "J", position: 2)])
+        #expect(try fixture.page(["sort": "year"]).sections == nil)
+        #expect(try fixture.page(["sort": "title", "sections": "false"]).sections == nil)
+        let next = try #require(try fixture.page(["sort": "title", "limit": "2"]).next)
+        #expect(try fixture.page(["sort": "title", "limit": "2", "cursor": next]).sections == nil)
+        #expect(try fixture.page(["sort": "title", "limit": "2", "cursor": next, "sections": "true"]).sections?.count == 4)
+    }
+}
+
+/// Cursors are opaque, and refused as a bad `cursor` when they are not for this user and this grid.
+@Suite struct CursorTests {
+    @Test func aCursorRoundTripsAndStaysValidAcrossLayouts() throws {
+        let fixture = try GridServiceTests.Fixture()
+        let first = try fixture.page(["sort": "title", "layout": "iPhonePortrait", "limit": "1"])
+        #expect(first.items.count == 2)
+        let next = try #require(first.next)
+        // The token is base64url: no padding, no characters that need escaping in a query string.
+        #expect(next.allSatisfy { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" })
+        let second = try fixture.page(["sort": "title", "layout": "iPadFullscreen", "cursor": next])
+        #expect(second.start == 2)
+        #expect(second.items.map(\.title) == ["A Love Supreme", "Revolver"])
+        #expect(second.next == nil)
+        #expect(second.previous != nil)
+    }
+
+    @Test func badCursorsAreRefusedNamingTheCursor() throws {
+        let fixture = try GridServiceTests.Fixture()
+        let next = try #require(try fixture.page(["sort": "title", "limit": "1"]).next)
+        let payload = try #require(Data(base64Encoded: base64(next)))
+        var altered = try JSONSerialization.jsonObject(with: payload) as! [String: Any]
+        altered["i"] = (altered["i"] as! Int) + 1
+        let tampered = base64url(try JSONSerialization.data(withJSONObject: altered))
+        let truncated = String(next.dropLast(4))
+
+        let cases: [(query: [String: String], user: Int64?, message: String)] = [
+            (["sort": "title", "cursor": next], fixture.other, "belongs to another user"),
+            (["sort": "artist", "cursor": next], nil, "belongs to another grid, sort or filter; start again without a cursor"),
+            (["sort": "title", "genre": "Jazz", "cursor": next], nil, "belongs to another grid, sort or filter; start again without a cursor"),
+            (["sort": "title", "cursor": "!!!not base64!!!"], nil, "is not a cursor from this server, or it was altered; start again without a cursor"),
+            (["sort": "title", "cursor": "aGVsbG8gd29ybGQ"], nil, "is not a cursor from this server, or it was altered; start again without a cursor"),
+            (["sort": "title", "cursor": ""], nil, "is not a cursor from this server, or it was altered; start again without a cursor"),
+            (["sort": "title", "cursor": truncated], nil, "is not a cursor from this server, or it was altered; start again without a cursor"),
+            (["sort": "title", "cursor": tampered], nil, "is not a cursor from this server, or it was altered; start again without a cursor"),
+            (["sort": "title", "cursor": String(repeating: "A", count: 5000)], nil, "is not a cursor from this server, or it was altered; start again without a cursor"),
+        ]
+        for (query, user, message) in cases {
+            #expect(throws: GridError.badParameter("cursor", message), "\(query)") {
+                try fixture.page(query, user: user)
+            }
+        }
+        // The same cursor in another scope: another grid.
+        #expect(throws: GridError.badParameter("cursor", "belongs to another grid, sort or filter; start again without a cursor")) {
+            try fixture.page(["sort": "title", "cursor": next], scope: .crate(id: fixture.crate))
+        }
+    }
+
+    @Test func gridParametersAreCheckedNamingTheParameter() throws {
+        let fixture = try GridServiceTests.Fixture()
+        let cases: [([String: String], String)] = [
+            (["layout": "iPhoneMini"], "layout"),
+            (["width": "0"], "width"),
+            (["width": "-1"], "width"),
+            (["width": "NaN"], "width"),
+            (["width": "1e308"], "width"),
+            (["limit": "0"], "limit"),
+            (["limit": "100000"], "limit"),
+            (["scale": "7"], "scale"),
+            (["hsc": "huge"], "hsc"),
+            (["sort": "colour"], "sort"),
+            (["at": "-1"], "at"),
+            (["at": "two"], "at"),
+            (["around": "0"], "around"),
+            (["crate": "x"], "crate"),
+            (["artist": "-3"], "artist"),
+            (["yearFrom": "10000"], "yearFrom"),
+            (["yearFrom": "1980", "yearTo": "1970"], "yearTo"),
+            (["genre": String(repeating: "g", count: 201)], "genre"),
+            (["sections": "maybe"], "sections"),
+            (["at": "3", "around": "1"], "around"),
+            (["cursor": "abc", "at": "3"], "at"),
+        ]
+        for (query, parameter) in cases {
+            let error = try #require(throws: GridError.self, "\(query)") { try fixture.page(query) }
+            #expect(error.parameter == parameter, "\(query): \(error)")
+            #expect(error.httpStatus == 400, "\(query)")
+        }
+    }
+
+    private func base64(_ token: String) -> String {
+        let standard = token.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        return standard + String(repeating: "=", count: (4 - standard.count % 4) % 4)
+    }
+
+    private func base64url(_ data: Data) -> String {
+        data.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
+    }
+}
