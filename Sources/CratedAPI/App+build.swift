@@ -1,4 +1,5 @@
 import CratedCore
+import CratedGrid
 import CratedPlayback
 import CratedSync
 import Foundation
@@ -12,6 +13,7 @@ public struct AppServices: Sendable {
     public var database: AppDatabase
     public var playback: PlaybackService
     public var sync: SyncService
+    public var grids: GridService
     public var keepAliveInterval: Duration
 
     /// - Parameter sync: the metadata sync service; by default libcurl to the configured Discogs.
@@ -20,6 +22,7 @@ public struct AppServices: Sendable {
         self.database = database
         self.playback = PlaybackService(database: database, clock: playbackClock, logger: logger)
         self.sync = try sync ?? SyncService(database: database, configuration: configuration, logger: logger)
+        self.grids = GridService(database: database)
         self.keepAliveInterval = keepAliveInterval
     }
 }
@@ -62,6 +65,7 @@ public func buildRouter(services: AppServices) -> Router<AppRequestContext> {
     v1.addRoutes(CopiesController(database: database).endpoints, atPath: "copies")
     v1.addRoutes(PlayerController(playback: services.playback, keepAliveInterval: services.keepAliveInterval).endpoints)
     v1.addRoutes(SyncController(sync: services.sync).endpoints, atPath: "sync")
+    v1.addRoutes(GridController(grids: services.grids).endpoints)
     return router
 }
 

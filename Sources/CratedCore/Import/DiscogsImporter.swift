@@ -156,6 +156,7 @@ public struct DiscogsImporter: Sendable {
     ) throws -> ImportSummary {
         let user = try AppDatabase.resolveUser(db, named: options.userName, defaultName: options.defaultUserName, createIfMissing: true)
         let writer = CollectionImportWriter(db: db, userId: user.id!)
+        try writer.deferGridUpkeep()
         var summary = ImportSummary(file: path, user: user.name, dryRun: options.dryRun)
         summary.customFields = header.customFields.map(\.name)
 
@@ -207,6 +208,7 @@ public struct DiscogsImporter: Sendable {
         if problemCount > 0 && !options.skipInvalid {
             throw ImportError.invalidRows(problems, total: problemCount)
         }
+        try writer.finishGridUpkeep()
         try SearchIndex.add(db, newAlbumIds: writer.newAlbumIds)
         summary.skipped = problems
         summary.albums = releases.count

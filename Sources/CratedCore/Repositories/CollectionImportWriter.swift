@@ -30,6 +30,17 @@ final class CollectionImportWriter {
         self.now = Timestamp.now()
     }
 
+    /// Postpones the upkeep of the album grids' summary (`collection_album`, migration 0005) to
+    /// `finishGridUpkeep`, which recounts every album touched in one statement instead of a trigger
+    /// per copy. Both run inside the import's transaction.
+    func deferGridUpkeep() throws {
+        try db.execute(sql: "INSERT INTO grid_deferral (id) VALUES (1)")
+    }
+
+    func finishGridUpkeep() throws {
+        try db.execute(sql: "DELETE FROM grid_deferral")
+    }
+
     /// The artist that a CSV credit names. A credit cannot be split safely (commas and `&` occur inside
     /// names: `Earth, Wind & Fire`), so the whole credit is one artist until sync brings the real ones.
     func artistId(credit: String) throws -> Int64 {

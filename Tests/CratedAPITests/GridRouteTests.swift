@@ -1,0 +1,81 @@
+@testable import CratedAPI
+import CratedCore
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import Testing
+
+@Suite struct GridRouteTests {
+    @Test func layoutResolvesTheClientsSignals() async throws {
+        let server = try TestServer()
+        try await server.test { client in
+            let phone = try await client.call(.get, "/v1/layout?hsc=compact&vsc=regular&width=402&height=874", token: server.readToken)
+            #expect(phone.status == .ok)
+            let layout = try #require(phone.body as? [String: Any])
+            #expect(Set(layout.keys) == ["environment", "columns", "spacing", "padding", "itemWidth", "rows", "pageSize"])
+            #expect(layout["environment"] as? String == "iPhonePortrait")
+            #expect(layout["columns"] as? Int == 2)
+            let pad = try await client.call(.get, "/v1/layout?layout=iPadFullscreen", token: server.readToken)
+            #expect((pad.body as? [String: Any])?["columns"] as? Int == 5)
+            for bad in ["layout=iPadMini", "width=0", "width=-5", "width=NaN", "width=1e308", "limit=0", "limit=100000", "scale=7", "hsc=tiny"] {
+                let (status, body, _) = try await client.call(.get, "/v1/layout?\(bad)", token: server.readToken)
+                #expect(status == .badRequest, "\(bad)")
+                #expect(errorField(body) == String(bad.prefix { $0 != "=" }), "\(bad)")
+            }
+        }
+    }
+
+    @Test func pagesFollowTheirCursorsAndAnswer304WhenUnchanged() async throws {
+        let server = try TestServer()
+        try await server.test { client in
+            var seen: [Int64] = []
+            var uri = "/v1/grid/collection?layout=iPhonePortrait&limit=4&sort=title"
+            var pages = 0
+            while pages < 10 {
+                let (status, body, headers) = try await client.call(.get, uri, token: server.readToken)
+                #expect(status == .ok)
+                let page = try #require(body as? [String: Any])
+                #expect(page["total"] as? Int == 18)
+                seen += (page["items"] as? [[String: Any]] ?? []).compactMap { $0["albumId"] as? Int64 }
+                #expect(headers[.eTag] != nil)
+                pages += 1
+                guard let next = page["next"] as? String else { break }
+                uri = "/v1/grid/collection?layout=iPhonePortrait&limit=4&sort=title&cursor=\(next)"
+            }
+            // Eighteen albums, one cell each (Kind Of Blue and the Casey album have two copies).
+            #expect(seen.count == 18)
+            #expect(Set(seen).count == 18)
+            #expect(pages == 5)
+
+            let first = try await client.call(.get, "/v1/grid/collection?layout=iPadFullscreen", token: server.readToken)
+            let tag = try #require(first.headers[.eTag])
+            let again = try await client.execute(uri: "/v1/grid/collection?layout=iPadFullscreen", method: .get,
+                                                 headers: [.authorization: "Bearer \(server.readToken)", .ifNoneMatch: tag]) { $0.status }
+            #expect(again == .notModified)
+        }
+    }
+
+    @Test func scopedGridsAndTheirErrors() async throws {
+        let server = try TestServer()
+        let jazz = try server.database.crates(userId: 1).first { $0.crate.name == "Jazz" }!.crate.id!
+        let alicesCrate = try server.database.crates(userId: 2).first!.crate.id!
+        try await server.test { client in
+            let crate = try await client.call(.get, "/v1/grid/crates/\(jazz)?layout=iPhonePortrait", token: server.readToken)
+            #expect((crate.body as? [String: Any])?["total"] as? Int == 3)
+            #expect(try await client.call(.get, "/v1/grid/crates/\(alicesCrate)", token: server.readToken).status == .notFound)
+            let search = try await client.call(.get, "/v1/grid/search?q=deja", token: server.readToken)
+            #expect(((search.body as? [String: Any])?["items"] as? [[String: Any]])?.map { $0["title"] as? String } == ["Déjà Vu"])
+            #expect(try await client.call(.get, "/v1/grid/search", token: server.readToken).status == .badRequest)
+
+            // A cursor is the user's own and belongs to its sort.
+            let page = try await client.call(.get, "/v1/grid/collection?layout=iPhonePortrait&limit=4", token: server.readToken)
+            let cursor = try #require((page.body as? [String: Any])?["next"] as? String)
+            let foreign = try await client.call(.get, "/v1/grid/collection?cursor=\(cursor)", token: server.aliceToken)
+            #expect(foreign.status == .badRequest)
+            #expect(errorField(foreign.body) == "cursor")
+            #expect(try await client.call(.get, "/v1/grid/collection?layout=iPhonePortrait&limit=4&sort=year&cursor=\(cursor)", token: server.readToken).status == .badRequest)
+            #expect(try await client.call(.get, "/v1/grid/collection?cursor=%%%garbage", token: server.readToken).status == .badRequest)
+            #expect(try await client.call(.get, "/v1/grid/collection?sort=loudness", token: server.readToken).status == .badRequest)
+        }
+    }
+}
