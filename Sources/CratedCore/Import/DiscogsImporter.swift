@@ -133,7 +133,7 @@ public struct DiscogsImporter: Sendable {
                 var summary: ImportSummary?
                 // A bigger page cache for the bulk write: the indexes of a large collection stop
                 // spilling to disk mid-transaction. Restored to SQLite's default afterwards.
-                try db.execute(sql: "PRAGMA cache_size = -65536")
+                try db.execute(sql: "PRAGMA cache_size = -32768")
                 defer { try? db.execute(sql: "PRAGMA cache_size = -2000") }
                 try db.inTransaction(.immediate) {
                     summary = try run(db: db, reader: reader, header: header, path: path, size: size, options: options, progress: progress)

@@ -128,20 +128,32 @@ extension AppDatabase {
 
     /// Albums of the user's collection matching `text` in titles, artists, labels, catalogue numbers or
     /// track titles, best first. Prefix-matching; diacritics folded; FTS syntax in `text` is inert.
+    ///
+    /// The best-ranked matches of the whole catalogue are taken first and then kept to the user's
+    /// collection, so a common word does not join thousands of albums; only when that leaves fewer
+    /// than `limit` results is the whole match set joined.
     public func searchAlbums(userId: Int64, text: String, limit: Int) throws -> [AlbumListing] {
         guard let match = SearchText.matchExpression(text) else { return [] }
+        let candidates = limit * 4
         return try reader.read { db in
-            try AlbumListing.fetchAll(db, sql: """
-                WITH hit AS MATERIALIZED (
-                    -- Weights: title, artists, labels, catalogue numbers, tracks. MATERIALIZED keeps
-                    -- bm25() inside the full-text query, where SQLite can evaluate it.
-                    SELECT rowid AS id, bm25(album_search, 10.0, 8.0, 2.0, 4.0, 1.0) AS rank
-                    FROM album_search WHERE album_search MATCH ?)
-                SELECT \(albumListingColumns)
-                FROM hit JOIN album a ON a.id = hit.id
-                JOIN collection_item ci ON ci.album_id = a.id AND ci.user_id = ?
-                GROUP BY a.id ORDER BY MIN(hit.rank), a.sort_title LIMIT ?
-                """, arguments: [match, userId, limit])
+            let best = try Self.search(db, match: match, userId: userId, limit: limit, candidates: candidates)
+            if best.count == limit { return best }
+            let matches = try Int.fetchOne(db.cachedStatement(sql: "SELECT COUNT(*) FROM album_search WHERE album_search MATCH ?"), arguments: [match]) ?? 0
+            return matches <= candidates ? best : try Self.search(db, match: match, userId: userId, limit: limit, candidates: nil)
         }
+    }
+
+    private static func search(_ db: Database, match: String, userId: Int64, limit: Int, candidates: Int?) throws -> [AlbumListing] {
+        try AlbumListing.fetchAll(db.cachedStatement(sql: """
+            WITH hit AS MATERIALIZED (
+                -- Weights: title, artists, labels, catalogue numbers, tracks. MATERIALIZED keeps
+                -- bm25() inside the full-text query, where SQLite can evaluate it.
+                SELECT rowid AS id, bm25(album_search, 10.0, 8.0, 2.0, 4.0, 1.0) AS rank
+                FROM album_search WHERE album_search MATCH ? ORDER BY rank LIMIT ?)
+            SELECT \(albumListingColumns)
+            FROM hit JOIN album a ON a.id = hit.id
+            JOIN collection_item ci ON ci.album_id = a.id AND ci.user_id = ?
+            GROUP BY a.id ORDER BY MIN(hit.rank), a.sort_title LIMIT ?
+            """), arguments: [match, candidates ?? -1, userId, limit])
     }
 }

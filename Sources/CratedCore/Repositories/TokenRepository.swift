@@ -90,10 +90,11 @@ extension AppDatabase {
     public func authenticate(bearer token: String) throws -> Principal? {
         guard let prefix = TokenSecret.prefix(of: token) else { return nil }
         let found = try reader.read { db -> (APIToken, String)? in
-            guard let row = try Row.fetchOne(db, sql: """
+            // Cached: every API request runs it.
+            guard let row = try Row.fetchOne(db.cachedStatement(sql: """
                 SELECT api_token.*, user.name AS user_name FROM api_token JOIN user ON user.id = api_token.user_id
                 WHERE token_prefix = ?
-                """, arguments: [prefix]) else { return nil }
+                """), arguments: [prefix]) else { return nil }
             return (try APIToken(row: row), row["user_name"])
         }
         guard let (record, userName) = found, record.revokedAt == nil,
