@@ -4,7 +4,8 @@
 #   ./dev.sh test   build and run the whole test suite
 #   ./dev.sh bench import [ROWS]   the import benchmark (release build)
 #   ./dev.sh bench sync [RELEASES] the sync benchmark against a local fake Discogs (release build)
-#   ./dev.sh bench api [ROWS] [SECONDS]   the HTTP API benchmark with wrk (release build)
+#   ./dev.sh bench api [ROWS] [SECONDS]   the HTTP API and grid benchmark with wrk (release build)
+#   ./dev.sh bench player          200 event streams of 20 users under 200 commands/s (release build)
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")"
 
@@ -64,7 +65,8 @@ bench)
     import) shift; exec Tests/Benchmarks/bench-import.sh "$@" ;;
     sync) shift; exec Tests/Benchmarks/bench-sync.sh "$@" ;;
     api) shift; exec Tests/Benchmarks/bench-api.sh "$@" ;;
-    *) echo "usage: ./dev.sh bench import [ROWS] | bench sync [RELEASES] | bench api [ROWS] [SECONDS]" >&2; exit 64 ;;
+    player) shift; exec Tests/Benchmarks/bench-player.sh "$@" ;;
+    *) echo "usage: ./dev.sh bench import [ROWS] | bench sync [RELEASES] | bench api [ROWS] [SECONDS] | bench player" >&2; exit 64 ;;
     esac
     ;;
 *)

@@ -9,6 +9,8 @@
 # Exits non-zero when an event was lost or a command failed.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
+# The daemon syncs in the background: keep it on this machine (a closed port on loopback).
+export CRATED_DISCOGS_BASE_URL="http://127.0.0.1:9"
 
 USERS=20
 

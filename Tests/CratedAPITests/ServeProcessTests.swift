@@ -39,6 +39,8 @@ import Testing
         let process = Process()
         process.executableURL = URL(fileURLWithPath: Self.cratedBinary)
         process.arguments = ["serve", "--database", directory.path("crated.sqlite"), "--port", "0"]
+        // Background sync must not leave the machine: a closed port on loopback.
+        process.environment = ProcessInfo.processInfo.environment.merging(["CRATED_DISCOGS_BASE_URL": "http://127.0.0.1:9"]) { $1 }
         let output = Pipe()
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice

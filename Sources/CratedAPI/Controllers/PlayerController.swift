@@ -8,7 +8,7 @@ import ServiceLifecycle
 /// The mini-player: its document, the commands that change it, its change stream, and play history.
 struct PlayerController {
     let playback: PlaybackService
-    /// How often an idle event stream sends a comment, so proxies and clients keep it open.
+    /// How often an event stream sends a comment, so proxies and clients keep an idle one open.
     let keepAliveInterval: Duration
 
     var endpoints: RouteCollection<AppRequestContext> {
@@ -93,7 +93,9 @@ struct PlayerController {
         let stream = try await perform(scale: scale) { try await playback.events(userId: principal.userId, lastEventId: lastEventId) }
         let keepAlive = keepAliveInterval
         let body = ResponseBody { writer in
-            let (chunks, output) = AsyncStream<String>.makeStream()
+            // Bounded: a client that stops reading holds at most this many chunks; each event is the
+            // whole state, so dropping older ones loses nothing the newest does not say.
+            let (chunks, output) = AsyncStream<String>.makeStream(bufferingPolicy: .bufferingNewest(64))
             output.yield("retry: 3000\n\n")
             await withTaskGroup(of: Void.self) { group in
                 group.addTask {
