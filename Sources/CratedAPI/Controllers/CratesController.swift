@@ -43,8 +43,8 @@ struct CratesController {
         let id = try context.id("id")
         var request = request
         let body = try await request.decodeStrict(CrateNameBody.self, context: context)
-        let crate = try database.renameCrate(id: id, userId: principal.userId, name: body.name)
-        return CrateDTO(crate, copies: try database.crateContents(id: id, userId: principal.userId).entries.count)
+        let renamed = try database.renameCrate(id: id, userId: principal.userId, name: body.name)
+        return CrateDTO(renamed.crate, copies: renamed.copies)
     }
 
     @Sendable func delete(request: Request, context: AppRequestContext) async throws -> HTTPResponse.Status {

@@ -74,7 +74,8 @@ extension AppDatabase {
         }
     }
 
-    public func renameCrate(id: Int64, userId: Int64, name: String) throws -> Crate {
+    /// Renames the crate; returns it with how many copies it holds.
+    public func renameCrate(id: Int64, userId: Int64, name: String) throws -> (crate: Crate, copies: Int) {
         let name = try Self.validCrateName(name)
         return try writer.write { db in
             var crate = try Self.crate(db, id: id, userId: userId)
@@ -82,7 +83,8 @@ extension AppDatabase {
             crate.name = name
             crate.updatedAt = Timestamp.now()
             try crate.update(db)
-            return crate
+            let copies = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM crate_item WHERE crate_id = ?", arguments: [id]) ?? 0
+            return (crate, copies)
         }
     }
 
