@@ -217,10 +217,10 @@ enum PlaybackRepository {
     }
 
     static func albumPlayStats(_ db: Database, userId: Int64, albumId: Int64) throws -> AlbumPlayStats {
-        let row = try Row.fetchOne(db, sql: """
+        let row = try Row.fetchOne(db.cachedStatement(sql: """
             SELECT COUNT(DISTINCT listening_id) AS listenings, COUNT(*) AS plays, MAX(played_at_ms) AS last_ms
             FROM play_history WHERE user_id = ? AND album_id = ?
-            """, arguments: [userId, albumId])
+            """), arguments: [userId, albumId])
         let lastMs: Int64? = row?["last_ms"]
         return AlbumPlayStats(
             playCount: row?["listenings"] ?? 0, trackPlayCount: row?["plays"] ?? 0,

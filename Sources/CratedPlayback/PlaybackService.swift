@@ -57,6 +57,8 @@ public actor PlaybackService {
     private let wakeup = Wakeup()
     /// When each user's state next changes by itself; users whose state cannot are absent.
     private var agenda: [Int64: Int64] = [:]
+    /// Users settled at least once since start: for them, `agenda` says whether anything is due.
+    private var settledUsers: Set<Int64> = []
 
     public init(database: AppDatabase, clock: any PlaybackClock = SystemPlaybackClock(),
                 logger: Logger = Logger(label: "crated.playback")) {
@@ -95,8 +97,14 @@ public actor PlaybackService {
     /// How often and when the user last played an album, for album detail.
     public func albumPlayStats(userId: Int64, albumId: Int64) throws(PlaybackError) -> AlbumPlayStats {
         try guarded {
-            _ = try settle(userId: userId, at: clock.nowMs)
-            return try database.reader.read { db in
+            // Album pages ask on every request: settle only when a change is due (a play may have
+            // counted), or when this user's stored state has not been settled since start.
+            let nowMs = clock.nowMs
+            if !settledUsers.contains(userId) || agenda[userId].map({ $0 <= nowMs }) == true {
+                _ = try settle(userId: userId, at: nowMs)
+            }
+            // One SELECT: consistent without a transaction.
+            return try database.reader.unsafeRead { db in
                 try PlaybackRepository.albumPlayStats(db, userId: userId, albumId: albumId)
             }
         }
@@ -302,6 +310,7 @@ public actor PlaybackService {
 
     /// Notes when the user's state next changes by itself, and wakes the loop if that moved.
     private func schedule(userId: Int64, _ current: Current) {
+        settledUsers.insert(userId)
         let nextChangeMs = current.facts.deck.flatMap { deck in current.tracklist.flatMap { deck.nextChangeMs(in: $0) } }
         guard agenda[userId] != nextChangeMs else { return }
         agenda[userId] = nextChangeMs

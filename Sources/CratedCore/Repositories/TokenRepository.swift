@@ -89,8 +89,9 @@ extension AppDatabase {
     /// `last_used_at` is written at most once a minute per token, so reads stay reads.
     public func authenticate(bearer token: String) throws -> Principal? {
         guard let prefix = TokenSecret.prefix(of: token) else { return nil }
-        let found = try reader.read { db -> (APIToken, String)? in
-            // Cached: every API request runs it.
+        // Every API request runs this: one cached statement, read outside a transaction (a single
+        // SELECT is consistent on its own, and BEGIN/COMMIT would double the work).
+        let found = try reader.unsafeRead { db -> (APIToken, String)? in
             guard let row = try Row.fetchOne(db.cachedStatement(sql: """
                 SELECT api_token.*, user.name AS user_name FROM api_token JOIN user ON user.id = api_token.user_id
                 WHERE token_prefix = ?
