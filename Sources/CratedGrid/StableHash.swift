@@ -16,6 +16,20 @@ struct StableHash {
         combine(CollectionOfOne(0xff))
     }
 
+    mutating func combine(_ number: Int64) {
+        withUnsafeBytes(of: number.littleEndian) { combine($0) }
+    }
+
+    mutating func combine(_ number: Int) { combine(Int64(number)) }
+
+    mutating func combine(_ number: Double) { combine(Int64(bitPattern: number.bitPattern)) }
+
+    /// A marker for absent or present, then the value: nil and every value differ.
+    mutating func combine<Value>(_ optional: Value?, _ combineValue: (inout StableHash, Value) -> Void) {
+        combine(optional == nil ? 0 : 1)
+        if let optional { combineValue(&self, optional) }
+    }
+
     /// 16 lowercase hex digits.
     var hex: String {
         let digits = String(value, radix: 16)
