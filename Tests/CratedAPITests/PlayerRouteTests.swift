@@ -134,7 +134,7 @@ private func field(_ body: Any?, _ path: String...) -> Any? {
             let alices = try SSEClient(port: port, path: "/v1/player/events", token: server.aliceToken)
             // Each stream opens with the current state.
             for stream in [phone, tablet, alices] {
-                let first = try #require(stream.next())
+                let first = try #require(await stream.next())
                 #expect(first.event == "player")
                 #expect(stream.status == 200)
             }
@@ -142,21 +142,21 @@ private func field(_ body: Any?, _ path: String...) -> Any? {
             _ = try await client.call(.post, "/v1/player/play", token: server.writeToken, json: "{\"albumId\": \(albumId)}")
             _ = try await client.call(.post, "/v1/player/pause", token: server.writeToken)
             for stream in [phone, tablet] {
-                let play = try #require(stream.next())
-                let pause = try #require(stream.next())
+                let play = try #require(await stream.next())
+                let pause = try #require(await stream.next())
                 #expect(play.id == "\(initial + 1)")
                 #expect(pause.id == "\(initial + 2)")
                 #expect(play.data.contains("\"isPlaying\":true"))
                 #expect(pause.data.contains("\"state\":\"paused\""))
             }
-            #expect(alices.next(timeout: 0.5) == nil)
+            #expect(await alices.next(timeout: 0.5) == nil)
 
             // Back after missing both events: the current state stands in for them.
             let returning = try SSEClient(port: port, path: "/v1/player/events", token: server.writeToken, lastEventId: "0")
-            let caughtUp = try #require(returning.next())
+            let caughtUp = try #require(await returning.next())
             #expect(caughtUp.id == "2")
             let upToDate = try SSEClient(port: port, path: "/v1/player/events", token: server.writeToken, lastEventId: "2")
-            #expect(upToDate.next(timeout: 0.5) == nil)
+            #expect(await upToDate.next(timeout: 0.5) == nil)
         }
     }
 }

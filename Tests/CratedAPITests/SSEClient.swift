@@ -38,23 +38,31 @@ final class SSEClient {
     deinit { close(socket) }
 
     /// The next event (keep-alive comments skipped), or nil when none arrives within `timeout`.
-    func next(timeout: TimeInterval = 5) -> Event? {
+    func next(timeout: TimeInterval = 5) async -> Event? {
         let deadline = Date().addingTimeInterval(timeout)
         while true {
             if let event = takeEvent() { return event }
-            let remaining = deadline.timeIntervalSinceNow
-            guard remaining > 0, receive(timeoutMs: Int32(remaining * 1000)) else { return nil }
+            guard deadline.timeIntervalSinceNow > 0 else { return nil }
+            // Polls without blocking: a thread of the cooperative pool blocked here would starve the
+            // in-process server that is to send the event (two threads on a two-core machine).
+            switch receive() {
+            case .data: continue
+            case .closed: return takeEvent()
+            case .nothing: try? await Task.sleep(for: .milliseconds(2))
+            }
         }
     }
 
-    private func receive(timeoutMs: Int32) -> Bool {
+    private enum Received { case data, nothing, closed }
+
+    private func receive() -> Received {
         var descriptor = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
-        guard poll(&descriptor, 1, timeoutMs) > 0 else { return false }
+        guard poll(&descriptor, 1, 0) > 0 else { return .nothing }
         var bytes = [UInt8](repeating: 0, count: 65536)
         let count = recv(socket, &bytes, bytes.count, 0)
-        guard count > 0 else { return false }
+        guard count > 0 else { return .closed }
         raw += bytes[0..<count]
-        return true
+        return .data
     }
 
     /// Removes the response head once, decodes whole chunks, then returns one complete event block.

@@ -54,7 +54,7 @@ import Testing
         let token = try #require(reader.lines.first { $0.trimmingCharacters(in: .whitespaces).hasPrefix("crt_") }).trimmingCharacters(in: .whitespaces)
 
         let stream = try SSEClient(port: port, path: "/v1/player/events", token: token)
-        let first = try #require(stream.next())
+        let first = try #require(await stream.next())
         #expect(first.event == "player")
 
         kill(process.processIdentifier, SIGTERM)
