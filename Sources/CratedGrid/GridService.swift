@@ -10,7 +10,8 @@ import GRDB
 /// next request and whatever was added or removed in between.
 public struct GridService: Sendable {
     public let database: AppDatabase
-    private let snapshots: GridSnapshotCache
+    /// Position snapshots by user and grid order, each valid for one listing generation.
+    private let snapshots: GenerationCache<GridSnapshot>
     private let tuning: GridSnapshot.Tuning
 
     /// `cachesPositions: false` builds the grid's position snapshot on every request (tests compare the
@@ -21,7 +22,7 @@ public struct GridService: Sendable {
 
     init(database: AppDatabase, cachesPositions: Bool, tuning: GridSnapshot.Tuning) {
         self.database = database
-        self.snapshots = GridSnapshotCache(path: database.writer.path, enabled: cachesPositions)
+        self.snapshots = GenerationCache(capacity: cachesPositions ? 64 : 0)
         self.tuning = tuning
     }
 
@@ -40,23 +41,17 @@ public struct GridService: Sendable {
             cursor = decoded
         }
         let plan = PagePlan(
-            userId: userId, request: request, sql: sql, layout: layout, cursor: cursor, tuning: tuning,
+            userId: userId, request: request, sql: sql, layout: layout, cursor: cursor,
             artworkPixels: layout.itemWidth * request.layout.artworkScale,
             includeSections: request.sort.hasSections && (request.includeSections ?? (cursor == nil)))
 
-        let cacheKey = "\(userId)/\(order)"
-        let versionBefore = snapshots.version()
-        let cached = versionBefore.flatMap { snapshots.snapshot(for: cacheKey, version: $0) }
-        let (page, snapshot) = try database.reader.read { db in try plan.page(db, snapshot: cached) }
-        let versionAfter = snapshots.version()
-        if let versionBefore, versionBefore == versionAfter {
-            if cached == nil { snapshots.store(snapshot, for: cacheKey, version: versionBefore) }
-            return page
+        return try database.reader.read { db in
+            try plan.checkReferences(db)
+            let snapshot = try snapshots.value(for: "\(userId)/\(order)", in: db) {
+                try GridSnapshot.build(db, sql: sql, withSections: request.sort.hasSections, tuning: tuning)
+            }
+            return try plan.page(db, snapshot: snapshot)
         }
-        // A write landed during the request. A snapshot built inside the read matches what it read; a
-        // cached one may not, so the page is made again from a fresh one.
-        if cached == nil { return page }
-        return try database.reader.read { db in try plan.page(db, snapshot: nil) }.page
     }
 }
 
@@ -67,25 +62,21 @@ private struct PagePlan {
     let sql: GridSQL
     let layout: GridLayout
     let cursor: GridCursor?
-    let tuning: GridSnapshot.Tuning
     let artworkPixels: Double
     let includeSections: Bool
 
-    func page(_ db: Database, snapshot cached: GridSnapshot?) throws -> (page: GridPage, snapshot: GridSnapshot) {
-        try checkReferences(db)
-        let snapshot = try cached ?? GridSnapshot.build(db, sql: sql, withSections: request.sort.hasSections, tuning: tuning)
+    func page(_ db: Database, snapshot: GridSnapshot) throws -> GridPage {
         let (start, count) = try placement(db, snapshot)
         let anchors = try snapshot.anchors(db, from: start, count: count, sql: sql)
         let items = try self.items(db, anchors: anchors, start: start)
         func token(_ direction: GridCursor.Direction, _ anchor: GridAnchor) -> String {
             GridCursor(userId: userId, order: request.orderFingerprint, direction: direction, anchor: anchor).token
         }
-        let page = GridPage(
+        return GridPage(
             layout: layout, items: items, start: start, total: snapshot.total,
             next: anchors.last.flatMap { start + anchors.count < snapshot.total ? token(.after, $0) : nil },
             previous: anchors.first.flatMap { start > 0 ? token(.before, $0) : nil },
             sections: includeSections ? snapshot.sections : nil)
-        return (page, snapshot)
     }
 
     /// The absolute position the page starts at and how many items it asks for.
@@ -123,7 +114,7 @@ private struct PagePlan {
     }
 
     /// A crate must be the user's and an artist must exist: anything else is a 404, not an empty grid.
-    private func checkReferences(_ db: Database) throws {
+    func checkReferences(_ db: Database) throws {
         var crates: [Int64] = []
         var artists: [Int64] = []
         switch request.scope {
@@ -134,12 +125,12 @@ private struct PagePlan {
         if let id = request.filters.crateId { crates.append(id) }
         if let id = request.filters.artistId { artists.append(id) }
         for id in crates {
-            guard try Row.fetchOne(db, sql: "SELECT 1 FROM crate WHERE id = ? AND user_id = ?", arguments: [id, userId]) != nil else {
+            guard try Row.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM crate WHERE id = ? AND user_id = ?"), arguments: [id, userId]) != nil else {
                 throw GridError.notFound("crate", "no crate \(id) in this collection")
             }
         }
         for id in artists {
-            guard try Row.fetchOne(db, sql: "SELECT 1 FROM artist WHERE id = ?", arguments: [id]) != nil else {
+            guard try Row.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM artist WHERE id = ?"), arguments: [id]) != nil else {
                 throw GridError.notFound("artist", "no artist \(id)")
             }
         }
@@ -151,11 +142,12 @@ private struct PagePlan {
         let ids = anchors.map(\.albumId)
         let placeholders = databaseQuestionMarks(count: ids.count)
         var cells: [Int64: GridItem] = [:]
-        let rows = try Row.fetchCursor(db, sql: """
+        // Cached: a layout asks for the same number of albums on every page, so the statement repeats.
+        let rows = try Row.fetchCursor(db.cachedStatement(sql: """
             SELECT ca.album_id, a.title, a.artist_credit, a.year, ca.copies, ca.best_rating, ca.latest_added
             FROM collection_album ca JOIN album a ON a.id = ca.album_id
             WHERE ca.user_id = ? AND ca.album_id IN (\(placeholders))
-            """, arguments: StatementArguments([userId] + ids))
+            """), arguments: StatementArguments([userId] + ids))
         while let row = try rows.next() {
             let rating: Int = row["best_rating"]
             cells[row["album_id"]] = GridItem(
@@ -163,10 +155,10 @@ private struct PagePlan {
                 copyCount: row["copies"], rating: rating == 0 ? nil : rating, dateAdded: row["latest_added"], artwork: nil)
         }
         // The primary image, else the first one.
-        let images = try Row.fetchCursor(db, sql: """
+        let images = try Row.fetchCursor(db.cachedStatement(sql: """
             SELECT album_id, uri, uri150, width FROM album_image WHERE album_id IN (\(placeholders))
             ORDER BY album_id, kind <> 'primary', position
-            """, arguments: StatementArguments(ids))
+            """), arguments: StatementArguments(ids))
         while let row = try images.next() {
             let albumId: Int64 = row["album_id"]
             guard cells[albumId]?.artwork == nil else { continue }

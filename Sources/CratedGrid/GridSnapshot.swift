@@ -1,5 +1,4 @@
 import GRDB
-import Synchronization
 
 /// Where every position of a grid is, at one state of the database: the anchor of every `stride`-th
 /// album (checkpoints), the total, and the jump bar's sections.
@@ -111,71 +110,5 @@ struct GridSnapshot: Sendable {
     static func sectionLetter(_ key: SortKey) -> String {
         guard let initial = initial(key), initial.isASCII, initial.properties.isAlphabetic else { return "#" }
         return String(initial).uppercased()
-    }
-}
-
-/// Snapshots of the grids asked for lately, each valid for the database state it was built in.
-///
-/// A state is told by `PRAGMA data_version` on a connection of our own that never writes: SQLite changes
-/// it whenever any other connection commits, in this process or another (`crated import` while the
-/// daemon serves). A snapshot is used only when the version read before and after the request's read
-/// transaction equals the one it was built at, so no write can slip between.
-///
-/// Any commit to the database invalidates every snapshot, whatever table it wrote: a server that wrote on
-/// every request (a token's last use, say) would rebuild the grid's snapshot on every page.
-final class GridSnapshotCache: Sendable {
-    private let versionConnection: DatabaseQueue?
-    private let state = Mutex(State())
-
-    private struct State {
-        var entries: [String: Entry] = [:]
-        var clock: UInt64 = 0
-    }
-
-    private struct Entry {
-        var version: Int64
-        var snapshot: GridSnapshot
-        var lastUse: UInt64
-    }
-
-    static let capacity = 64
-
-    /// Caches nothing when the database has no file a second connection could open (in memory).
-    init(path: String, enabled: Bool) {
-        guard enabled, !path.isEmpty, !path.hasPrefix(":memory:"), !path.hasPrefix("file::memory:") else {
-            versionConnection = nil
-            return
-        }
-        var configuration = Configuration()
-        configuration.readonly = true
-        configuration.busyMode = .timeout(5)
-        configuration.label = "crated.grid.version"
-        versionConnection = try? DatabaseQueue(path: path, configuration: configuration)
-    }
-
-    /// The database's state, or nil when it cannot be told (nothing is cached then).
-    func version() -> Int64? {
-        try? versionConnection?.inDatabase { db in try Int64.fetchOne(db, sql: "PRAGMA data_version") }
-    }
-
-    func snapshot(for key: String, version: Int64) -> GridSnapshot? {
-        state.withLock { state in
-            guard let entry = state.entries[key], entry.version == version else { return nil }
-            state.clock += 1
-            state.entries[key]?.lastUse = state.clock
-            return entry.snapshot
-        }
-    }
-
-    func store(_ snapshot: GridSnapshot, for key: String, version: Int64) {
-        state.withLock { state in
-            state.clock += 1
-            state.entries[key] = Entry(version: version, snapshot: snapshot, lastUse: state.clock)
-            // Drop what was built at an older state, then the least recently used.
-            state.entries = state.entries.filter { $0.value.version == version }
-            while state.entries.count > Self.capacity, let oldest = state.entries.min(by: { $0.value.lastUse < $1.value.lastUse }) {
-                state.entries[oldest.key] = nil
-            }
-        }
     }
 }

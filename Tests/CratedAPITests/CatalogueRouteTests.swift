@@ -122,6 +122,43 @@ import Testing
         }
     }
 
+    /// Rankings are kept per search expression until the catalogue changes: a renamed album is found by
+    /// its new title at once, and no longer by its old one.
+    @Test func searchFollowsTheCatalogueAfterARankingWasKept() async throws {
+        let server = try TestServer()
+        try await server.test { client in
+            let titles = { @Sendable (query: String) async throws -> [String] in
+                let body = try await client.call(.get, "/v1/search?q=\(query)", token: server.writeToken).body as? [String: Any]
+                return (body?["albums"] as? [[String: Any]])?.compactMap { $0["title"] as? String } ?? []
+            }
+            let first = try await titles("supreme")
+            #expect(first == ["A Love Supreme"])
+            let again = try await titles("supreme")
+            #expect(again == first)
+            let albumId = try await server.database.reader.read { db in
+                try Int64.fetchOne(db, sql: "SELECT id FROM album WHERE title = 'A Love Supreme'")!
+            }
+            try await server.database.writer.write { db in
+                try db.execute(sql: "UPDATE album SET title = 'A Love Eternal' WHERE id = ?", arguments: [albumId])
+                try SearchIndex.refresh(db, albumIds: [albumId])
+            }
+            let old = try await titles("supreme")
+            #expect(old == [])
+            let renamed = try await titles("eternal")
+            #expect(renamed == ["A Love Eternal"])
+            // A change the search index alone sees (no trigger fires on a new label): the empty answer
+            // kept for "fantasy" is not served once the index has the label.
+            let none = try await titles("fantasy")
+            #expect(none == [])
+            try await server.database.writer.write { db in
+                try db.execute(sql: "INSERT INTO album_label (album_id, position, name) VALUES (?, 9, 'Fantasy Records')", arguments: [albumId])
+                try SearchIndex.refresh(db, albumIds: [albumId])
+            }
+            let labelled = try await titles("fantasy")
+            #expect(labelled == ["A Love Eternal"])
+        }
+    }
+
     @Test func searchSyntaxAndGarbageNeverFail() async throws {
         let server = try TestServer()
         try await server.test { client in

@@ -69,8 +69,17 @@ import Testing
         try await server.test { client in
             let created = try await client.call(.post, "/v1/crates", token: server.writeToken, json: #"{"name": "Queue"}"#).body as? [String: Any]
             let id = try #require(created?["id"] as? Int64)
+            // The crate list's counts are kept between writes: each write must show in the next list.
+            let listedCopies = { @Sendable () async throws -> Int? in
+                let list = try await client.call(.get, "/v1/crates", token: server.writeToken).body as? [String: Any]
+                return (list?["crates"] as? [[String: Any]])?.first { $0["id"] as? Int64 == id }?["copies"] as? Int
+            }
+            let empty = try await listedCopies()
+            #expect(empty == 0)
             let added = try await client.call(.post, "/v1/crates/\(id)/copies", token: server.writeToken, json: "{\"copyIds\": [\(mine[2]), \(mine[0]), \(mine[1]), \(mine[0])]}")
             #expect((added.body as? [String: Any])?["added"] as? Int == 3)
+            let three = try await listedCopies()
+            #expect(three == 3)
 
             var detail = try await client.call(.get, "/v1/crates/\(id)", token: server.writeToken).body as? [String: Any]
             #expect((detail?["items"] as? [[String: Any]])?.map { $0["copyId"] as? Int64 } == [mine[2], mine[0], mine[1]])
@@ -85,6 +94,8 @@ import Testing
             #expect(try await client.call(.delete, "/v1/crates/\(id)/copies/\(mine[1])", token: server.writeToken).status == .notFound)
             detail = try await client.call(.get, "/v1/crates/\(id)", token: server.writeToken).body as? [String: Any]
             #expect(detail?["copies"] as? Int == 2)
+            let two = try await listedCopies()
+            #expect(two == 2)
 
             // Someone else's copy or crate does not exist for this user.
             let foreignCopy = try await client.call(.post, "/v1/crates/\(id)/copies", token: server.writeToken, json: "{\"copyIds\": [\(alices[0])]}")

@@ -224,8 +224,8 @@ import Testing
 
     @Test func theCacheSeesEveryWrite() throws {
         let fixture = try Fixture()
-        let cache = GridSnapshotCache(path: fixture.temporary.database.writer.path, enabled: true)
-        let before = try #require(cache.version(), "the grid could not open its version connection, so nothing would be cached")
+        let database = fixture.temporary.database
+        let before = try database.reader.read(ListingGeneration.current)
         let newest = ["sort": "dateAdded"]
         // The same grid twice: the second answer comes from the cached snapshot.
         #expect(try fixture.page(newest).total == 4)
@@ -233,7 +233,7 @@ import Testing
         try fixture.temporary.database.writer.write { db in
             _ = try db.insertCopy(userId: fixture.collector, albumId: fixture.albums["Arrival"]!, dateAdded: "2025-01-01T00:00:00Z")
         }
-        #expect(cache.version() != before)
+        #expect(try database.reader.read(ListingGeneration.current) != before)
         let page = try fixture.page(newest)
         #expect(page.total == 5)
         #expect(page.items.first?.title == "Arrival")
@@ -247,6 +247,43 @@ import Testing
         #expect(after.start == 1)
         #expect(after.total == 4)
         #expect(after.items.map(\.title) == ["Abbey Road"])
+    }
+
+    /// The generation moves with every write that changes what a grid holds or its order, and with
+    /// no other: cached positions survive the commits of sync state, tokens and the player.
+    @Test func theGridGenerationCountsOnlyWritesThatChangeGrids() throws {
+        let fixture = try Fixture()
+        let database = fixture.temporary.database
+        func changesGrids(_ write: (Database) throws -> Void) throws -> Bool {
+            let before = try database.reader.read(ListingGeneration.current)
+            try database.writer.write(write)
+            return try database.reader.read(ListingGeneration.current) != before
+        }
+        let abbey = fixture.albums["Abbey Road"]!
+        let copy = try database.reader.read { db in
+            try Int64.fetchOne(db, sql: "SELECT id FROM collection_item WHERE album_id = ? ORDER BY id LIMIT 1", arguments: [abbey])!
+        }
+        // Writes that change grids: copies, ratings, crates, the catalogue's keys and filters.
+        #expect(try changesGrids { db in _ = try db.insertCopy(userId: fixture.collector, albumId: abbey, dateAdded: "2025-01-01T00:00:00Z") })
+        #expect(try changesGrids { db in try db.execute(sql: "UPDATE collection_item SET rating = 1 WHERE id = ?", arguments: [copy]) })
+        #expect(try changesGrids { db in try db.addToCrate(crateId: fixture.crate, itemId: copy) })
+        #expect(try changesGrids { db in try db.execute(sql: "DELETE FROM crate_item WHERE item_id = ?", arguments: [copy]) })
+        #expect(try changesGrids { db in try db.execute(sql: "UPDATE album SET title = 'Abbey Road (Remaster)' WHERE id = ?", arguments: [abbey]) })
+        #expect(try changesGrids { db in
+            try db.execute(sql: "INSERT INTO album_genre (album_id, kind, name, position) VALUES (?, 'style', 'Psychedelic', 0)", arguments: [abbey])
+        })
+        #expect(try changesGrids { db in try db.execute(sql: "DELETE FROM album_format WHERE album_id = ?", arguments: [abbey]) })
+        #expect(try changesGrids { db in try db.execute(sql: "DELETE FROM collection_item WHERE id = ?", arguments: [copy]) })
+        // Writes that leave grids alone.
+        #expect(try !changesGrids { db in try db.execute(sql: "UPDATE collection_item SET notes = 'cleaned' WHERE album_id = ?", arguments: [abbey]) })
+        #expect(try !changesGrids { db in try db.insertImage(albumId: abbey, uri: "https://img/a.jpg", uri150: "https://img/a-150.jpg", width: 600) })
+        #expect(try !changesGrids { db in
+            try db.execute(sql: """
+                INSERT INTO album_sync (album_id, status, attempts) VALUES (?, 'failed', 1)
+                ON CONFLICT (album_id) DO UPDATE SET status = 'failed', attempts = attempts + 1
+                """, arguments: [abbey])
+        })
+        #expect(try !changesGrids { db in try db.execute(sql: "UPDATE user SET name = 'collector' WHERE id = ?", arguments: [fixture.collector]) })
     }
 
     @Test func artworkIsTheSmallestVariantAtLeastItemWidthTimesScale() throws {

@@ -5,6 +5,10 @@ import GRDB
 /// and is extended by the repositories with methods named for what they do.
 public struct AppDatabase: Sendable {
     public let writer: any DatabaseWriter
+    /// The best-ranked albums of recent search expressions (see `searchAlbums`).
+    let searchRankings = GenerationCache<[RankedAlbum]>(capacity: 256)
+    /// How many copies each crate of a user holds, by crate id (see `crates(userId:)`).
+    let crateCopyCounts = GenerationCache<[Int64: Int]>(capacity: 64)
 
     /// Opens (creating if needed) the database file: WAL, foreign keys on, a busy timeout, migrated.
     public static func open(

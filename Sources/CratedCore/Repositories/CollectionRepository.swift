@@ -38,6 +38,12 @@ public struct NameCount: Sendable, Equatable {
     public var count: Int
 }
 
+/// An album's place in a search: its bm25 score, lower is better.
+struct RankedAlbum: Sendable {
+    var id: Int64
+    var rank: Double
+}
+
 /// The copies of a user, with the album a list needs: the selection the listings share.
 private let albumListingColumns = """
     a.id AS album_id, a.title, a.artist_credit, a.year, COUNT(ci.id) AS copies,
@@ -49,40 +55,45 @@ extension AppDatabase {
     /// do not exist for them).
     public func albumBundle(albumId: Int64, userId: Int64) throws -> AlbumBundle? {
         try reader.read { db in
-            // Sorted here: ordering in SQL makes SQLite walk the user's copies in date order instead
-            // of seeking the album's few copies.
-            let copies = try CollectionItem
-                .filter(Column("album_id") == albumId && Column("user_id") == userId)
-                .fetchAll(db)
+            // Every statement is cached: an album page runs eight of them on each request.
+            // Copies are sorted here: ordering in SQL makes SQLite walk the user's copies in date
+            // order instead of seeking the album's few copies.
+            let copies = try CollectionItem.fetchAll(
+                db.cachedStatement(sql: "SELECT * FROM collection_item WHERE album_id = ? AND user_id = ?"),
+                arguments: [albumId, userId])
                 .sorted { ($0.dateAdded, $0.id!) < ($1.dateAdded, $1.id!) }
-            guard !copies.isEmpty, let album = try Album.fetchOne(db, key: albumId) else { return nil }
-            let artistRows = try Row.fetchAll(db, sql: """
+            guard !copies.isEmpty,
+                  let album = try Album.fetchOne(db.cachedStatement(sql: "SELECT * FROM album WHERE id = ?"), arguments: [albumId])
+            else { return nil }
+            let artistRows = try Row.fetchCursor(db.cachedStatement(sql: """
                 SELECT album_artist.*, artist.id AS a_id, artist.name AS a_name, artist.discogs_name AS a_discogs_name,
                        artist.discogs_id AS a_discogs_id, artist.sort_name AS a_sort_name
                 FROM album_artist JOIN artist ON artist.id = album_artist.artist_id
                 WHERE album_id = ? ORDER BY position
-                """, arguments: [albumId])
-            let artists = try artistRows.map { row in
-                (try AlbumArtist(row: row), Artist(id: row["a_id"], name: row["a_name"], discogsName: row["a_discogs_name"],
-                                                   discogsId: row["a_discogs_id"], sortName: row["a_sort_name"]))
-            }
-            let copyIds = copies.map { $0.id! }
-            let crateRows = try Row.fetchAll(db, sql: """
-                SELECT crate_item.item_id, crate.* FROM crate_item JOIN crate ON crate.id = crate_item.crate_id
-                WHERE crate_item.item_id IN (\(databaseQuestionMarks(count: copyIds.count))) ORDER BY crate.name
-                """, arguments: StatementArguments(copyIds))
+                """), arguments: [albumId])
+            let artists = try Array(artistRows.map { row in
+                (AlbumArtist(row: row), Artist(id: row["a_id"], name: row["a_name"], discogsName: row["a_discogs_name"],
+                                               discogsId: row["a_discogs_id"], sortName: row["a_sort_name"]))
+            })
+            // Crates of the album's copies, by joining from the copies rather than naming their ids,
+            // so the statement stays the same for any number of copies.
+            let crateRows = try Row.fetchCursor(db.cachedStatement(sql: """
+                SELECT crate_item.item_id, crate.* FROM collection_item ci
+                JOIN crate_item ON crate_item.item_id = ci.id JOIN crate ON crate.id = crate_item.crate_id
+                WHERE ci.album_id = ? AND ci.user_id = ? ORDER BY crate.name
+                """), arguments: [albumId, userId])
             var cratesByCopy: [Int64: [Crate]] = [:]
-            for row in crateRows { cratesByCopy[row["item_id"], default: []].append(try Crate(row: row)) }
-            func ordered<R: CratedRecord>(_ type: R.Type, _ order: String...) throws -> [R] {
-                try R.filter(Column("album_id") == albumId).order(order.map { Column($0) }).fetchAll(db)
+            while let row = try crateRows.next() { cratesByCopy[row["item_id"], default: []].append(Crate(row: row)) }
+            func rows<R: FetchableRecord>(_ type: R.Type, _ sql: String) throws -> [R] {
+                try R.fetchAll(db.cachedStatement(sql: sql), arguments: [albumId])
             }
             return AlbumBundle(
                 album: album, artists: artists,
-                labels: try ordered(AlbumLabel.self, "position"),
-                formats: try ordered(AlbumFormat.self, "position"),
-                genres: try ordered(AlbumGenre.self, "kind", "position"),
-                images: try ordered(AlbumImage.self, "position"),
-                tracks: try ordered(Track.self, "sort_order"),
+                labels: try rows(AlbumLabel.self, "SELECT * FROM album_label WHERE album_id = ? ORDER BY position"),
+                formats: try rows(AlbumFormat.self, "SELECT * FROM album_format WHERE album_id = ? ORDER BY position"),
+                genres: try rows(AlbumGenre.self, "SELECT * FROM album_genre WHERE album_id = ? ORDER BY kind, position"),
+                images: try rows(AlbumImage.self, "SELECT * FROM album_image WHERE album_id = ? ORDER BY position"),
+                tracks: try rows(Track.self, "SELECT * FROM track WHERE album_id = ? ORDER BY sort_order"),
                 copies: copies.map { ($0, cratesByCopy[$0.id!] ?? []) })
         }
     }
@@ -129,31 +140,54 @@ extension AppDatabase {
     /// Albums of the user's collection matching `text` in titles, artists, labels, catalogue numbers or
     /// track titles, best first. Prefix-matching; diacritics folded; FTS syntax in `text` is inert.
     ///
-    /// The best-ranked matches of the whole catalogue are taken first and then kept to the user's
-    /// collection, so a common word does not join thousands of albums; only when that leaves fewer
-    /// than `limit` results is the whole match set joined.
+    /// Ranking is the expensive part: bm25 scores every match, thousands for a common word. So the
+    /// best-ranked matches of the whole catalogue are taken first, kept for the listing generation they
+    /// were ranked at (the same words from any user, until the catalogue changes, cost no ranking), and
+    /// then kept to the user's collection. Only when that leaves fewer than `limit` results is the whole
+    /// match set joined.
     public func searchAlbums(userId: Int64, text: String, limit: Int) throws -> [AlbumListing] {
         guard let match = SearchText.matchExpression(text) else { return [] }
         let candidates = limit * 4
         return try reader.read { db in
-            let best = try Self.search(db, match: match, userId: userId, limit: limit, candidates: candidates)
-            if best.count == limit { return best }
-            let matches = try Int.fetchOne(db.cachedStatement(sql: "SELECT COUNT(*) FROM album_search WHERE album_search MATCH ?"), arguments: [match]) ?? 0
-            return matches <= candidates ? best : try Self.search(db, match: match, userId: userId, limit: limit, candidates: nil)
+            let ranked = try searchRankings.value(for: "\(candidates) \(match)", in: db) {
+                try Row.fetchAll(db.cachedStatement(sql: """
+                    -- Weights: title, artists, labels, catalogue numbers, tracks.
+                    SELECT rowid, bm25(album_search, 10.0, 8.0, 2.0, 4.0, 1.0) AS rank
+                    FROM album_search WHERE album_search MATCH ? ORDER BY rank LIMIT ?
+                    """), arguments: [match, candidates]).map { RankedAlbum(id: $0[0], rank: $0[1]) }
+            }
+            let best = try Self.listings(db, ranked: ranked, userId: userId, limit: limit)
+            if best.count == limit || ranked.count < candidates { return best }
+            return try Self.searchAllMatches(db, match: match, userId: userId, limit: limit)
         }
     }
 
-    private static func search(_ db: Database, match: String, userId: Int64, limit: Int, candidates: Int?) throws -> [AlbumListing] {
-        try AlbumListing.fetchAll(db.cachedStatement(sql: """
-            WITH hit AS MATERIALIZED (
-                -- Weights: title, artists, labels, catalogue numbers, tracks. MATERIALIZED keeps
-                -- bm25() inside the full-text query, where SQLite can evaluate it.
-                SELECT rowid AS id, bm25(album_search, 10.0, 8.0, 2.0, 4.0, 1.0) AS rank
-                FROM album_search WHERE album_search MATCH ? ORDER BY rank LIMIT ?)
+    /// The user's albums among `ranked`, best first (equal ranks by title).
+    private static func listings(_ db: Database, ranked: [RankedAlbum], userId: Int64, limit: Int) throws -> [AlbumListing] {
+        guard !ranked.isEmpty else { return [] }
+        // One JSON array of [id, rank] pairs, so that the statement is the same for any number of them.
+        let pairs = "[" + ranked.map { "[\($0.id),\($0.rank)]" }.joined(separator: ",") + "]"
+        return try AlbumListing.fetchAll(db.cachedStatement(sql: """
+            WITH hit AS MATERIALIZED (SELECT value ->> 0 AS id, value ->> 1 AS rank FROM json_each(?))
             SELECT \(albumListingColumns)
             FROM hit JOIN album a ON a.id = hit.id
             JOIN collection_item ci ON ci.album_id = a.id AND ci.user_id = ?
             GROUP BY a.id ORDER BY MIN(hit.rank), a.sort_title LIMIT ?
-            """), arguments: [match, candidates ?? -1, userId, limit])
+            """), arguments: [pairs, userId, limit])
+    }
+
+    /// Every match joined to the user's collection, then ranked: for a user who owns few of the
+    /// catalogue's best matches.
+    private static func searchAllMatches(_ db: Database, match: String, userId: Int64, limit: Int) throws -> [AlbumListing] {
+        try AlbumListing.fetchAll(db.cachedStatement(sql: """
+            WITH hit AS MATERIALIZED (
+                -- MATERIALIZED keeps bm25() inside the full-text query, where SQLite can evaluate it.
+                SELECT rowid AS id, bm25(album_search, 10.0, 8.0, 2.0, 4.0, 1.0) AS rank
+                FROM album_search WHERE album_search MATCH ?)
+            SELECT \(albumListingColumns)
+            FROM hit JOIN album a ON a.id = hit.id
+            JOIN collection_item ci ON ci.album_id = a.id AND ci.user_id = ?
+            GROUP BY a.id ORDER BY MIN(hit.rank), a.sort_title LIMIT ?
+            """), arguments: [match, userId, limit])
     }
 }

@@ -5,6 +5,7 @@ import GRDB
 public enum SearchIndex {
     /// Rewrites the search rows of the given albums from the catalogue tables.
     public static func refresh(_ db: Database, albumIds: some Collection<Int64>) throws {
+        try ListingGeneration.advance(db)
         for batch in Array(albumIds).chunked(into: batchSize) {
             // Cached: sync refreshes one album per transaction, thousands of times in a pass.
             try db.cachedStatement(sql: "DELETE FROM album_search WHERE rowid IN (\(databaseQuestionMarks(count: batch.count)))")
@@ -15,6 +16,7 @@ public enum SearchIndex {
 
     /// Adds the search rows of albums that have none yet (the import's new albums).
     public static func add(_ db: Database, newAlbumIds: some Collection<Int64>) throws {
+        try ListingGeneration.advance(db)
         for batch in Array(newAlbumIds).chunked(into: batchSize) { try insert(db, batch) }
     }
 

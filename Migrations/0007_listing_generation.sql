@@ -1,0 +1,62 @@
+-- What listings are computed from, as one number: the listing generation changes in every transaction
+-- that changes which albums a grid or a search can list, or their order, and in no other. The daemon
+-- keeps a grid's position snapshot and a search's ranking for the generation they were computed at,
+-- read inside the same transaction, so each is reused exactly as long as it is right, whichever process
+-- wrote. Commits that leave listings alone (sync state, tokens, the player) no longer throw away
+-- snapshots that take a walk of the whole collection to rebuild.
+--
+-- Grids hold collection_album rows (membership, copies, sort keys), filtered by crates, artists,
+-- genres, styles and formats and by the search index. The search index (a virtual table, which takes
+-- no triggers) advances the generation itself when it is rewritten (SearchIndex.swift). Images and
+-- other display fields are read fresh on every request and do not count.
+--
+-- While a bulk writer defers the grid upkeep (grid_deferral, Migrations/0005_grid.sql) the per-row
+-- triggers stay quiet and the end of the deferral counts once.
+CREATE TABLE listing_generation (
+    id     INTEGER PRIMARY KEY CHECK (id = 1),
+    value  INTEGER NOT NULL
+);
+INSERT INTO listing_generation (id, value) VALUES (1, 0);
+
+CREATE TRIGGER listing_generation_deferral_end AFTER DELETE ON grid_deferral BEGIN
+    UPDATE listing_generation SET value = value + 1;
+END;
+
+-- The deferral's own recount rewrites collection_album while grid_pending holds its albums.
+CREATE TRIGGER listing_generation_collection_album_insert AFTER INSERT ON collection_album
+WHEN NOT EXISTS (SELECT 1 FROM grid_pending) BEGIN UPDATE listing_generation SET value = value + 1; END;
+CREATE TRIGGER listing_generation_collection_album_update AFTER UPDATE ON collection_album
+WHEN NOT EXISTS (SELECT 1 FROM grid_pending) BEGIN UPDATE listing_generation SET value = value + 1; END;
+CREATE TRIGGER listing_generation_collection_album_delete AFTER DELETE ON collection_album
+WHEN NOT EXISTS (SELECT 1 FROM grid_pending) BEGIN UPDATE listing_generation SET value = value + 1; END;
+
+CREATE TRIGGER listing_generation_crate_insert AFTER INSERT ON crate_item
+WHEN NOT EXISTS (SELECT 1 FROM grid_deferral) BEGIN UPDATE listing_generation SET value = value + 1; END;
+CREATE TRIGGER listing_generation_crate_update AFTER UPDATE ON crate_item
+WHEN NOT EXISTS (SELECT 1 FROM grid_deferral) BEGIN UPDATE listing_generation SET value = value + 1; END;
+CREATE TRIGGER listing_generation_crate_delete AFTER DELETE ON crate_item
+WHEN NOT EXISTS (SELECT 1 FROM grid_deferral) BEGIN UPDATE listing_generation SET value = value + 1; END;
+
+-- The catalogue: titles and credits (the search index follows them), artists, genres, styles, formats.
+CREATE TRIGGER listing_generation_catalogue_album AFTER UPDATE ON album
+WHEN NOT EXISTS (SELECT 1 FROM grid_deferral) BEGIN UPDATE listing_generation SET value = value + 1; END;
+CREATE TRIGGER listing_generation_catalogue_artist AFTER UPDATE ON artist
+WHEN NOT EXISTS (SELECT 1 FROM grid_deferral) BEGIN UPDATE listing_generation SET value = value + 1; END;
+CREATE TRIGGER listing_generation_album_artist_insert AFTER INSERT ON album_artist
+WHEN NOT EXISTS (SELECT 1 FROM grid_deferral) BEGIN UPDATE listing_generation SET value = value + 1; END;
+CREATE TRIGGER listing_generation_album_artist_delete AFTER DELETE ON album_artist
+WHEN NOT EXISTS (SELECT 1 FROM grid_deferral) BEGIN UPDATE listing_generation SET value = value + 1; END;
+CREATE TRIGGER listing_generation_genre_insert AFTER INSERT ON album_genre
+WHEN NOT EXISTS (SELECT 1 FROM grid_deferral) BEGIN UPDATE listing_generation SET value = value + 1; END;
+CREATE TRIGGER listing_generation_genre_delete AFTER DELETE ON album_genre
+WHEN NOT EXISTS (SELECT 1 FROM grid_deferral) BEGIN UPDATE listing_generation SET value = value + 1; END;
+CREATE TRIGGER listing_generation_format_insert AFTER INSERT ON album_format
+WHEN NOT EXISTS (SELECT 1 FROM grid_deferral) BEGIN UPDATE listing_generation SET value = value + 1; END;
+CREATE TRIGGER listing_generation_format_delete AFTER DELETE ON album_format
+WHEN NOT EXISTS (SELECT 1 FROM grid_deferral) BEGIN UPDATE listing_generation SET value = value + 1; END;
+CREATE TRIGGER listing_generation_album_artist_update AFTER UPDATE ON album_artist
+WHEN NOT EXISTS (SELECT 1 FROM grid_deferral) BEGIN UPDATE listing_generation SET value = value + 1; END;
+CREATE TRIGGER listing_generation_genre_update AFTER UPDATE ON album_genre
+WHEN NOT EXISTS (SELECT 1 FROM grid_deferral) BEGIN UPDATE listing_generation SET value = value + 1; END;
+CREATE TRIGGER listing_generation_format_update AFTER UPDATE ON album_format
+WHEN NOT EXISTS (SELECT 1 FROM grid_deferral) BEGIN UPDATE listing_generation SET value = value + 1; END;

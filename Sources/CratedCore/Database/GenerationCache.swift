@@ -1,0 +1,76 @@
+import GRDB
+import Synchronization
+
+/// The listing generation: one number that changes in every transaction that changes what a grid or a
+/// search can list, or in what order (Migrations/0007_listing_generation.sql). Read inside a read
+/// transaction, it names the state of everything listings are computed from.
+public enum ListingGeneration {
+    public static func current(_ db: Database) throws -> Int64 {
+        try Int64.fetchOne(db.cachedStatement(sql: "SELECT value FROM listing_generation WHERE id = 1")) ?? 0
+    }
+
+    /// For writers that no trigger sees: the search index, a virtual table, takes no triggers.
+    static func advance(_ db: Database) throws {
+        try db.cachedStatement(sql: "UPDATE listing_generation SET value = value + 1 WHERE id = 1").execute()
+    }
+}
+
+/// Values computed from the database (a grid's positions, a search's ranking), each kept for the
+/// listing generation it was computed at. A reader looks up the generation its own transaction sees,
+/// so a value found is exactly what the transaction would compute; a value of an older generation is
+/// never returned, whichever process wrote since.
+public final class GenerationCache<Value: Sendable>: Sendable {
+    private let capacity: Int
+    private let state = Mutex(State())
+
+    private struct State {
+        var entries: [String: Entry] = [:]
+        var clock: UInt64 = 0
+    }
+
+    private struct Entry {
+        var generation: Int64
+        var value: Value
+        var lastUse: UInt64
+    }
+
+    /// `capacity` 0 keeps nothing.
+    public init(capacity: Int) {
+        self.capacity = capacity
+    }
+
+    public func value(for key: String, generation: Int64) -> Value? {
+        guard capacity > 0 else { return nil }
+        return state.withLock { state in
+            guard let entry = state.entries[key], entry.generation == generation else { return nil }
+            state.clock += 1
+            state.entries[key]?.lastUse = state.clock
+            return entry.value
+        }
+    }
+
+    public func store(_ value: Value, for key: String, generation: Int64) {
+        guard capacity > 0 else { return }
+        state.withLock { state in
+            // A request that began before a write may store after one that began after it: the newer
+            // generation wins.
+            if let existing = state.entries[key], existing.generation > generation { return }
+            state.clock += 1
+            state.entries[key] = Entry(generation: generation, value: value, lastUse: state.clock)
+            // Drop what an older generation computed, then the least recently used.
+            state.entries = state.entries.filter { $0.value.generation >= generation }
+            while state.entries.count > capacity, let oldest = state.entries.min(by: { $0.value.lastUse < $1.value.lastUse }) {
+                state.entries[oldest.key] = nil
+            }
+        }
+    }
+
+    /// The value for `key` at the generation `db` sees, computed and kept when there is none.
+    public func value(for key: String, in db: Database, compute: () throws -> Value) throws -> Value {
+        let generation = try ListingGeneration.current(db)
+        if let value = value(for: key, generation: generation) { return value }
+        let value = try compute()
+        store(value, for: key, generation: generation)
+        return value
+    }
+}
