@@ -7,8 +7,8 @@
 --
 -- Grids hold collection_album rows (membership, copies, sort keys), filtered by crates, artists,
 -- genres, styles and formats and by the search index. The search index (a virtual table, which takes
--- no triggers) advances the generation itself when it is rewritten (SearchIndex.swift). Images and
--- other display fields are read fresh on every request and do not count.
+-- no triggers) advances the generation itself when it is rewritten (SearchIndex.swift). Search results
+-- also show each album's copy count and cover thumbnail, so album images count too.
 --
 -- While a bulk writer defers the grid upkeep (grid_deferral, Migrations/0005_grid.sql) the per-row
 -- triggers stay quiet and the end of the deferral counts once.
@@ -59,4 +59,10 @@ WHEN NOT EXISTS (SELECT 1 FROM grid_deferral) BEGIN UPDATE listing_generation SE
 CREATE TRIGGER listing_generation_genre_update AFTER UPDATE ON album_genre
 WHEN NOT EXISTS (SELECT 1 FROM grid_deferral) BEGIN UPDATE listing_generation SET value = value + 1; END;
 CREATE TRIGGER listing_generation_format_update AFTER UPDATE ON album_format
+WHEN NOT EXISTS (SELECT 1 FROM grid_deferral) BEGIN UPDATE listing_generation SET value = value + 1; END;
+CREATE TRIGGER listing_generation_image_insert AFTER INSERT ON album_image
+WHEN NOT EXISTS (SELECT 1 FROM grid_deferral) BEGIN UPDATE listing_generation SET value = value + 1; END;
+CREATE TRIGGER listing_generation_image_update AFTER UPDATE ON album_image
+WHEN NOT EXISTS (SELECT 1 FROM grid_deferral) BEGIN UPDATE listing_generation SET value = value + 1; END;
+CREATE TRIGGER listing_generation_image_delete AFTER DELETE ON album_image
 WHEN NOT EXISTS (SELECT 1 FROM grid_deferral) BEGIN UPDATE listing_generation SET value = value + 1; END;

@@ -57,6 +57,24 @@ request = function()
     return wrk.format("GET", "/v1/albums/" .. math.random(1, $ALBUMS), { ["Authorization"] = "Bearer $TOKEN" })
 end
 LUA
+# Searches as clients type them: every prefix (two letters or more) of the catalogue's title words and
+# 500 two-word queries, in random order. Rankings are kept for 256 expressions, so most of these rank
+# their matches afresh: next to the one repeated word above, this is search without the kept rankings.
+sqlite3 "$DB" "SELECT DISTINCT lower(title) FROM album" | python3 -c '
+import random, re, sys
+words = sorted({w for line in sys.stdin for w in re.findall(r"[a-z]{2,}", line)})
+queries = {w[:n] for w in words for n in range(2, len(w) + 1)}
+rng = random.Random(11)
+queries |= {a + "%20" + b for a, b in (rng.sample(words, 2) for _ in range(500))}
+print("\n".join(sorted(queries)))' > "$WORK/queries"
+cat > "$WORK/typing.lua" <<LUA
+local queries = {}
+for line in io.lines("$WORK/queries") do queries[#queries + 1] = line end
+math.randomseed(42)
+request = function()
+    return wrk.format("GET", "/v1/search?q=" .. queries[math.random(#queries)], { ["Authorization"] = "Bearer $TOKEN" })
+end
+LUA
 cat > "$WORK/auth.lua" <<LUA
 wrk.headers["Authorization"] = "Bearer $TOKEN"
 LUA
@@ -80,11 +98,12 @@ deep_cursor() { curl -s -H "Authorization: Bearer $TOKEN" "$BASE/v1/grid/collect
 DEEP_ALBUM="$(curl -s -H "Authorization: Bearer $TOKEN" "$BASE/v1/grid/collection?layout=iPhonePortrait&at=150000" | json_field "d['items'][0]['albumId']")"
 ALBUM_COUNT="$(sqlite3 "$DB" "SELECT COUNT(*) FROM album")"
 
-echo "==> wrk, $CONNECTIONS connections, ${DURATION}s each, $ROWS rows ($ALBUM_COUNT albums), search for '$SEARCH_WORD'"
+echo "==> wrk, $CONNECTIONS connections, ${DURATION}s each, $ROWS rows ($ALBUM_COUNT albums), search for '$SEARCH_WORD', typing $(wc -l < "$WORK/queries") distinct queries"
 measure "/healthz" "$BASE/healthz" ""
 measure "album detail" "$BASE/v1/albums/1" "$WORK/album.lua"
 measure "crate list" "$BASE/v1/crates" "$WORK/auth.lua"
 measure "search" "$BASE/v1/search?q=$SEARCH_WORD" "$WORK/auth.lua"
+measure "search typing" "$BASE/v1/search" "$WORK/typing.lua"
 for layout in iPhonePortrait iPadFullscreen; do
     measure "grid first $layout" "$BASE/v1/grid/collection?layout=$layout" "$WORK/auth.lua"
     measure "grid deep $layout" "$BASE/v1/grid/collection?layout=$layout&cursor=$(deep_cursor "$layout")" "$WORK/auth.lua"

@@ -122,9 +122,9 @@ import Testing
         }
     }
 
-    /// Rankings are kept per search expression until the catalogue changes: a renamed album is found by
-    /// its new title at once, and no longer by its old one.
-    @Test func searchFollowsTheCatalogueAfterARankingWasKept() async throws {
+    /// Results are kept until the catalogue or the collection changes: a renamed album is found by its
+    /// new title at once and no longer by its old one, and a new copy or cover shows in the next answer.
+    @Test func searchFollowsTheCatalogueAndCollectionAfterResultsWereKept() async throws {
         let server = try TestServer()
         try await server.test { client in
             let titles = { @Sendable (query: String) async throws -> [String] in
@@ -147,7 +147,7 @@ import Testing
             let renamed = try await titles("eternal")
             #expect(renamed == ["A Love Eternal"])
             // A change the search index alone sees (no trigger fires on a new label): the empty answer
-            // kept for "fantasy" is not served once the index has the label.
+            // kept for "fantasy" is not kept once the index has the label.
             let none = try await titles("fantasy")
             #expect(none == [])
             try await server.database.writer.write { db in
@@ -156,6 +156,31 @@ import Testing
             }
             let labelled = try await titles("fantasy")
             #expect(labelled == ["A Love Eternal"])
+
+            // The collector gets a copy of Alice's album, and a cover for it.
+            let notMine = try await titles("alice")
+            #expect(notMine == [])
+            let alicesAlbum = try server.albumId(release: 777001)
+            try await server.database.writer.write { db in
+                try db.execute(sql: """
+                    INSERT INTO collection_item (user_id, album_id, date_added) SELECT id, ?, '2025-01-01T00:00:00Z' FROM user WHERE name = 'collector'
+                    """, arguments: [alicesAlbum])
+            }
+            let mine = try await titles("alice")
+            #expect(mine == ["Only Alice Has This"])
+            let thumbnail = { @Sendable () async throws -> String? in
+                let body = try await client.call(.get, "/v1/search?q=alice", token: server.writeToken).body as? [String: Any]
+                return (body?["albums"] as? [[String: Any]])?.first?["thumbnailUrl"] as? String
+            }
+            let noCover = try await thumbnail()
+            #expect(noCover == nil)
+            try await server.database.writer.write { db in
+                try db.execute(sql: """
+                    INSERT INTO album_image (album_id, position, kind, uri, uri150) VALUES (?, 0, 'primary', 'https://img/a.jpg', 'https://img/a-150.jpg')
+                    """, arguments: [alicesAlbum])
+            }
+            let cover = try await thumbnail()
+            #expect(cover == "https://img/a-150.jpg")
         }
     }
 

@@ -249,8 +249,8 @@ import Testing
         #expect(after.items.map(\.title) == ["Abbey Road"])
     }
 
-    /// The generation moves with every write that changes what a grid holds or its order, and with
-    /// no other: cached positions survive the commits of sync state, tokens and the player.
+    /// The generation moves with every write that changes what a grid or a search lists, and with no
+    /// other: kept positions and results survive the commits of sync state, tokens and the player.
     @Test func theGridGenerationCountsOnlyWritesThatChangeGrids() throws {
         let fixture = try Fixture()
         let database = fixture.temporary.database
@@ -263,7 +263,8 @@ import Testing
         let copy = try database.reader.read { db in
             try Int64.fetchOne(db, sql: "SELECT id FROM collection_item WHERE album_id = ? ORDER BY id LIMIT 1", arguments: [abbey])!
         }
-        // Writes that change grids: copies, ratings, crates, the catalogue's keys and filters.
+        // Writes that change grids or search results: copies, ratings, crates, the catalogue's keys and
+        // filters, covers.
         #expect(try changesGrids { db in _ = try db.insertCopy(userId: fixture.collector, albumId: abbey, dateAdded: "2025-01-01T00:00:00Z") })
         #expect(try changesGrids { db in try db.execute(sql: "UPDATE collection_item SET rating = 1 WHERE id = ?", arguments: [copy]) })
         #expect(try changesGrids { db in try db.addToCrate(crateId: fixture.crate, itemId: copy) })
@@ -273,10 +274,10 @@ import Testing
             try db.execute(sql: "INSERT INTO album_genre (album_id, kind, name, position) VALUES (?, 'style', 'Psychedelic', 0)", arguments: [abbey])
         })
         #expect(try changesGrids { db in try db.execute(sql: "DELETE FROM album_format WHERE album_id = ?", arguments: [abbey]) })
+        #expect(try changesGrids { db in try db.insertImage(albumId: abbey, uri: "https://img/a.jpg", uri150: "https://img/a-150.jpg", width: 600) })
         #expect(try changesGrids { db in try db.execute(sql: "DELETE FROM collection_item WHERE id = ?", arguments: [copy]) })
         // Writes that leave grids alone.
         #expect(try !changesGrids { db in try db.execute(sql: "UPDATE collection_item SET notes = 'cleaned' WHERE album_id = ?", arguments: [abbey]) })
-        #expect(try !changesGrids { db in try db.insertImage(albumId: abbey, uri: "https://img/a.jpg", uri150: "https://img/a-150.jpg", width: 600) })
         #expect(try !changesGrids { db in
             try db.execute(sql: """
                 INSERT INTO album_sync (album_id, status, attempts) VALUES (?, 'failed', 1)

@@ -5,8 +5,8 @@ import GRDB
 /// and is extended by the repositories with methods named for what they do.
 public struct AppDatabase: Sendable {
     public let writer: any DatabaseWriter
-    /// The best-ranked albums of recent search expressions (see `searchAlbums`).
-    let searchRankings = GenerationCache<[RankedAlbum]>(capacity: 256)
+    /// Recent search results, by user, limit and expression (see `searchAlbums`).
+    let searchResults = GenerationCache<[AlbumListing]>(capacity: 256)
     /// How many copies each crate of a user holds, by crate id (see `crates(userId:)`).
     let crateCopyCounts = GenerationCache<[Int64: Int]>(capacity: 64)
 

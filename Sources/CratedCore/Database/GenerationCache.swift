@@ -15,7 +15,7 @@ public enum ListingGeneration {
     }
 }
 
-/// Values computed from the database (a grid's positions, a search's ranking), each kept for the
+/// Values computed from the database (a grid's positions, search results), each kept for the
 /// listing generation it was computed at. A reader looks up the generation its own transaction sees,
 /// so a value found is exactly what the transaction would compute; a value of an older generation is
 /// never returned, whichever process wrote since.

@@ -38,12 +38,6 @@ public struct NameCount: Sendable, Equatable {
     public var count: Int
 }
 
-/// An album's place in a search: its bm25 score, lower is better.
-struct RankedAlbum: Sendable {
-    var id: Int64
-    var rank: Double
-}
-
 /// The copies of a user, with the album a list needs: the selection the listings share.
 private let albumListingColumns = """
     a.id AS album_id, a.title, a.artist_credit, a.year, COUNT(ci.id) AS copies,
@@ -140,54 +134,40 @@ extension AppDatabase {
     /// Albums of the user's collection matching `text` in titles, artists, labels, catalogue numbers or
     /// track titles, best first. Prefix-matching; diacritics folded; FTS syntax in `text` is inert.
     ///
-    /// Ranking is the expensive part: bm25 scores every match, thousands for a common word. So the
-    /// best-ranked matches of the whole catalogue are taken first, kept for the listing generation they
-    /// were ranked at (the same words from any user, until the catalogue changes, cost no ranking), and
-    /// then kept to the user's collection. Only when that leaves fewer than `limit` results is the whole
-    /// match set joined.
+    /// Ranking is the expensive part: bm25 scores every match, thousands for a common word. The
+    /// best-ranked matches of the whole catalogue are taken first and then kept to the user's
+    /// collection, so a common word does not join thousands of albums; only when that leaves fewer
+    /// than `limit` results is the whole match set joined. Results are kept for the listing generation
+    /// they were found at: asked again before the catalogue or the collection changes, they cost no
+    /// ranking.
     public func searchAlbums(userId: Int64, text: String, limit: Int) throws -> [AlbumListing] {
         guard let match = SearchText.matchExpression(text) else { return [] }
-        let candidates = limit * 4
         return try reader.read { db in
-            let ranked = try searchRankings.value(for: "\(candidates) \(match)", in: db) {
-                try Row.fetchAll(db.cachedStatement(sql: """
-                    -- Weights: title, artists, labels, catalogue numbers, tracks.
-                    SELECT rowid, bm25(album_search, 10.0, 8.0, 2.0, 4.0, 1.0) AS rank
-                    FROM album_search WHERE album_search MATCH ? ORDER BY rank LIMIT ?
-                    """), arguments: [match, candidates]).map { RankedAlbum(id: $0[0], rank: $0[1]) }
+            try searchResults.value(for: "\(userId) \(limit) \(match)", in: db) {
+                try Self.search(db, match: match, userId: userId, limit: limit)
             }
-            let best = try Self.listings(db, ranked: ranked, userId: userId, limit: limit)
-            if best.count == limit || ranked.count < candidates { return best }
-            return try Self.searchAllMatches(db, match: match, userId: userId, limit: limit)
         }
     }
 
-    /// The user's albums among `ranked`, best first (equal ranks by title).
-    private static func listings(_ db: Database, ranked: [RankedAlbum], userId: Int64, limit: Int) throws -> [AlbumListing] {
-        guard !ranked.isEmpty else { return [] }
-        // One JSON array of [id, rank] pairs, so that the statement is the same for any number of them.
-        let pairs = "[" + ranked.map { "[\($0.id),\($0.rank)]" }.joined(separator: ",") + "]"
-        return try AlbumListing.fetchAll(db.cachedStatement(sql: """
-            WITH hit AS MATERIALIZED (SELECT value ->> 0 AS id, value ->> 1 AS rank FROM json_each(?))
-            SELECT \(albumListingColumns)
-            FROM hit JOIN album a ON a.id = hit.id
-            JOIN collection_item ci ON ci.album_id = a.id AND ci.user_id = ?
-            GROUP BY a.id ORDER BY MIN(hit.rank), a.sort_title LIMIT ?
-            """), arguments: [pairs, userId, limit])
+    private static func search(_ db: Database, match: String, userId: Int64, limit: Int) throws -> [AlbumListing] {
+        let candidates = limit * 4
+        let best = try search(db, match: match, userId: userId, limit: limit, candidates: candidates)
+        if best.count == limit { return best }
+        let matches = try Int.fetchOne(db.cachedStatement(sql: "SELECT COUNT(*) FROM album_search WHERE album_search MATCH ?"), arguments: [match]) ?? 0
+        return matches <= candidates ? best : try search(db, match: match, userId: userId, limit: limit, candidates: nil)
     }
 
-    /// Every match joined to the user's collection, then ranked: for a user who owns few of the
-    /// catalogue's best matches.
-    private static func searchAllMatches(_ db: Database, match: String, userId: Int64, limit: Int) throws -> [AlbumListing] {
+    private static func search(_ db: Database, match: String, userId: Int64, limit: Int, candidates: Int?) throws -> [AlbumListing] {
         try AlbumListing.fetchAll(db.cachedStatement(sql: """
             WITH hit AS MATERIALIZED (
-                -- MATERIALIZED keeps bm25() inside the full-text query, where SQLite can evaluate it.
+                -- Weights: title, artists, labels, catalogue numbers, tracks. MATERIALIZED keeps
+                -- bm25() inside the full-text query, where SQLite can evaluate it.
                 SELECT rowid AS id, bm25(album_search, 10.0, 8.0, 2.0, 4.0, 1.0) AS rank
-                FROM album_search WHERE album_search MATCH ?)
+                FROM album_search WHERE album_search MATCH ? ORDER BY rank LIMIT ?)
             SELECT \(albumListingColumns)
             FROM hit JOIN album a ON a.id = hit.id
             JOIN collection_item ci ON ci.album_id = a.id AND ci.user_id = ?
             GROUP BY a.id ORDER BY MIN(hit.rank), a.sort_title LIMIT ?
-            """), arguments: [match, userId, limit])
+            """), arguments: [match, candidates ?? -1, userId, limit])
     }
 }
