@@ -4,106 +4,173 @@ import GRDB
 // Decoding records from rows by hand. GRDB's Codable decoding converts every column name from
 // snake_case on every row, which made it the largest cost of an album page after SQL compilation.
 // Writing goes on through Codable (`convertToSnakeCase`); only reads, which the API does on every
-// request, take this path. The column names are those of `Migrations/`, and the schema's NOT NULL
-// and CHECK constraints guarantee the non-optional values.
+// request, take this path. The column names are those of `Migrations/`; a value of the wrong type
+// throws, as Codable decoding did, rather than stopping the daemon.
 
 extension User {
-    public init(row: Row) {
-        self.init(id: row["id"], name: row["name"], createdAt: row["created_at"])
+    public init(row: Row) throws {
+        try self.init(
+            id: row.decode(forColumn: "id"),
+            name: row.decode(forColumn: "name"),
+            createdAt: row.decode(forColumn: "created_at"))
     }
 }
 
 extension APIToken {
-    public init(row: Row) {
-        self.init(
-            id: row["id"], userId: row["user_id"], label: row["label"], tokenHash: row["token_hash"],
-            tokenPrefix: row["token_prefix"], scope: row["scope"], createdAt: row["created_at"],
-            lastUsedAt: row["last_used_at"], revokedAt: row["revoked_at"])
+    public init(row: Row) throws {
+        try self.init(
+            id: row.decode(forColumn: "id"),
+            userId: row.decode(forColumn: "user_id"),
+            label: row.decode(forColumn: "label"),
+            tokenHash: row.decode(forColumn: "token_hash"),
+            tokenPrefix: row.decode(forColumn: "token_prefix"),
+            scope: row.decode(forColumn: "scope"),
+            createdAt: row.decode(forColumn: "created_at"),
+            lastUsedAt: row.decode(forColumn: "last_used_at"),
+            revokedAt: row.decode(forColumn: "revoked_at"))
     }
 }
 
 extension Artist {
-    public init(row: Row) {
-        self.init(id: row["id"], name: row["name"], discogsName: row["discogs_name"], discogsId: row["discogs_id"],
-                  sortName: row["sort_name"])
+    public init(row: Row) throws {
+        try self.init(
+            id: row.decode(forColumn: "id"),
+            name: row.decode(forColumn: "name"),
+            discogsName: row.decode(forColumn: "discogs_name"),
+            discogsId: row.decode(forColumn: "discogs_id"),
+            sortName: row.decode(forColumn: "sort_name"))
     }
 }
 
 extension Album {
-    public init(row: Row) {
-        self.init(
-            id: row["id"], discogsReleaseId: row["discogs_release_id"], discogsMasterId: row["discogs_master_id"],
-            title: row["title"], sortTitle: row["sort_title"], artistCredit: row["artist_credit"],
-            artistSortName: row["artist_sort_name"], year: row["year"], released: row["released"],
-            country: row["country"], formatSummary: row["format_summary"], createdAt: row["created_at"],
-            updatedAt: row["updated_at"])
+    public init(row: Row) throws {
+        try self.init(
+            id: row.decode(forColumn: "id"),
+            discogsReleaseId: row.decode(forColumn: "discogs_release_id"),
+            discogsMasterId: row.decode(forColumn: "discogs_master_id"),
+            title: row.decode(forColumn: "title"),
+            sortTitle: row.decode(forColumn: "sort_title"),
+            artistCredit: row.decode(forColumn: "artist_credit"),
+            artistSortName: row.decode(forColumn: "artist_sort_name"),
+            year: row.decode(forColumn: "year"),
+            released: row.decode(forColumn: "released"),
+            country: row.decode(forColumn: "country"),
+            formatSummary: row.decode(forColumn: "format_summary"),
+            createdAt: row.decode(forColumn: "created_at"),
+            updatedAt: row.decode(forColumn: "updated_at"))
     }
 }
 
 extension AlbumArtist {
-    public init(row: Row) {
-        self.init(albumId: row["album_id"], position: row["position"], artistId: row["artist_id"], joinPhrase: row["join_phrase"])
+    public init(row: Row) throws {
+        try self.init(
+            albumId: row.decode(forColumn: "album_id"),
+            position: row.decode(forColumn: "position"),
+            artistId: row.decode(forColumn: "artist_id"),
+            joinPhrase: row.decode(forColumn: "join_phrase"))
     }
 }
 
 extension AlbumLabel {
-    public init(row: Row) {
-        self.init(albumId: row["album_id"], position: row["position"], name: row["name"],
-                  catalogNumber: row["catalog_number"], discogsId: row["discogs_id"])
+    public init(row: Row) throws {
+        try self.init(
+            albumId: row.decode(forColumn: "album_id"),
+            position: row.decode(forColumn: "position"),
+            name: row.decode(forColumn: "name"),
+            catalogNumber: row.decode(forColumn: "catalog_number"),
+            discogsId: row.decode(forColumn: "discogs_id"))
     }
 }
 
 extension AlbumFormat {
-    public init(row: Row) {
-        self.init(albumId: row["album_id"], position: row["position"], name: row["name"], quantity: row["quantity"],
-                  descriptions: row["descriptions"], text: row["text"])
+    public init(row: Row) throws {
+        try self.init(
+            albumId: row.decode(forColumn: "album_id"),
+            position: row.decode(forColumn: "position"),
+            name: row.decode(forColumn: "name"),
+            quantity: row.decode(forColumn: "quantity"),
+            descriptions: row.decode(forColumn: "descriptions"),
+            text: row.decode(forColumn: "text"))
     }
 }
 
 extension AlbumGenre.Kind: DatabaseValueConvertible {}
 
 extension AlbumGenre {
-    public init(row: Row) {
-        self.init(albumId: row["album_id"], kind: row["kind"], name: row["name"], position: row["position"])
+    public init(row: Row) throws {
+        try self.init(
+            albumId: row.decode(forColumn: "album_id"),
+            kind: row.decode(forColumn: "kind"),
+            name: row.decode(forColumn: "name"),
+            position: row.decode(forColumn: "position"))
     }
 }
 
 extension AlbumImage {
-    public init(row: Row) {
-        self.init(albumId: row["album_id"], position: row["position"], kind: row["kind"], uri: row["uri"],
-                  uri150: row["uri150"], width: row["width"], height: row["height"])
+    public init(row: Row) throws {
+        try self.init(
+            albumId: row.decode(forColumn: "album_id"),
+            position: row.decode(forColumn: "position"),
+            kind: row.decode(forColumn: "kind"),
+            uri: row.decode(forColumn: "uri"),
+            uri150: row.decode(forColumn: "uri150"),
+            width: row.decode(forColumn: "width"),
+            height: row.decode(forColumn: "height"))
     }
 }
 
 extension Track.Kind: DatabaseValueConvertible {}
 
 extension Track {
-    public init(row: Row) {
-        self.init(id: row["id"], albumId: row["album_id"], parentId: row["parent_id"], position: row["position"],
-                  side: row["side"], sortOrder: row["sort_order"], title: row["title"], durationMs: row["duration_ms"],
-                  kind: row["kind"])
+    public init(row: Row) throws {
+        try self.init(
+            id: row.decode(forColumn: "id"),
+            albumId: row.decode(forColumn: "album_id"),
+            parentId: row.decode(forColumn: "parent_id"),
+            position: row.decode(forColumn: "position"),
+            side: row.decode(forColumn: "side"),
+            sortOrder: row.decode(forColumn: "sort_order"),
+            title: row.decode(forColumn: "title"),
+            durationMs: row.decode(forColumn: "duration_ms"),
+            kind: row.decode(forColumn: "kind"))
     }
 }
 
 extension CollectionItem {
-    public init(row: Row) {
-        self.init(
-            id: row["id"], userId: row["user_id"], albumId: row["album_id"], dateAdded: row["date_added"],
-            copyOrdinal: row["copy_ordinal"], rating: row["rating"], mediaCondition: row["media_condition"],
-            sleeveCondition: row["sleeve_condition"], notes: row["notes"], customFields: row["custom_fields"],
-            discogsInstanceId: row["discogs_instance_id"])
+    public init(row: Row) throws {
+        try self.init(
+            id: row.decode(forColumn: "id"),
+            userId: row.decode(forColumn: "user_id"),
+            albumId: row.decode(forColumn: "album_id"),
+            dateAdded: row.decode(forColumn: "date_added"),
+            copyOrdinal: row.decode(forColumn: "copy_ordinal"),
+            rating: row.decode(forColumn: "rating"),
+            mediaCondition: row.decode(forColumn: "media_condition"),
+            sleeveCondition: row.decode(forColumn: "sleeve_condition"),
+            notes: row.decode(forColumn: "notes"),
+            customFields: row.decode(forColumn: "custom_fields"),
+            discogsInstanceId: row.decode(forColumn: "discogs_instance_id"))
     }
 }
 
 extension Crate {
-    public init(row: Row) {
-        self.init(id: row["id"], userId: row["user_id"], name: row["name"], discogsFolderId: row["discogs_folder_id"],
-                  createdAt: row["created_at"], updatedAt: row["updated_at"])
+    public init(row: Row) throws {
+        try self.init(
+            id: row.decode(forColumn: "id"),
+            userId: row.decode(forColumn: "user_id"),
+            name: row.decode(forColumn: "name"),
+            discogsFolderId: row.decode(forColumn: "discogs_folder_id"),
+            createdAt: row.decode(forColumn: "created_at"),
+            updatedAt: row.decode(forColumn: "updated_at"))
     }
 }
 
 extension CrateItem {
-    public init(row: Row) {
-        self.init(crateId: row["crate_id"], itemId: row["item_id"], position: row["position"], addedAt: row["added_at"])
+    public init(row: Row) throws {
+        try self.init(
+            crateId: row.decode(forColumn: "crate_id"),
+            itemId: row.decode(forColumn: "item_id"),
+            position: row.decode(forColumn: "position"),
+            addedAt: row.decode(forColumn: "added_at"))
     }
 }

@@ -66,7 +66,7 @@ extension AppDatabase {
                 WHERE album_id = ? ORDER BY position
                 """), arguments: [albumId])
             let artists = try Array(artistRows.map { row in
-                (AlbumArtist(row: row), Artist(id: row["a_id"], name: row["a_name"], discogsName: row["a_discogs_name"],
+                (try AlbumArtist(row: row), Artist(id: row["a_id"], name: row["a_name"], discogsName: row["a_discogs_name"],
                                                discogsId: row["a_discogs_id"], sortName: row["a_sort_name"]))
             })
             // Crates of the album's copies, by joining from the copies rather than naming their ids,
@@ -77,7 +77,7 @@ extension AppDatabase {
                 WHERE ci.album_id = ? AND ci.user_id = ? ORDER BY crate.name
                 """), arguments: [albumId, userId])
             var cratesByCopy: [Int64: [Crate]] = [:]
-            while let row = try crateRows.next() { cratesByCopy[row["item_id"], default: []].append(Crate(row: row)) }
+            while let row = try crateRows.next() { cratesByCopy[row["item_id"], default: []].append(try Crate(row: row)) }
             func rows<R: FetchableRecord>(_ type: R.Type, _ sql: String) throws -> [R] {
                 try R.fetchAll(db.cachedStatement(sql: sql), arguments: [albumId])
             }
