@@ -155,12 +155,11 @@ public struct DiscogsImporter: Sendable {
         options: ImportOptions, progress: (@Sendable (ImportProgress) -> Void)?
     ) throws -> ImportSummary {
         let user = try AppDatabase.resolveUser(db, named: options.userName, defaultName: options.defaultUserName, createIfMissing: true)
-        let writer = CollectionImportWriter(db: db, userId: user.id!)
+        let writer = try CollectionImportWriter(db: db, userId: user.id!)
         try writer.deferGridUpkeep()
         var summary = ImportSummary(file: path, user: user.name, dryRun: options.dryRun)
         summary.customFields = header.customFields.map(\.name)
 
-        var releases = Set<Int64>()
         var credits = Set<String>()
         var crates = Set<String>()
         // Identical rows are several copies: the nth row with the same release and date added is copy n.
@@ -185,7 +184,6 @@ public struct DiscogsImporter: Sendable {
             // Once the file is known to be invalid nothing will be kept: only look for more problems.
             if problemCount > 0 && !options.skipInvalid { continue }
 
-            releases.insert(row.releaseId)
             credits.insert(row.artistCredit)
             let album = try writer.album(for: row)
             let key = CopyKey(release: row.releaseId, dateAdded: row.dateAdded)
@@ -199,7 +197,7 @@ public struct DiscogsImporter: Sendable {
             }
             if let folder = row.folder, !Self.foldersThatAreNotCrates.contains(folder) {
                 crates.insert(folder)
-                try writer.addToCrate(named: folder, itemId: copy.id)
+                try writer.addToCrate(named: folder, itemId: copy.id, copyIsNew: copy.outcome == .added)
             }
         }
         progress?(ImportProgress(bytesRead: reader.bytesRead, totalBytes: size, rowsRead: summary.rowsRead))
@@ -211,7 +209,7 @@ public struct DiscogsImporter: Sendable {
         try writer.finishGridUpkeep()
         try SearchIndex.add(db, newAlbumIds: writer.newAlbumIds)
         summary.skipped = problems
-        summary.albums = releases.count
+        summary.albums = writer.albumsSeen
         summary.artists = credits.count
         summary.crates = crates.count
         summary.albumsAdded = writer.albumsAdded
