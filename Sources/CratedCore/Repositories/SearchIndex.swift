@@ -36,7 +36,7 @@ public enum SearchIndex {
 
     /// From this many albums on, `add` indexes with a `bulkHashSize` buffer.
     private static let bulkAlbums = 10_000
-    private static let bulkHashSize = "16777216"
+    private static let bulkHashSize = "8388608"
     /// FTS5's own default (`FTS5_DEFAULT_HASHSIZE`).
     private static let defaultHashSize = "1048576"
 
