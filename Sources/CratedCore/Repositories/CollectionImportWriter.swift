@@ -122,7 +122,8 @@ final class CollectionImportWriter {
 
     /// The album for the row's release; created from the row when the catalogue lacks it.
     /// An album that exists is left as it is: sync's data is richer than the export's.
-    func album(for row: DiscogsExportRow) throws -> (id: Int64, isNew: Bool) {
+    func album(for prepared: PreparedRow) throws -> (id: Int64, isNew: Bool) {
+        let row = prepared.row
         if let known = albumIds[row.releaseId] { return known }
         findAlbum.bind(1, row.releaseId)
         if let id = try findAlbum.fetchInt64() {
@@ -130,15 +131,13 @@ final class CollectionImportWriter {
             return (id, false)
         }
         // The credit as shown names the one artist the CSV gives (see `artistId`), so both share a sort key.
-        let credit = DiscogsText.displayName(row.artistCredit)
-        let creditSortKey = DiscogsText.sortKey(credit)
-        let artistId = try artistId(credit: row.artistCredit, name: credit, sortName: creditSortKey)
+        let artistId = try artistId(credit: row.artistCredit, name: prepared.credit, sortName: prepared.creditSortKey)
 
         insertAlbum.bind(1, row.releaseId)
         insertAlbum.bind(2, row.title)
-        insertAlbum.bind(3, DiscogsText.sortKey(row.title))
-        insertAlbum.bind(4, credit)
-        insertAlbum.bind(5, creditSortKey)
+        insertAlbum.bind(3, prepared.titleSortKey)
+        insertAlbum.bind(4, prepared.credit)
+        insertAlbum.bind(5, prepared.creditSortKey)
         insertAlbum.bind(6, row.year)
         insertAlbum.bind(7, row.year.map(String.init))
         insertAlbum.bind(8, row.format.isEmpty ? nil : row.format)
@@ -150,19 +149,19 @@ final class CollectionImportWriter {
         insertAlbumArtist.bind(1, albumId)
         insertAlbumArtist.bind(2, artistId)
         try insertAlbumArtist.execute()
-        for (position, label) in DiscogsText.labels(label: row.label, catalogNumbers: row.catalogNumbers).enumerated() {
+        for (position, label) in prepared.labels.enumerated() {
             insertLabel.bind(1, albumId)
             insertLabel.bind(2, position)
             insertLabel.bind(3, label.name)
             insertLabel.bind(4, label.catalogNumber)
             try insertLabel.execute()
         }
-        for (position, format) in DiscogsText.formats(row.format).enumerated() {
+        for (position, format) in prepared.formats.enumerated() {
             insertFormat.bind(1, albumId)
             insertFormat.bind(2, position)
             insertFormat.bind(3, format.name)
             insertFormat.bind(4, format.quantity)
-            insertFormat.bind(5, JSONText.array(format.descriptions))
+            insertFormat.bind(5, format.descriptions)
             try insertFormat.execute()
         }
         newAlbumIds.append(albumId)
@@ -171,9 +170,8 @@ final class CollectionImportWriter {
     }
 
     /// Adds the copy, updates it when the export's fields changed, or leaves it. Returns its id.
-    func upsertCopy(_ row: DiscogsExportRow, albumId: Int64, albumIsNew: Bool, ordinal: Int) throws -> (id: Int64, outcome: CopyOutcome) {
-        let dateAdded = Timestamp.string(fromEpochSeconds: row.dateAdded)
-        let customFields = JSONText.object(row.customFields)
+    func upsertCopy(_ prepared: PreparedRow, albumId: Int64, albumIsNew: Bool, ordinal: Int) throws -> (id: Int64, outcome: CopyOutcome) {
+        let (row, dateAdded, customFields) = (prepared.row, prepared.dateAdded, prepared.customFields)
         // A new album has no copies yet: no need to look.
         if !albumIsNew {
             findCopy.bind(1, userId)
