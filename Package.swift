@@ -28,6 +28,8 @@ let package = Package(
             name: "CratedCore",
             dependencies: [
                 grdb, logging,
+                // SQLite's C API, for the import's prepared statements (BulkStatement).
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],

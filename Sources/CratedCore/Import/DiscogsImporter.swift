@@ -155,12 +155,11 @@ public struct DiscogsImporter: Sendable {
         options: ImportOptions, progress: (@Sendable (ImportProgress) -> Void)?
     ) throws -> ImportSummary {
         let user = try AppDatabase.resolveUser(db, named: options.userName, defaultName: options.defaultUserName, createIfMissing: true)
-        let writer = CollectionImportWriter(db: db, userId: user.id!)
+        let writer = try CollectionImportWriter(db: db, userId: user.id!)
         try writer.deferGridUpkeep()
         var summary = ImportSummary(file: path, user: user.name, dryRun: options.dryRun)
         summary.customFields = header.customFields.map(\.name)
 
-        var releases = Set<Int64>()
         var credits = Set<String>()
         var crates = Set<String>()
         // Identical rows are several copies: the nth row with the same release and date added is copy n.
@@ -169,40 +168,48 @@ public struct DiscogsImporter: Sendable {
         var problems: [RowProblem] = []
         var problemCount = 0
 
-        while let record = try Self.nextRecord(reader) {
-            summary.rowsRead += 1
-            if let progress, summary.rowsRead % 5000 == 0 {
-                progress(ImportProgress(bytesRead: reader.bytesRead, totalBytes: size, rowsRead: summary.rowsRead))
-            }
-            let row: DiscogsExportRow
-            do {
-                row = try DiscogsExportRow(record: record, header: header)
-            } catch {
-                problemCount += 1
-                if options.skipInvalid || problems.count < Self.listedProblems { problems.append(error) }
-                continue
-            }
-            // Once the file is known to be invalid nothing will be kept: only look for more problems.
-            if problemCount > 0 && !options.skipInvalid { continue }
+        // Rows are read and prepared on another thread while this one writes (ImportRowStream).
+        let stream = ImportRowStream(reader: reader, header: header, nextRecord: Self.nextRecord)
+        defer { stream.stop() }
+        var bytesRead = 0
+        while let batch = try stream.next() {
+            bytesRead = batch.bytesRead
+            for item in batch.items {
+                summary.rowsRead += 1
+                if let progress, summary.rowsRead % 5000 == 0 {
+                    progress(ImportProgress(bytesRead: bytesRead, totalBytes: size, rowsRead: summary.rowsRead))
+                }
+                let prepared: PreparedRow
+                switch item {
+                case .row(let valid):
+                    prepared = valid
+                case .problem(let problem):
+                    problemCount += 1
+                    if options.skipInvalid || problems.count < Self.listedProblems { problems.append(problem) }
+                    continue
+                }
+                // Once the file is known to be invalid nothing will be kept: only look for more problems.
+                if problemCount > 0 && !options.skipInvalid { continue }
 
-            releases.insert(row.releaseId)
-            credits.insert(row.artistCredit)
-            let album = try writer.album(for: row)
-            let key = CopyKey(release: row.releaseId, dateAdded: row.dateAdded)
-            let ordinal = copiesSeen[key, default: 0]
-            copiesSeen[key] = ordinal + 1
-            let copy = try writer.upsertCopy(row, albumId: album.id, albumIsNew: album.isNew, ordinal: ordinal)
-            switch copy.outcome {
-            case .added: summary.copiesAdded += 1
-            case .updated: summary.copiesUpdated += 1
-            case .unchanged: summary.copiesUnchanged += 1
-            }
-            if let folder = row.folder, !Self.foldersThatAreNotCrates.contains(folder) {
-                crates.insert(folder)
-                try writer.addToCrate(named: folder, itemId: copy.id)
+                let row = prepared.row
+                credits.insert(row.artistCredit)
+                let album = try writer.album(for: prepared)
+                let key = CopyKey(release: row.releaseId, dateAdded: row.dateAdded)
+                let ordinal = copiesSeen[key, default: 0]
+                copiesSeen[key] = ordinal + 1
+                let copy = try writer.upsertCopy(prepared, albumId: album.id, albumIsNew: album.isNew, ordinal: ordinal)
+                switch copy.outcome {
+                case .added: summary.copiesAdded += 1
+                case .updated: summary.copiesUpdated += 1
+                case .unchanged: summary.copiesUnchanged += 1
+                }
+                if let folder = row.folder, !Self.foldersThatAreNotCrates.contains(folder) {
+                    crates.insert(folder)
+                    try writer.addToCrate(named: folder, itemId: copy.id, copyIsNew: copy.outcome == .added)
+                }
             }
         }
-        progress?(ImportProgress(bytesRead: reader.bytesRead, totalBytes: size, rowsRead: summary.rowsRead))
+        progress?(ImportProgress(bytesRead: bytesRead, totalBytes: size, rowsRead: summary.rowsRead))
 
         if summary.rowsRead == 0 { throw ImportError.headerOnly }
         if problemCount > 0 && !options.skipInvalid {
@@ -211,7 +218,7 @@ public struct DiscogsImporter: Sendable {
         try writer.finishGridUpkeep()
         try SearchIndex.add(db, newAlbumIds: writer.newAlbumIds)
         summary.skipped = problems
-        summary.albums = releases.count
+        summary.albums = writer.albumsSeen
         summary.artists = credits.count
         summary.crates = crates.count
         summary.albumsAdded = writer.albumsAdded
@@ -220,7 +227,7 @@ public struct DiscogsImporter: Sendable {
         return summary
     }
 
-    private static func nextRecord(_ reader: CSVReader) throws -> CSVRecord? {
+    @Sendable private static func nextRecord(_ reader: CSVReader) throws -> CSVRecord? {
         do {
             return try reader.next()
         } catch CSVError.unterminatedQuote(let line) {

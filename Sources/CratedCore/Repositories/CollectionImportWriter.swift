@@ -5,8 +5,8 @@ import GRDB
 /// rows (artists, albums) are reused when they exist; a copy is identified by its release, its date
 /// added and its ordinal among identical rows, so importing the same file again changes nothing.
 ///
-/// The import is the one bulk write path, so it uses cached prepared statements and remembers the
-/// ids it has resolved instead of encoding a record per row.
+/// The import is the one bulk write path: its statements are prepared once and bound through the C API
+/// (`BulkStatement`), and it remembers the ids it has resolved instead of reading them again.
 final class CollectionImportWriter {
     enum CopyOutcome { case added, updated, unchanged }
 
@@ -18,16 +18,73 @@ final class CollectionImportWriter {
     private var crateIds: [String: Int64] = [:]
     private var nextCratePosition: [Int64: Int] = [:]
 
+    private let findArtist: BulkStatement
+    private let insertArtist: BulkStatement
+    private let findAlbum: BulkStatement
+    private let insertAlbum: BulkStatement
+    private let insertAlbumArtist: BulkStatement
+    private let insertLabel: BulkStatement
+    private let insertFormat: BulkStatement
+    private let findCopy: BulkStatement
+    private let updateCopy: BulkStatement
+    private let insertCopies: BulkStatement
+    private let insertCrateItem: BulkStatement
+
+    /// New copies wait here and go in `copyBatchSize` rows per INSERT. `collection_item` has triggers
+    /// (the grids'), and with a trigger SQLite opens a statement journal for every INSERT: one row per
+    /// INSERT spent more on that than on the row. The writer gives the ids itself (see `nextCopyId`),
+    /// so that crates can name the copies still waiting.
+    private var pendingCopies: [PendingCopy] = []
+    /// Crate entries of waiting copies: written after them (the foreign key needs the copy first).
+    private var pendingCrateItems: [(crateId: Int64, itemId: Int64, position: Int)] = []
+    private static let copyBatchSize = 64
+    /// The import holds the write lock from start to end, so the ids after the largest are free;
+    /// SQLite would give the same ones.
+    private var nextCopyId: Int64
+
+    private struct PendingCopy {
+        var id: Int64
+        var albumId: Int64
+        var dateAdded: String
+        var ordinal: Int
+        var row: DiscogsExportRow
+        var customFields: String
+    }
+
     private(set) var artistsAdded = 0
     /// Albums this import created, to index for search once the rows are in.
     private(set) var newAlbumIds: [Int64] = []
     var albumsAdded: Int { newAlbumIds.count }
+    /// Distinct releases written so far, new or not.
+    var albumsSeen: Int { albumIds.count }
     private(set) var cratesAdded = 0
 
-    init(db: Database, userId: Int64) {
+    init(db: Database, userId: Int64) throws {
         self.db = db
         self.userId = userId
         self.now = Timestamp.now()
+        findArtist = try BulkStatement(db, sql: "SELECT id FROM artist WHERE discogs_name = ? ORDER BY discogs_id IS NULL LIMIT 1")
+        insertArtist = try BulkStatement(db, sql: "INSERT INTO artist (name, discogs_name, sort_name) VALUES (?, ?, ?)")
+        findAlbum = try BulkStatement(db, sql: "SELECT id FROM album WHERE discogs_release_id = ?")
+        insertAlbum = try BulkStatement(db, sql: """
+            INSERT INTO album (discogs_release_id, title, sort_title, artist_credit, artist_sort_name, year, released,
+                               format_summary, created_at, updated_at)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """)
+        insertAlbumArtist = try BulkStatement(db, sql: "INSERT INTO album_artist (album_id, position, artist_id, join_phrase) VALUES (?, 0, ?, '')")
+        insertLabel = try BulkStatement(db, sql: "INSERT INTO album_label (album_id, position, name, catalog_number) VALUES (?, ?, ?, ?)")
+        insertFormat = try BulkStatement(db, sql: "INSERT INTO album_format (album_id, position, name, quantity, descriptions) VALUES (?, ?, ?, ?, ?)")
+        findCopy = try BulkStatement(db, sql: """
+            SELECT id, rating, media_condition, sleeve_condition, notes, custom_fields FROM collection_item
+            WHERE user_id = ? AND album_id = ? AND date_added = ? AND copy_ordinal = ?
+            """)
+        updateCopy = try BulkStatement(db, sql: """
+            UPDATE collection_item SET rating = ?, media_condition = ?, sleeve_condition = ?, notes = ?, custom_fields = ?
+            WHERE id = ?
+            """)
+        insertCopies = try Self.insertCopiesStatement(db, rows: Self.copyBatchSize)
+        nextCopyId = try Int64.fetchOne(db, sql: "SELECT COALESCE(MAX(id), 0) + 1 FROM collection_item")!
+        insertCrateItem = try BulkStatement(db, sql: "INSERT OR IGNORE INTO crate_item (crate_id, item_id, position, added_at) VALUES (?, ?, ?, ?)")
     }
 
     /// Postpones the upkeep of the album grids' summary (`collection_album`, migration 0005) to
@@ -37,24 +94,25 @@ final class CollectionImportWriter {
         try db.execute(sql: "INSERT INTO grid_deferral (id) VALUES (1)")
     }
 
+    /// Writes the copies still waiting, then recounts the grids (see `deferGridUpkeep`).
     func finishGridUpkeep() throws {
+        try writePendingCopies()
         try db.execute(sql: "DELETE FROM grid_deferral")
     }
 
     /// The artist that a CSV credit names. A credit cannot be split safely (commas and `&` occur inside
     /// names: `Earth, Wind & Fire`), so the whole credit is one artist until sync brings the real ones.
-    func artistId(credit: String) throws -> Int64 {
+    private func artistId(credit: String, name: String, sortName: String) throws -> Int64 {
         if let id = artistIds[credit] { return id }
-        let found = try Int64.fetchOne(
-            db.cachedStatement(sql: "SELECT id FROM artist WHERE discogs_name = ? ORDER BY discogs_id IS NULL LIMIT 1"),
-            arguments: [credit])
+        findArtist.bind(1, credit)
         let id: Int64
-        if let found {
+        if let found = try findArtist.fetchInt64() {
             id = found
         } else {
-            let name = DiscogsText.displayName(credit)
-            try db.cachedStatement(sql: "INSERT INTO artist (name, discogs_name, sort_name) VALUES (?, ?, ?)")
-                .execute(arguments: [name, credit, DiscogsText.sortKey(name)])
+            insertArtist.bind(1, name)
+            insertArtist.bind(2, credit)
+            insertArtist.bind(3, sortName)
+            try insertArtist.execute()
             id = db.lastInsertedRowID
             artistsAdded += 1
         }
@@ -64,32 +122,47 @@ final class CollectionImportWriter {
 
     /// The album for the row's release; created from the row when the catalogue lacks it.
     /// An album that exists is left as it is: sync's data is richer than the export's.
-    func album(for row: DiscogsExportRow) throws -> (id: Int64, isNew: Bool) {
+    func album(for prepared: PreparedRow) throws -> (id: Int64, isNew: Bool) {
+        let row = prepared.row
         if let known = albumIds[row.releaseId] { return known }
-        if let id = try Int64.fetchOne(db.cachedStatement(sql: "SELECT id FROM album WHERE discogs_release_id = ?"), arguments: [row.releaseId]) {
+        findAlbum.bind(1, row.releaseId)
+        if let id = try findAlbum.fetchInt64() {
             albumIds[row.releaseId] = (id, false)
             return (id, false)
         }
-        let artistId = try artistId(credit: row.artistCredit)
-        let credit = DiscogsText.displayName(row.artistCredit)
-        try db.cachedStatement(sql: """
-            INSERT INTO album (discogs_release_id, title, sort_title, artist_credit, artist_sort_name, year, released,
-                               format_summary, created_at, updated_at)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """).execute(arguments: [
-                row.releaseId, row.title, DiscogsText.sortKey(row.title), credit, DiscogsText.sortKey(credit),
-                row.year, row.year.map(String.init), row.format.isEmpty ? nil : row.format, now, now,
-            ])
+        // The credit as shown names the one artist the CSV gives (see `artistId`), so both share a sort key.
+        let artistId = try artistId(credit: row.artistCredit, name: prepared.credit, sortName: prepared.creditSortKey)
+
+        insertAlbum.bind(1, row.releaseId)
+        insertAlbum.bind(2, row.title)
+        insertAlbum.bind(3, prepared.titleSortKey)
+        insertAlbum.bind(4, prepared.credit)
+        insertAlbum.bind(5, prepared.creditSortKey)
+        insertAlbum.bind(6, row.year)
+        insertAlbum.bind(7, row.year.map(String.init))
+        insertAlbum.bind(8, row.format.isEmpty ? nil : row.format)
+        insertAlbum.bind(9, now)
+        insertAlbum.bind(10, now)
+        try insertAlbum.execute()
         let albumId = db.lastInsertedRowID
-        try db.cachedStatement(sql: "INSERT INTO album_artist (album_id, position, artist_id, join_phrase) VALUES (?, 0, ?, '')")
-            .execute(arguments: [albumId, artistId])
-        for (position, label) in DiscogsText.labels(label: row.label, catalogNumbers: row.catalogNumbers).enumerated() {
-            try db.cachedStatement(sql: "INSERT INTO album_label (album_id, position, name, catalog_number) VALUES (?, ?, ?, ?)")
-                .execute(arguments: [albumId, position, label.name, label.catalogNumber])
+
+        insertAlbumArtist.bind(1, albumId)
+        insertAlbumArtist.bind(2, artistId)
+        try insertAlbumArtist.execute()
+        for (position, label) in prepared.labels.enumerated() {
+            insertLabel.bind(1, albumId)
+            insertLabel.bind(2, position)
+            insertLabel.bind(3, label.name)
+            insertLabel.bind(4, label.catalogNumber)
+            try insertLabel.execute()
         }
-        for (position, format) in DiscogsText.formats(row.format).enumerated() {
-            try db.cachedStatement(sql: "INSERT INTO album_format (album_id, position, name, quantity, descriptions) VALUES (?, ?, ?, ?, ?)")
-                .execute(arguments: [albumId, position, format.name, format.quantity, JSONText.array(format.descriptions)])
+        for (position, format) in prepared.formats.enumerated() {
+            insertFormat.bind(1, albumId)
+            insertFormat.bind(2, position)
+            insertFormat.bind(3, format.name)
+            insertFormat.bind(4, format.quantity)
+            insertFormat.bind(5, format.descriptions)
+            try insertFormat.execute()
         }
         newAlbumIds.append(albumId)
         albumIds[row.releaseId] = (albumId, true)
@@ -97,54 +170,115 @@ final class CollectionImportWriter {
     }
 
     /// Adds the copy, updates it when the export's fields changed, or leaves it. Returns its id.
-    func upsertCopy(_ row: DiscogsExportRow, albumId: Int64, albumIsNew: Bool, ordinal: Int) throws -> (id: Int64, outcome: CopyOutcome) {
-        let dateAdded = Timestamp.string(fromEpochSeconds: row.dateAdded)
-        let customFields = JSONText.object(row.customFields)
-        let values: [DatabaseValueConvertible?] = [row.rating, row.mediaCondition, row.sleeveCondition, row.notes, customFields]
-        if !albumIsNew, let existing = try Row.fetchOne(db.cachedStatement(sql: """
-            SELECT id, rating, media_condition, sleeve_condition, notes, custom_fields FROM collection_item
-            WHERE user_id = ? AND album_id = ? AND date_added = ? AND copy_ordinal = ?
-            """), arguments: [userId, albumId, dateAdded, ordinal]) {
-            let id: Int64 = existing["id"]
-            let stored: [DatabaseValue] = (1...5).map { existing[$0] }
-            if stored == values.map({ $0?.databaseValue ?? .null }) { return (id, .unchanged) }
-            try db.cachedStatement(sql: """
-                UPDATE collection_item SET rating = ?, media_condition = ?, sleeve_condition = ?, notes = ?, custom_fields = ?
-                WHERE id = ?
-                """).execute(arguments: StatementArguments(values + [id]))
-            return (id, .updated)
+    func upsertCopy(_ prepared: PreparedRow, albumId: Int64, albumIsNew: Bool, ordinal: Int) throws -> (id: Int64, outcome: CopyOutcome) {
+        let (row, dateAdded, customFields) = (prepared.row, prepared.dateAdded, prepared.customFields)
+        // A new album has no copies yet: no need to look.
+        if !albumIsNew {
+            findCopy.bind(1, userId)
+            findCopy.bind(2, albumId)
+            findCopy.bind(3, dateAdded)
+            findCopy.bind(4, ordinal)
+            let found = try findCopy.fetchFirst { stored in
+                (id: stored.int64(0)!,
+                 unchanged: stored.int64(1) == row.rating.map(Int64.init) && stored.string(2) == row.mediaCondition
+                    && stored.string(3) == row.sleeveCondition && stored.string(4) == row.notes && stored.string(5) == customFields)
+            }
+            if let found {
+                if found.unchanged { return (found.id, .unchanged) }
+                bindCopyFields(updateCopy, from: 1, row, customFields: customFields)
+                updateCopy.bind(6, found.id)
+                try updateCopy.execute()
+                return (found.id, .updated)
+            }
         }
-        try db.cachedStatement(sql: """
-            INSERT INTO collection_item (user_id, album_id, date_added, copy_ordinal, rating, media_condition,
+        // A full batch goes first, so that the copy added here is still waiting when this returns.
+        if pendingCopies.count == Self.copyBatchSize { try writePendingCopies() }
+        let id = nextCopyId
+        nextCopyId += 1
+        pendingCopies.append(PendingCopy(id: id, albumId: albumId, dateAdded: dateAdded, ordinal: ordinal, row: row, customFields: customFields))
+        return (id, .added)
+    }
+
+    private static let copyColumns: Int32 = 10
+
+    private static func insertCopiesStatement(_ db: Database, rows: Int) throws -> BulkStatement {
+        try BulkStatement(db, sql: """
+            INSERT INTO collection_item (id, user_id, album_id, date_added, copy_ordinal, rating, media_condition,
                                          sleeve_condition, notes, custom_fields)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """).execute(arguments: StatementArguments([userId, albumId, dateAdded, ordinal] + values))
-        return (db.lastInsertedRowID, .added)
+            VALUES \(Array(repeating: "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", count: rows).joined(separator: ", "))
+            """)
+    }
+
+    private func writePendingCopies() throws {
+        guard !pendingCopies.isEmpty else { return }
+        // A full batch reuses the prepared statement; the last, shorter one gets its own.
+        let statement = pendingCopies.count == Self.copyBatchSize
+            ? insertCopies : try Self.insertCopiesStatement(db, rows: pendingCopies.count)
+        for (index, copy) in pendingCopies.enumerated() {
+            let first = Int32(index) * Self.copyColumns + 1
+            statement.bind(first, copy.id)
+            statement.bind(first + 1, userId)
+            statement.bind(first + 2, copy.albumId)
+            statement.bind(first + 3, copy.dateAdded)
+            statement.bind(first + 4, copy.ordinal)
+            bindCopyFields(statement, from: first + 5, copy.row, customFields: copy.customFields)
+        }
+        try statement.execute()
+        pendingCopies.removeAll(keepingCapacity: true)
+        for item in pendingCrateItems {
+            try writeCrateItem(crateId: item.crateId, itemId: item.itemId, position: item.position)
+        }
+        pendingCrateItems.removeAll(keepingCapacity: true)
+    }
+
+    /// Binds the fields of a copy that the export carries and a re-import may change, in column order:
+    /// rating, media condition, sleeve condition, notes, custom fields.
+    private func bindCopyFields(_ statement: BulkStatement, from first: Int32, _ row: DiscogsExportRow, customFields: String) {
+        statement.bind(first, row.rating)
+        statement.bind(first + 1, row.mediaCondition)
+        statement.bind(first + 2, row.sleeveCondition)
+        statement.bind(first + 3, row.notes)
+        statement.bind(first + 4, customFields)
     }
 
     /// Puts the copy in the crate named after its Discogs folder (created on first use), at the end.
-    func addToCrate(named name: String, itemId: Int64) throws {
+    /// A copy that `upsertCopy` has just added is still waiting to be written, and its entry waits with it.
+    func addToCrate(named name: String, itemId: Int64, copyIsNew: Bool) throws {
         let crateId = try crateId(named: name)
         let position = nextCratePosition[crateId]!
-        try db.cachedStatement(sql: "INSERT OR IGNORE INTO crate_item (crate_id, item_id, position, added_at) VALUES (?, ?, ?, ?)")
-            .execute(arguments: [crateId, itemId, position, now])
-        if db.changesCount > 0 { nextCratePosition[crateId] = position + 1 }
+        if copyIsNew {
+            pendingCrateItems.append((crateId, itemId, position))
+            nextCratePosition[crateId] = position + 1
+        } else if try writeCrateItem(crateId: crateId, itemId: itemId, position: position) {
+            nextCratePosition[crateId] = position + 1
+        }
     }
 
+    /// Returns whether the entry is new (a copy already in the crate keeps its place).
+    @discardableResult
+    private func writeCrateItem(crateId: Int64, itemId: Int64, position: Int) throws -> Bool {
+        insertCrateItem.bind(1, crateId)
+        insertCrateItem.bind(2, itemId)
+        insertCrateItem.bind(3, position)
+        insertCrateItem.bind(4, now)
+        try insertCrateItem.execute()
+        return db.changesCount > 0
+    }
+
+    /// Crates are few: created or found once each, through GRDB.
     private func crateId(named name: String) throws -> Int64 {
         if let id = crateIds[name] { return id }
         let id: Int64
-        if let found = try Int64.fetchOne(db.cachedStatement(sql: "SELECT id FROM crate WHERE user_id = ? AND name = ?"), arguments: [userId, name]) {
+        if let found = try Int64.fetchOne(db, sql: "SELECT id FROM crate WHERE user_id = ? AND name = ?", arguments: [userId, name]) {
             id = found
         } else {
-            try db.cachedStatement(sql: "INSERT INTO crate (user_id, name, created_at, updated_at) VALUES (?, ?, ?, ?)")
-                .execute(arguments: [userId, name, now, now])
+            try db.execute(sql: "INSERT INTO crate (user_id, name, created_at, updated_at) VALUES (?, ?, ?, ?)", arguments: [userId, name, now, now])
             id = db.lastInsertedRowID
             cratesAdded += 1
         }
         crateIds[name] = id
         nextCratePosition[id] = try Int.fetchOne(
-            db.cachedStatement(sql: "SELECT COALESCE(MAX(position) + 1, 0) FROM crate_item WHERE crate_id = ?"), arguments: [id]) ?? 0
+            db, sql: "SELECT COALESCE(MAX(position) + 1, 0) FROM crate_item WHERE crate_id = ?", arguments: [id]) ?? 0
         return id
     }
 }

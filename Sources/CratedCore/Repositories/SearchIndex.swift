@@ -15,26 +15,54 @@ public enum SearchIndex {
     }
 
     /// Adds the search rows of albums that have none yet (the import's new albums).
+    ///
+    /// One statement for all of them, the ids passed as one JSON array: FTS5 writes its pending terms
+    /// out as a segment at the end of every statement of a transaction that writes to it, so batches
+    /// of a few hundred albums each left a small segment, and merging those cost more than indexing.
     public static func add(_ db: Database, newAlbumIds: some Collection<Int64>) throws {
+        guard !newAlbumIds.isEmpty else { return }
         try ListingGeneration.advance(db)
-        for batch in Array(newAlbumIds).chunked(into: batchSize) { try insert(db, batch) }
+        let ids = "[" + newAlbumIds.map(String.init).joined(separator: ",") + "]"
+        guard newAlbumIds.count >= bulkAlbums else {
+            try db.execute(sql: insertSQL(albumsWhere: "a.id IN (SELECT value FROM json_each(?))"), arguments: [ids])
+            return
+        }
+        // Within the statement FTS5 also writes a segment each time its pending terms pass `hashsize`
+        // (1 MiB by default); for a whole collection a larger buffer means fewer segments to merge.
+        // The setting is stored in the table, so the one found is put back, in the same transaction.
+        let hashSize = try String.fetchOne(db, sql: "SELECT v FROM album_search_config WHERE k = 'hashsize'")
+        try db.execute(sql: "INSERT INTO album_search (album_search, rank) VALUES ('hashsize', ?)", arguments: [bulkHashSize])
+        try db.execute(sql: insertSQL(albumsWhere: "a.id IN (SELECT value FROM json_each(?))"), arguments: [ids])
+        try db.execute(sql: "INSERT INTO album_search (album_search, rank) VALUES ('hashsize', ?)", arguments: [hashSize ?? defaultHashSize])
     }
+
+    /// From this many albums on, `add` indexes with a `bulkHashSize` buffer.
+    private static let bulkAlbums = 10_000
+    private static let bulkHashSize = "8388608"
+    /// FTS5's own default (`FTS5_DEFAULT_HASHSIZE`).
+    private static let defaultHashSize = "1048576"
 
     /// Batches keep each statement under SQLite's bound-parameter limit.
     private static let batchSize = 500
 
     private static func insert(_ db: Database, _ albumIds: [Int64]) throws {
         guard !albumIds.isEmpty else { return }
-        // The credit names every artist as shown; the artists' Discogs names add only their suffixes.
-        try db.cachedStatement(sql: """
-            INSERT INTO album_search (rowid, title, artists, labels, catalog_numbers, tracks)
-            SELECT a.id, a.title,
-                   a.artist_credit,
-                   COALESCE((SELECT group_concat(name, ' ') FROM album_label WHERE album_id = a.id), ''),
-                   COALESCE((SELECT group_concat(catalog_number, ' ') FROM album_label WHERE album_id = a.id), ''),
-                   COALESCE((SELECT group_concat(title, ' ') FROM track WHERE album_id = a.id), '')
-            FROM album a WHERE a.id IN (\(databaseQuestionMarks(count: albumIds.count)))
-            """).execute(arguments: StatementArguments(albumIds))
+        try db.cachedStatement(sql: insertSQL(albumsWhere: "a.id IN (\(databaseQuestionMarks(count: albumIds.count)))"))
+            .execute(arguments: StatementArguments(albumIds))
+    }
+
+    /// The search rows of the albums that match `condition` (on `album a`), from the catalogue tables.
+    /// The credit names every artist as shown; the artists' Discogs names add only their suffixes.
+    private static func insertSQL(albumsWhere condition: String) -> String {
+        """
+        INSERT INTO album_search (rowid, title, artists, labels, catalog_numbers, tracks)
+        SELECT a.id, a.title,
+               a.artist_credit,
+               COALESCE((SELECT group_concat(name, ' ') FROM album_label WHERE album_id = a.id), ''),
+               COALESCE((SELECT group_concat(catalog_number, ' ') FROM album_label WHERE album_id = a.id), ''),
+               COALESCE((SELECT group_concat(title, ' ') FROM track WHERE album_id = a.id), '')
+        FROM album a WHERE \(condition)
+        """
     }
 }
 

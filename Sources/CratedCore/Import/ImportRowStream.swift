@@ -1,0 +1,130 @@
+import Foundation
+
+/// A valid export row with the text the import writer derives from it, prepared ahead of the writer.
+struct PreparedRow: Sendable {
+    var row: DiscogsExportRow
+    /// The credit as shown (`DiscogsText.displayName`), and its sort key, also the artist's.
+    var credit: String
+    var creditSortKey: String
+    var titleSortKey: String
+    var labels: [(name: String, catalogNumber: String?)]
+    /// Formats with their descriptions as the JSON text stored.
+    var formats: [(name: String, quantity: Int, descriptions: String)]
+    /// RFC 3339, as stored.
+    var dateAdded: String
+    var customFields: String
+
+    init(_ row: DiscogsExportRow) {
+        self.row = row
+        credit = DiscogsText.displayName(row.artistCredit)
+        creditSortKey = DiscogsText.sortKey(credit)
+        titleSortKey = DiscogsText.sortKey(row.title)
+        labels = DiscogsText.labels(label: row.label, catalogNumbers: row.catalogNumbers)
+        formats = DiscogsText.formats(row.format).map { ($0.name, $0.quantity, JSONText.array($0.descriptions)) }
+        dateAdded = Timestamp.string(fromEpochSeconds: row.dateAdded)
+        customFields = JSONText.object(row.customFields)
+    }
+}
+
+/// Reads, checks and prepares the export's rows on a thread of its own, a few batches ahead of the
+/// caller: on two cores the parsing and the text work of the next rows overlap the database writes
+/// of the previous ones. Rows come out in file order, problems in their place among them.
+///
+/// `@unchecked Sendable`: the reader is used only by the reading thread; everything else is guarded
+/// by `condition`.
+final class ImportRowStream: @unchecked Sendable {
+    enum Item {
+        case row(PreparedRow)
+        case problem(RowProblem)
+    }
+
+    struct Batch {
+        var items: [Item]
+        /// Bytes of the file read when the batch was full (for progress).
+        var bytesRead: Int
+    }
+
+    private let reader: CSVReader
+    private let header: DiscogsExportHeader
+    private let condition = NSCondition()
+    private var batches: [Batch] = []
+    private var readingEnded = false
+    private var failure: (any Error)?
+    private var stopping = false
+    private var threadEnded = false
+
+    private static let batchSize = 512
+    /// Batches read ahead at most: memory stays flat however far the reading gets ahead.
+    private static let batchesAhead = 4
+
+    /// Starts reading at once. The caller must call `stop()` before it closes the file.
+    init(reader: CSVReader, header: DiscogsExportHeader, nextRecord: @escaping @Sendable (CSVReader) throws -> CSVRecord?) {
+        self.reader = reader
+        self.header = header
+        let thread = Thread { [self] in read(nextRecord) }
+        thread.name = "crated import reader"
+        thread.start()
+    }
+
+    /// The next batch in file order, nil after the last; rethrows what stopped the reading.
+    func next() throws -> Batch? {
+        condition.lock()
+        defer { condition.unlock() }
+        while batches.isEmpty && !readingEnded { condition.wait() }
+        if !batches.isEmpty {
+            let batch = batches.removeFirst()
+            condition.broadcast()
+            return batch
+        }
+        if let failure { throw failure }
+        return nil
+    }
+
+    /// Ends the reading thread, if it is still running, and waits for it.
+    func stop() {
+        condition.lock()
+        defer { condition.unlock() }
+        stopping = true
+        condition.broadcast()
+        while !threadEnded { condition.wait() }
+    }
+
+    private func read(_ nextRecord: (CSVReader) throws -> CSVRecord?) {
+        var items: [Item] = []
+        items.reserveCapacity(Self.batchSize)
+        var error: (any Error)?
+        do {
+            while let record = try nextRecord(reader) {
+                do throws(RowProblem) {
+                    items.append(.row(PreparedRow(try DiscogsExportRow(record: record, header: header))))
+                } catch {
+                    items.append(.problem(error))
+                }
+                if items.count == Self.batchSize {
+                    guard hand(items) else { break }
+                    items.removeAll(keepingCapacity: true)
+                }
+            }
+        } catch let thrown {
+            error = thrown
+        }
+        condition.lock()
+        if !items.isEmpty { batches.append(Batch(items: items, bytesRead: reader.bytesRead)) }
+        failure = error
+        readingEnded = true
+        threadEnded = true
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// Queues a full batch, waiting while enough are ahead; false when the caller has stopped.
+    private func hand(_ items: [Item]) -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        while batches.count >= Self.batchesAhead && !stopping { condition.wait() }
+        if stopping { return false }
+        batches.append(Batch(items: items, bytesRead: reader.bytesRead))
+        condition.broadcast()
+        return true
+    }
+}
