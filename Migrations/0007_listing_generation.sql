@@ -37,28 +37,19 @@ WHEN NOT EXISTS (SELECT 1 FROM grid_deferral) BEGIN UPDATE listing_generation SE
 CREATE TRIGGER listing_generation_crate_delete AFTER DELETE ON crate_item
 WHEN NOT EXISTS (SELECT 1 FROM grid_deferral) BEGIN UPDATE listing_generation SET value = value + 1; END;
 
--- The catalogue: titles and credits (the search index follows them), artists, genres, styles, formats.
+-- The catalogue: titles and credits (the search index follows them), artists, genres, styles, covers.
+-- Album credits (album_artist) and formats take no triggers of their own: only the import writes them
+-- for new albums, inside its deferral, where a trigger would cost every INSERT a statement journal, and
+-- release sync, which rewrites them together with the album row.
 CREATE TRIGGER listing_generation_catalogue_album AFTER UPDATE ON album
 WHEN NOT EXISTS (SELECT 1 FROM grid_deferral) BEGIN UPDATE listing_generation SET value = value + 1; END;
 CREATE TRIGGER listing_generation_catalogue_artist AFTER UPDATE ON artist
-WHEN NOT EXISTS (SELECT 1 FROM grid_deferral) BEGIN UPDATE listing_generation SET value = value + 1; END;
-CREATE TRIGGER listing_generation_album_artist_insert AFTER INSERT ON album_artist
-WHEN NOT EXISTS (SELECT 1 FROM grid_deferral) BEGIN UPDATE listing_generation SET value = value + 1; END;
-CREATE TRIGGER listing_generation_album_artist_delete AFTER DELETE ON album_artist
 WHEN NOT EXISTS (SELECT 1 FROM grid_deferral) BEGIN UPDATE listing_generation SET value = value + 1; END;
 CREATE TRIGGER listing_generation_genre_insert AFTER INSERT ON album_genre
 WHEN NOT EXISTS (SELECT 1 FROM grid_deferral) BEGIN UPDATE listing_generation SET value = value + 1; END;
 CREATE TRIGGER listing_generation_genre_delete AFTER DELETE ON album_genre
 WHEN NOT EXISTS (SELECT 1 FROM grid_deferral) BEGIN UPDATE listing_generation SET value = value + 1; END;
-CREATE TRIGGER listing_generation_format_insert AFTER INSERT ON album_format
-WHEN NOT EXISTS (SELECT 1 FROM grid_deferral) BEGIN UPDATE listing_generation SET value = value + 1; END;
-CREATE TRIGGER listing_generation_format_delete AFTER DELETE ON album_format
-WHEN NOT EXISTS (SELECT 1 FROM grid_deferral) BEGIN UPDATE listing_generation SET value = value + 1; END;
-CREATE TRIGGER listing_generation_album_artist_update AFTER UPDATE ON album_artist
-WHEN NOT EXISTS (SELECT 1 FROM grid_deferral) BEGIN UPDATE listing_generation SET value = value + 1; END;
 CREATE TRIGGER listing_generation_genre_update AFTER UPDATE ON album_genre
-WHEN NOT EXISTS (SELECT 1 FROM grid_deferral) BEGIN UPDATE listing_generation SET value = value + 1; END;
-CREATE TRIGGER listing_generation_format_update AFTER UPDATE ON album_format
 WHEN NOT EXISTS (SELECT 1 FROM grid_deferral) BEGIN UPDATE listing_generation SET value = value + 1; END;
 CREATE TRIGGER listing_generation_image_insert AFTER INSERT ON album_image
 WHEN NOT EXISTS (SELECT 1 FROM grid_deferral) BEGIN UPDATE listing_generation SET value = value + 1; END;
