@@ -29,9 +29,19 @@ public struct ReleaseSyncSettings: Sendable {
     /// The first retry of a failed album; each further failure doubles it, up to `maxFailureRetry`.
     public var firstFailureRetry: TimeInterval
     public var maxFailureRetry: TimeInterval
-    /// Releases fetched at once, while the albums already fetched are written one at a time. The
-    /// rate limiter paces them against Discogs; against a fast server more of them hide latency.
+    /// Releases fetched at once, while the albums already fetched are written. The rate limiter
+    /// paces them against Discogs; against a fast server more of them hide latency.
     public var concurrency: Int
+    /// At most this many fetched albums are written in one transaction (each in a savepoint of its
+    /// own), and at most this many wait for the writer. Against Discogs' rate a group is one album;
+    /// only when fetches outpace the writer do they gather, and commit together.
+    public var maxGroupSize: Int
+    /// How long the first album of a group waits for others to share its commit, while more are
+    /// in flight. A commit has a fixed cost (pages written, the search index's new segment) of
+    /// about three albums' writing: writing whatever had come as soon as the writer was free left
+    /// a fast pass committing groups of one or two, whose CPU time then slowed the fetches on a
+    /// small machine. Against Discogs' rate it only delays each album's commit by this much.
+    public var maxGroupWait: Duration
     /// After this many albums in a row fail for a reason of the host's (unreachable, 5xx, rate
     /// limited, token refused), the pass stops rather than mark the whole catalogue failed.
     public var maxConsecutiveHostFailures: Int
@@ -39,13 +49,16 @@ public struct ReleaseSyncSettings: Sendable {
     public init(
         staleAfter: TimeInterval = 30 * 86_400, notFoundRetryAfter: TimeInterval = 30 * 86_400,
         firstFailureRetry: TimeInterval = 15 * 60, maxFailureRetry: TimeInterval = 86_400,
-        concurrency: Int = 2, maxConsecutiveHostFailures: Int = 3
+        concurrency: Int = 2, maxGroupSize: Int = 64, maxGroupWait: Duration = .milliseconds(5),
+        maxConsecutiveHostFailures: Int = 3
     ) {
         self.staleAfter = staleAfter
         self.notFoundRetryAfter = notFoundRetryAfter
         self.firstFailureRetry = firstFailureRetry
         self.maxFailureRetry = maxFailureRetry
         self.concurrency = max(1, concurrency)
+        self.maxGroupSize = max(1, maxGroupSize)
+        self.maxGroupWait = max(.zero, maxGroupWait)
         self.maxConsecutiveHostFailures = max(1, maxConsecutiveHostFailures)
     }
 
@@ -115,7 +128,7 @@ public enum SyncError: Error, Equatable, CustomStringConvertible {
 }
 
 /// Runs sync passes: optionally a collection first, then every due album's release, each album
-/// written in its own transaction together with its sync state.
+/// written all-or-nothing together with its sync state.
 public struct SyncRunner: Sendable {
     public let database: AppDatabase
     public let client: DiscogsClient
@@ -182,33 +195,53 @@ public struct SyncRunner: Sendable {
         var current = SyncProgress(albumsDone: 0, albumsTotal: due.count, synced: 0, failed: 0)
         progress?(current)
 
-        // Fetches run `concurrency` at a time in child tasks; this loop writes what they bring,
-        // one album at a time, and starts the next fetch before writing, so the requests never
-        // wait for the database.
+        // Fetches run `concurrency` at a time in child tasks, and one more child task writes what
+        // they brought, a group at a time. A group is written once the writer is free and the group
+        // is full (`maxGroupSize`), or its first album has waited `maxGroupWait`, or nothing more
+        // is in flight. Fetches go on while it is written, so neither waits for the other; a fetch
+        // starts only while fewer than max(concurrency, maxGroupSize) albums are in flight or
+        // waiting for the writer, which bounds what a pass holds in memory.
         var queue = due.makeIterator()
         var consecutiveHostFailures = 0
         var stopForError: String?
-        try await withThrowingTaskGroup(of: FetchedRelease.self) { group in
-            func canStartAnother() -> Bool { stopForError == nil && !shouldStop() && !Task.isCancelled }
-            var started = 0
-            while started < settings.concurrency, canStartAnother(), let candidate = queue.next() {
-                group.addTask { await fetch(candidate) }
-                started += 1
-            }
-            while let fetched = try await group.next() {
-                if case .failed(_, let error) = fetched, error.isHostProblem {
-                    consecutiveHostFailures += 1
-                    if consecutiveHostFailures >= settings.maxConsecutiveHostFailures {
-                        stopForError = "stopped after \(consecutiveHostFailures) albums in a row failed: \(error)"
-                    }
-                } else if case .fetched = fetched {
-                    consecutiveHostFailures = 0
-                }
-                if canStartAnother(), let candidate = queue.next() {
-                    group.addTask { await fetch(candidate) }
-                }
+        try await withThrowingTaskGroup(of: PassEvent.self) { group in
+            var fetching = 0
+            var waiting: [FetchedRelease] = []
+            var writing = false
+            // Numbers the groups, so that a wait started for an earlier group is told apart.
+            var groupNumber = 0
+            // Whether the first album waiting has waited `maxGroupWait` (or through a write).
+            var waitedEnough = false
+            let lookahead = max(settings.concurrency, settings.maxGroupSize)
 
-                switch try await record(fetched) {
+            func startFetches() {
+                while fetching < settings.concurrency, fetching + waiting.count < lookahead,
+                      stopForError == nil, !shouldStop(), !Task.isCancelled, let candidate = queue.next() {
+                    group.addTask { .fetched(await fetch(candidate)) }
+                    fetching += 1
+                }
+            }
+            func startGroupWait() {
+                // Real time even under a test's virtual clock: a wait for company, not a schedule.
+                // Cancelled, it simply ends.
+                group.addTask { [number = groupNumber, wait = settings.maxGroupWait] in
+                    try? await Task.sleep(for: wait)
+                    return .groupWaitOver(number)
+                }
+            }
+            func startWriteIfDue() {
+                guard !writing, !waiting.isEmpty else { return }
+                let groupCanGrow = waiting.count < settings.maxGroupSize && fetching > 0
+                guard !groupCanGrow || waitedEnough || settings.maxGroupWait == .zero else { return }
+                let albums = Array(waiting.prefix(settings.maxGroupSize))
+                waiting.removeFirst(albums.count)
+                writing = true
+                groupNumber += 1
+                waitedEnough = !waiting.isEmpty
+                group.addTask { .written(try await record(albums)) }
+            }
+            func count(_ outcome: AlbumOutcome) {
+                switch outcome {
                 case .synced: report.synced += 1
                 case .notModified: report.notModified += 1
                 case .notFound: report.notFound += 1
@@ -219,9 +252,42 @@ public struct SyncRunner: Sendable {
                     if report.failures.count < Self.listedFailures { report.failures.append(failure) }
                 }
                 current.albumsDone += 1
-                current.synced = report.synced + report.notModified
-                current.failed = report.failed
-                progress?(current)
+            }
+
+            startFetches()
+            while let event = try await group.next() {
+                switch event {
+                case .fetched(let fetched):
+                    fetching -= 1
+                    if case .failed(_, let error) = fetched, error.isHostProblem {
+                        consecutiveHostFailures += 1
+                        if consecutiveHostFailures >= settings.maxConsecutiveHostFailures {
+                            stopForError = "stopped after \(consecutiveHostFailures) albums in a row failed: \(error)"
+                        }
+                    } else if case .fetched = fetched {
+                        consecutiveHostFailures = 0
+                    }
+                    if case .cancelled = fetched {
+                        count(.cancelled)
+                        progress?(current)
+                    } else {
+                        if waiting.isEmpty && settings.maxGroupWait > .zero { startGroupWait() }
+                        waiting.append(fetched)
+                    }
+                case .written(let outcomes):
+                    writing = false
+                    outcomes.forEach(count)
+                    current.synced = report.synced + report.notModified
+                    current.failed = report.failed
+                    progress?(current)
+                case .groupWaitOver(let number):
+                    if number == groupNumber { waitedEnough = true }
+                }
+                // After the progress report, so that a stop it leads to starts nothing more; and
+                // again after a write starts, which may have made room for more fetches.
+                startFetches()
+                startWriteIfDue()
+                startFetches()
             }
         }
         while queue.next() != nil { report.skipped += 1 }
@@ -240,7 +306,15 @@ public struct SyncRunner: Sendable {
         case cancelled
     }
 
-    private enum AlbumOutcome {
+    /// What a child task of a pass brings back: one fetch, the outcomes of one group written, or
+    /// the end of a `maxGroupWait`.
+    private enum PassEvent: Sendable {
+        case fetched(FetchedRelease)
+        case written([AlbumOutcome])
+        case groupWaitOver(Int)
+    }
+
+    private enum AlbumOutcome: Sendable {
         case synced, notModified, notFound, albumGone, cancelled
         case failed(AlbumSyncFailure)
     }
@@ -258,32 +332,49 @@ public struct SyncRunner: Sendable {
         }
     }
 
-    /// Writes what a fetch brought, with the album's sync state, in one transaction. Discogs'
-    /// problems become a failed state; database errors are thrown, as they would fail every album.
-    private func record(_ fetched: FetchedRelease) async throws -> AlbumOutcome {
-        do {
+    /// Writes what a group of fetches brought, each album with its sync state, in one transaction
+    /// (see `AppDatabase.recordSyncResults`). Discogs' problems become a failed state; database
+    /// errors are thrown, as they would fail every album. Cancelled, the group stays as it was.
+    private func record(_ group: [FetchedRelease]) async throws -> [AlbumOutcome] {
+        var results: [AlbumSyncResult] = []
+        var outcomes: [AlbumOutcome] = []
+        for fetched in group {
             switch fetched {
             case .cancelled:
-                return .cancelled
+                continue  // never queued for writing
             case .failed(let candidate, let error):
-                try await database.markSyncFailed(albumId: candidate.albumId, error: error.description, at: clock.date,
-                                                  retryDelay: { [settings] in settings.failureRetryDelay(attempts: $0) })
-                return .failed(AlbumSyncFailure(albumId: candidate.albumId, releaseId: candidate.releaseId, error: error.description))
+                results.append(AlbumSyncResult(albumId: candidate.albumId, outcome: .failed(
+                    error: error.description, retryDelay: { [settings] in settings.failureRetryDelay(attempts: $0) })))
+                outcomes.append(.failed(AlbumSyncFailure(albumId: candidate.albumId, releaseId: candidate.releaseId, error: error.description)))
             case .fetched(let candidate, .updated(let release, let etag)):
-                try await database.applyRelease(release, toAlbum: candidate.albumId, etag: etag, at: clock.date)
-                return .synced
+                results.append(AlbumSyncResult(albumId: candidate.albumId, outcome: .fetched(release, etag: etag)))
+                outcomes.append(.synced)
             case .fetched(let candidate, .notModified):
-                try await database.markSyncNotModified(albumId: candidate.albumId, at: clock.date)
-                return .notModified
+                results.append(AlbumSyncResult(albumId: candidate.albumId, outcome: .notModified))
+                outcomes.append(.notModified)
             case .fetched(let candidate, .notFound):
-                try await database.markSyncNotFound(albumId: candidate.albumId, at: clock.date, retryAfter: settings.notFoundRetryAfter)
-                return .notFound
+                results.append(AlbumSyncResult(albumId: candidate.albumId, outcome: .notFound(retryAfter: settings.notFoundRetryAfter)))
+                outcomes.append(.notFound)
             }
-        } catch ReleaseWriteError.albumMissing {
-            return .albumGone
+        }
+        let errors: [(any Error)?]
+        do {
+            errors = try await database.recordSyncResults(results, at: clock.date)
+        } catch is CancellationError {
+            return outcomes.map { _ in .cancelled }
         } catch let error as DatabaseError {
             throw SyncError.database(error.message ?? error.description)
         }
+        // The albums without an error are committed; one that failed was rolled back alone.
+        for (index, error) in errors.enumerated() {
+            switch error {
+            case nil: continue
+            case ReleaseWriteError.albumMissing?: outcomes[index] = .albumGone
+            case let error as DatabaseError: throw SyncError.database(error.message ?? error.description)
+            case let error?: throw error
+            }
+        }
+        return outcomes
     }
 
     private func resolveUser(named name: String?, createIfMissing: Bool) async throws -> User {

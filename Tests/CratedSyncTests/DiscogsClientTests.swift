@@ -1,6 +1,7 @@
 @testable import CratedSync
 import CratedCore
 import Foundation
+import Synchronization
 import Testing
 
 /// The Discogs client over real HTTP: headers, retries, backoff and the rate limiter. Waits run on
@@ -255,5 +256,46 @@ import Testing
             }
             #expect(arrivals.last! >= .seconds(40), "23 requests at 5 per 10 s take at least 40 s")
         }
+    }
+
+    @Test func severalFetchesInFlightStillStayWithinTheRate() async throws {
+        try await SyncHarness.run { h in
+            let ids: [Int64] = Array(130...142)
+            try h.importReleases(ids)
+            for id in ids { h.fake.serveRelease(id, json: syntheticRelease(id: id)) }
+            // Real time: under the virtual clock, waiters sleeping side by side each move time on,
+            // so when a request reaches the server says little about when it was let through.
+            let window = Duration.seconds(1)
+            _ = h.rateLimiters.limiter(forHost: "http://127.0.0.1:\(h.fake.port)", limit: 4, window: window, clock: SystemSyncClock())
+            let transport = SendTimes(CurlHTTPTransport())
+            let client = try DiscogsClient(
+                settings: DiscogsClientSettings(baseURL: h.fake.baseURL, token: "", userAgent: "crated/test", requestsPerMinute: 4),
+                transport: transport, rateLimiters: h.rateLimiters, clock: SystemSyncClock(), logger: h.logs.logger())
+
+            let report = try await h.runner(client: client, settings: ReleaseSyncSettings(concurrency: 6, maxGroupSize: 8)).runPass()
+
+            #expect(report.synced == ids.count)
+            let sent = transport.times
+            #expect(sent.count == ids.count)
+            // A send follows its grant within microseconds; the margin keeps that from counting.
+            for start in sent {
+                let inWindow = sent.filter { $0 >= start && $0 < start + window - .milliseconds(50) }.count
+                #expect(inWindow <= 4, "\(inWindow) requests within a second of \(start)")
+            }
+            #expect(sent.last! - sent.first! >= .seconds(3), "13 requests at 4 a second take at least 3 s")
+        }
+    }
+}
+
+/// A transport that notes when each request is sent.
+private final class SendTimes: HTTPTransport {
+    private let inner: any HTTPTransport
+    private let sent = Mutex<[ContinuousClock.Instant]>([])
+    init(_ inner: any HTTPTransport) { self.inner = inner }
+    var times: [ContinuousClock.Instant] { sent.withLock { $0 } }
+
+    func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+        sent.withLock { $0.append(.now) }
+        return try await inner.send(request)
     }
 }

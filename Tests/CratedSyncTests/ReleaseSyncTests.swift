@@ -296,14 +296,66 @@ import Testing
             try h.importReleases(ids)
             for id in ids { h.fake.serveRelease(id, json: syntheticRelease(id: id)) }
             let stop = StopAfter(albums: 3)
+            // One album per group, so that exactly one is in flight whenever one is written.
+            let runner = try h.runner(settings: ReleaseSyncSettings(concurrency: 1, maxGroupSize: 1))
 
-            let report = try await h.runner().runPass(shouldStop: { stop.shouldStop }, progress: { stop.record($0) })
+            let report = try await runner.runPass(shouldStop: { stop.shouldStop }, progress: { stop.record($0) })
 
             // The fetch of the fourth album starts while the third is written: it is in flight when
             // the stop comes, so it finishes too. Nothing after it starts.
             #expect(report.synced == 4 && report.skipped == 6 && report.stoppedEarly)
             #expect(report.error == nil)
             #expect(h.fake.requests.count == 4)
+        }
+    }
+
+    @Test func aStopRequestInAGroupedPassWritesEveryAlbumAlreadyFetchedAndStartsNoMore() async throws {
+        try await SyncHarness.run { h in
+            let ids: [Int64] = Array(2100...2159)
+            try h.importReleases(ids)
+            for id in ids { h.fake.serveRelease(id, json: syntheticRelease(id: id)) }
+            let stop = StopAfter(albums: 3)
+            let runner = try h.runner(settings: ReleaseSyncSettings(concurrency: 2, maxGroupSize: 8))
+
+            let report = try await runner.runPass(shouldStop: { stop.shouldStop }, progress: { stop.record($0) })
+
+            // How many were fetched ahead of the writer when the stop came depends on timing; every
+            // one of them is written, and none starts after.
+            let requested = Set(h.fake.requests(to: "/releases/").map(\.path))
+            #expect(report.stoppedEarly && report.error == nil)
+            #expect(report.synced == requested.count && report.synced + report.skipped == ids.count)
+            #expect(requested.count < ids.count, "the stop came before the end")
+            for id in ids {
+                let state = try h.syncState(release: id)
+                #expect((state?.status == .synced) == requested.contains("/releases/\(id)"), "release \(id)")
+            }
+        }
+    }
+
+    @Test func fetchesThatOutpaceTheWriterAreCommittedInGroupsEachAlbumWhole() async throws {
+        try await SyncHarness.run { h in
+            let ids: [Int64] = Array(2200...2239)
+            try h.importReleases(ids)
+            for id in ids { h.fake.serveRelease(id, json: syntheticRelease(id: id, trackCount: 2 + Int(id % 4))) }
+            let steps = ProgressSteps()
+            // A long wait for company: groups fill up to their size, or end with the pass.
+            let runner = try h.runner(settings: ReleaseSyncSettings(concurrency: 4, maxGroupSize: 16, maxGroupWait: .seconds(5)))
+
+            let report = try await runner.runPass(progress: { steps.record($0) })
+
+            #expect(report.synced == ids.count && report.failed == 0)
+            #expect(steps.largest > 1 && steps.largest <= 16, "groups of \(steps.all)")
+            for id in ids {
+                let album = try #require(try h.database.album(discogsReleaseId: id))
+                #expect(album.title == "Release \(id)")
+                #expect(try h.database.tracks(ofAlbum: album.id!).count == 2 + Int(id % 4))
+                #expect(try h.syncState(release: id)?.status == .synced)
+            }
+            // The search index was refreshed for every album of every group.
+            let indexed = try await h.database.reader.read { db in
+                try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM album_search WHERE album_search MATCH ?", arguments: ["\"Track 2 of\"*"])
+            }
+            #expect(indexed == ids.count)
         }
     }
 }
@@ -315,6 +367,19 @@ private final class StopAfter: Sendable {
     init(albums: Int) { self.albums = albums }
     var shouldStop: Bool { done.withLock { $0 >= albums } }
     func record(_ progress: SyncProgress) { done.withLock { $0 = progress.albumsDone } }
+}
+
+/// The albums each progress report added: the groups a pass committed.
+private final class ProgressSteps: Sendable {
+    private let state = Mutex((done: 0, steps: [Int]()))
+    func record(_ progress: SyncProgress) {
+        state.withLock { state in
+            if progress.albumsDone > state.done { state.steps.append(progress.albumsDone - state.done) }
+            state.done = progress.albumsDone
+        }
+    }
+    var all: [Int] { state.withLock { $0.steps } }
+    var largest: Int { all.max() ?? 0 }
 }
 
 /// The catalogue rows of one album as text, for comparing.

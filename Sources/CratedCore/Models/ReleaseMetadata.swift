@@ -1,5 +1,5 @@
 /// A release's catalogue data as sync writes it: what the Discogs API says about one album, already
-/// parsed (sides, durations, display names), ready for `AppDatabase.applyRelease`.
+/// parsed (sides, durations, display names), ready for `AppDatabase.recordSyncResults`.
 public struct ReleaseMetadata: Sendable, Equatable {
     public struct Artist: Sendable, Equatable {
         public var discogsId: Int64?

@@ -11,21 +11,107 @@ public enum ReleaseWriteError: Error, Equatable, CustomStringConvertible {
     }
 }
 
+/// What a sync pass learned about one album, for `AppDatabase.recordSyncResults`.
+public struct AlbumSyncResult: Sendable {
+    public enum Outcome: Sendable {
+        /// The release as Discogs has it now: replaces the album's catalogue data.
+        case fetched(ReleaseMetadata, etag: String?)
+        /// 304 to `If-None-Match`: only the album's freshness changes.
+        case notModified
+        /// Discogs has no such release; asked again after `retryAfter`.
+        case notFound(retryAfter: TimeInterval)
+        /// The fetch failed; due again after `retryDelay(attempts)` seconds, `attempts` counting this failure.
+        case failed(error: String, retryDelay: @Sendable (Int) -> TimeInterval)
+    }
+
+    public var albumId: Int64
+    public var outcome: Outcome
+
+    public init(albumId: Int64, outcome: Outcome) {
+        self.albumId = albumId
+        self.outcome = outcome
+    }
+}
+
 extension AppDatabase {
-    /// Replaces an album's catalogue data with a release from Discogs and marks it synced, in one
-    /// transaction: a crash leaves the album as it was or fully synced, never in between.
-    public func applyRelease(_ release: ReleaseMetadata, toAlbum albumId: Int64, etag: String?, at date: Date) async throws {
+    /// Writes a group of albums' sync results in one transaction, each album inside a savepoint of
+    /// its own. Returns, in order, nil for each album written, else why it was not: an album that
+    /// fails (`ReleaseWriteError.albumMissing`, or a `DatabaseError` of its own) is rolled back alone
+    /// and the others still commit. Throws when the transaction as a whole fails; then none of them
+    /// is written.
+    ///
+    /// Why a group is safe: every album is all-or-nothing inside its savepoint, and the savepoints
+    /// only become durable together at COMMIT. A crash before that loses the group's writes, which
+    /// leaves each of its albums exactly as it was before the pass (unsynced, due again); a crash
+    /// after it leaves each one fully synced. Committing the albums of a fast pass together rather
+    /// than one by one writes each shared page (indexes, the search index) once per group instead of
+    /// once per album, which is most of what a commit costs.
+    public func recordSyncResults(_ results: [AlbumSyncResult], at date: Date) async throws -> [(any Error)?] {
         let now = Timestamp.string(from: date)
-        try await writer.write { db in
-            try Self.writeRelease(db, release, albumId: albumId, now: now)
-            try Self.markSynced(db, albumId: albumId, etag: etag, at: now)
+        return try await writer.writeWithoutTransaction { db in
+            // A savepoint keeps the earlier content of every page it changes in a sub-journal,
+            // which SQLite moves to a temporary file once it passes 64 KiB. One album's rows pass
+            // it, and writing that file (some 60 writes per album) took a quarter of the writer's
+            // time. In memory it is emptied at each release. Set outside a transaction, as SQLite
+            // requires; the setting stays with the writer's connection.
+            try db.execute(sql: "PRAGMA temp_store = MEMORY")
+            var errors: [(any Error)?] = []
+            try db.inTransaction(.immediate) {
+                errors = try Self.recordGroup(db, results, date: date, now: now)
+                return .commit
+            }
+            return errors
+        }
+    }
+
+    /// The group's albums inside the caller's transaction, each in a savepoint; see `recordSyncResults`.
+    private static func recordGroup(_ db: Database, _ results: [AlbumSyncResult], date: Date, now: String) throws -> [(any Error)?] {
+        var errors: [(any Error)?] = []
+        var syncedAlbumIds: [Int64] = []
+        for result in results {
+            do {
+                try db.inSavepoint {
+                    try record(db, result, date: date, now: now)
+                    return .commit
+                }
+                if case .fetched = result.outcome { syncedAlbumIds.append(result.albumId) }
+                errors.append(nil)
+            } catch {
+                // Cancelled, or SQLite rolled the whole transaction back (disk full, I/O error):
+                // no album of the group can commit.
+                if error is CancellationError || !db.isInsideTransaction { throw error }
+                errors.append(error)
+            }
+        }
+        // Once for the whole group rather than per album: FTS5 writes a new index segment at every
+        // savepoint it takes part in. Same transaction, so no album commits without its search row.
+        try SearchIndex.refresh(db, albumIds: syncedAlbumIds)
+        return errors
+    }
+
+    private static func record(_ db: Database, _ result: AlbumSyncResult, date: Date, now: String) throws {
+        let albumId = result.albumId
+        switch result.outcome {
+        case .fetched(let release, let etag):
+            try writeRelease(db, release, albumId: albumId, now: now, refreshingSearch: false)
+            try markSynced(db, albumId: albumId, etag: etag, at: now)
+        case .notModified:
+            try markSyncNotModified(db, albumId: albumId, at: now)
+        case .notFound(let retryAfter):
+            try upsertSyncState(db, albumId: albumId, status: .notFound, error: "Discogs has no release with this id",
+                                at: date, nextAttempt: date.addingTimeInterval(retryAfter), countsAsAttempt: false)
+        case .failed(let error, let retryDelay):
+            let attempts = try Int.fetchOne(db.cachedStatement(sql: "SELECT attempts FROM album_sync WHERE album_id = ?"), arguments: [albumId]) ?? 0
+            try upsertSyncState(db, albumId: albumId, status: .failed, error: error,
+                                at: date, nextAttempt: date.addingTimeInterval(retryDelay(attempts + 1)), countsAsAttempt: true)
         }
     }
 
     /// Overwrites the album row and all of its catalogue rows (artists, labels, formats, genres,
-    /// images, tracks) and refreshes its search row, inside the caller's transaction.
-    static func writeRelease(_ db: Database, _ release: ReleaseMetadata, albumId: Int64, now: String) throws {
-        // Sync writes one album per transaction, thousands in a pass: every statement is a cached one.
+    /// images, tracks) and, unless the caller does it for several albums at once, refreshes its
+    /// search row, inside the caller's transaction.
+    static func writeRelease(_ db: Database, _ release: ReleaseMetadata, albumId: Int64, now: String, refreshingSearch: Bool = true) throws {
+        // Sync writes thousands of albums in a pass: every statement is a cached one.
         func run(_ sql: String, _ arguments: StatementArguments) throws {
             try db.cachedStatement(sql: sql).execute(arguments: arguments)
         }
@@ -105,7 +191,7 @@ extension AppDatabase {
                 AND NOT EXISTS (SELECT 1 FROM album_artist WHERE artist_id = artist.id)
                 """, [artistId])
         }
-        try SearchIndex.refresh(db, albumIds: [albumId])
+        if refreshingSearch { try SearchIndex.refresh(db, albumIds: [albumId]) }
     }
 
     /// The artist row for a credited artist: found by Discogs id, else the artist a CSV import

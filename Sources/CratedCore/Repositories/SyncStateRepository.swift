@@ -109,33 +109,12 @@ extension AppDatabase {
     }
 
     /// A 304: the album is as Discogs has it; only its freshness changes.
-    public func markSyncNotModified(albumId: Int64, at date: Date) async throws {
-        let now = Timestamp.string(from: date)
-        try await writer.write { db in
-            try db.execute(sql: """
-                UPDATE album_sync SET status = 'synced', attempts = 0, last_error = NULL, next_attempt_at = NULL,
-                                      last_synced_at = ?, last_attempt_at = ?
-                WHERE album_id = ?
-                """, arguments: [now, now, albumId])
-        }
-    }
-
-    /// A 404: Discogs has no such release. Tried again after `retryAfter`, in case it comes back.
-    public func markSyncNotFound(albumId: Int64, at date: Date, retryAfter: TimeInterval) async throws {
-        try await writer.write { db in
-            try Self.upsertSyncState(db, albumId: albumId, status: .notFound, error: "Discogs has no release with this id",
-                                     at: date, nextAttempt: date.addingTimeInterval(retryAfter), countsAsAttempt: false)
-        }
-    }
-
-    /// Records a failed attempt; the album is due again after `retryDelay(attempts)` seconds, where
-    /// `attempts` counts this failure too.
-    public func markSyncFailed(albumId: Int64, error: String, at date: Date, retryDelay: @escaping @Sendable (Int) -> TimeInterval) async throws {
-        try await writer.write { db in
-            let attempts = try Int.fetchOne(db, sql: "SELECT attempts FROM album_sync WHERE album_id = ?", arguments: [albumId]) ?? 0
-            try Self.upsertSyncState(db, albumId: albumId, status: .failed, error: error,
-                                     at: date, nextAttempt: date.addingTimeInterval(retryDelay(attempts + 1)), countsAsAttempt: true)
-        }
+    static func markSyncNotModified(_ db: Database, albumId: Int64, at now: String) throws {
+        try db.cachedStatement(sql: """
+            UPDATE album_sync SET status = 'synced', attempts = 0, last_error = NULL, next_attempt_at = NULL,
+                                  last_synced_at = ?1, last_attempt_at = ?1
+            WHERE album_id = ?2
+            """).execute(arguments: [now, albumId])
     }
 
     static func markSynced(_ db: Database, albumId: Int64, etag: String?, at now: String) throws {
@@ -148,16 +127,16 @@ extension AppDatabase {
             """).execute(arguments: [albumId, etag, now])
     }
 
-    private static func upsertSyncState(
+    static func upsertSyncState(
         _ db: Database, albumId: Int64, status: AlbumSyncStatus, error: String, at date: Date, nextAttempt: Date, countsAsAttempt: Bool
     ) throws {
         let now = Timestamp.string(from: date)
         // The ETag is kept: the data it names is still what the album holds.
-        try db.execute(sql: """
+        try db.cachedStatement(sql: """
             INSERT INTO album_sync (album_id, status, attempts, last_error, next_attempt_at, last_attempt_at)
             VALUES (?1, ?2, ?3, ?4, ?5, ?6)
             ON CONFLICT (album_id) DO UPDATE SET
                 status = ?2, attempts = attempts + ?3, last_error = ?4, next_attempt_at = ?5, last_attempt_at = ?6
-            """, arguments: [albumId, status, countsAsAttempt ? 1 : 0, error, Timestamp.string(from: nextAttempt), now])
+            """).execute(arguments: [albumId, status, countsAsAttempt ? 1 : 0, error, Timestamp.string(from: nextAttempt), now])
     }
 }

@@ -150,10 +150,11 @@ struct LenientInt: Decodable {
 
     init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
-        if let number = try? container.decode(Int.self) {
+        // A string first, as releases write it: a failed attempt throws, which is not free.
+        if let text = try? container.decode(String.self) {
+            value = Int(text.trimmed())
+        } else if let number = try? container.decode(Int.self) {
             value = number
-        } else if let text = try? container.decode(String.self) {
-            value = Int(text.trimmingCharacters(in: .whitespaces))
         } else {
             value = nil
         }

@@ -6,7 +6,7 @@ enum ReleaseMapping {
     static func metadata(_ release: DiscogsRelease) -> ReleaseMetadata {
         let released = normalizedReleased(release.released)
         return ReleaseMetadata(
-            title: release.title.trimmingCharacters(in: .whitespaces),
+            title: release.title.trimmed(),
             artists: artists(release.artists ?? []),
             year: knownYear(release.year) ?? released.flatMap { Int($0.prefix(4)) },
             released: released,
@@ -23,7 +23,7 @@ enum ReleaseMapping {
     /// A collection listing's `basic_information`: no tracks or images, enough for an album row.
     static func metadata(_ basic: DiscogsCollectionPage.BasicInformation) -> ReleaseMetadata {
         ReleaseMetadata(
-            title: (basic.title ?? "").trimmingCharacters(in: .whitespaces),
+            title: (basic.title ?? "").trimmed(),
             artists: artists(basic.artists ?? []),
             year: knownYear(basic.year),
             released: knownYear(basic.year).map(String.init),
@@ -41,9 +41,9 @@ enum ReleaseMapping {
 
     static func artists(_ credits: [DiscogsArtistCredit]) -> [ReleaseMetadata.Artist] {
         credits.enumerated().map { index, credit in
-            let discogsName = credit.name.trimmingCharacters(in: .whitespaces)
+            let discogsName = credit.name.trimmed()
             let name = displayName(discogsName)
-            let variation = (credit.anv ?? "").trimmingCharacters(in: .whitespaces)
+            let variation = (credit.anv ?? "").trimmed()
             let isLast = index == credits.count - 1
             return ReleaseMetadata.Artist(
                 discogsId: credit.id.flatMap { $0 > 0 ? $0 : nil },
@@ -63,7 +63,7 @@ enum ReleaseMapping {
 
     /// Discogs gives the bare joiner (`&`, `,`, `Feat.`); the credit line needs its spacing.
     static func joinPhrase(_ join: String) -> String {
-        let trimmed = join.trimmingCharacters(in: .whitespaces)
+        let trimmed = join.trimmed()
         switch trimmed {
         case "": return " "
         case ",", ";": return trimmed + " "
@@ -75,9 +75,9 @@ enum ReleaseMapping {
 
     static func labels(_ labels: [DiscogsLabel]) -> [ReleaseMetadata.Label] {
         labels.compactMap { label in
-            let name = DiscogsText.displayName(label.name.trimmingCharacters(in: .whitespaces))
+            let name = DiscogsText.displayName(label.name.trimmed())
             guard !name.isEmpty else { return nil }
-            let number = (label.catno ?? "").trimmingCharacters(in: .whitespaces)
+            let number = (label.catno ?? "").trimmed()
             return ReleaseMetadata.Label(
                 name: name,
                 catalogNumber: number.isEmpty || number.lowercased() == "none" ? nil : number,
@@ -87,12 +87,12 @@ enum ReleaseMapping {
 
     static func formats(_ formats: [DiscogsFormat]) -> [ReleaseMetadata.Format] {
         formats.compactMap { format in
-            let name = format.name.trimmingCharacters(in: .whitespaces)
+            let name = format.name.trimmed()
             guard !name.isEmpty else { return nil }
             return ReleaseMetadata.Format(
                 name: name,
                 quantity: max(1, format.qty?.value ?? 1),
-                descriptions: (format.descriptions ?? []).map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty },
+                descriptions: (format.descriptions ?? []).map { $0.trimmed() }.filter { !$0.isEmpty },
                 text: nonEmpty(format.text))
         }
     }
@@ -123,8 +123,8 @@ enum ReleaseMapping {
     }
 
     private static func track(from track: DiscogsTrack, in placement: Placement) -> ReleaseMetadata.Track {
-        let position = (track.position ?? "").trimmingCharacters(in: .whitespaces)
-        let title = (track.title ?? "").trimmingCharacters(in: .whitespaces)
+        let position = (track.position ?? "").trimmed()
+        let title = (track.title ?? "").trimmed()
         let subTracks = track.subTracks ?? []
         var parentSide: String?
         var isSubTrack = false
@@ -172,7 +172,7 @@ enum ReleaseMapping {
 
     /// `m:ss` or `h:mm:ss` in milliseconds; nil when empty or not a duration.
     static func durationMs(_ text: String) -> Int? {
-        let parts = text.trimmingCharacters(in: .whitespaces).split(separator: ":", omittingEmptySubsequences: false)
+        let parts = text.trimmed().split(separator: ":", omittingEmptySubsequences: false)
         guard (2...3).contains(parts.count), parts.allSatisfy({ !$0.isEmpty && $0.count <= 3 && $0.allSatisfy(\.isASCII) }) else { return nil }
         let numbers = parts.compactMap { Int($0) }
         guard numbers.count == parts.count, numbers.allSatisfy({ $0 >= 0 }) else { return nil }
@@ -209,12 +209,12 @@ enum ReleaseMapping {
     }
 
     static func nonEmpty(_ text: String?) -> String? {
-        guard let trimmed = text?.trimmingCharacters(in: .whitespacesAndNewlines), !trimmed.isEmpty else { return nil }
+        guard let trimmed = text?.trimmed(.whitespacesAndNewlines), !trimmed.isEmpty else { return nil }
         return trimmed
     }
 
     static func distinctNames(_ names: [String]?) -> [String] {
         var seen = Set<String>()
-        return (names ?? []).map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty && seen.insert($0).inserted }
+        return (names ?? []).map { $0.trimmed() }.filter { !$0.isEmpty && seen.insert($0).inserted }
     }
 }

@@ -254,19 +254,30 @@ private final class CurlTransfer: @unchecked Sendable {
 
     /// One raw header line, CRLF included. A status line starts the headers of a new response
     /// (after a redirect or a `100 Continue`), so the earlier response's fields are dropped.
+    /// Parsed as bytes: it runs for every header of every response, and Foundation's trimming
+    /// (through NSString on Linux) cost more than libcurl's own work on a small response.
     func appendHeaderLine(_ bytes: UnsafeRawBufferPointer) {
-        let line = String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        if line.hasPrefix("HTTP/") {
+        let line = Self.trimmingBlanks(bytes[...])
+        if line.starts(with: "HTTP/".utf8) {
             headers = HTTPHeaders()
             return
         }
-        guard let colon = line.firstIndex(of: ":") else { return }
-        let name = line[..<colon].trimmingCharacters(in: .whitespaces)
-        let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+        guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else { return }
+        let name = String(decoding: Self.trimmingBlanks(line[..<colon]), as: UTF8.self)
+        let value = String(decoding: Self.trimmingBlanks(line[(colon + 1)...]), as: UTF8.self)
         headers.add(name, value)
-        if name.caseInsensitiveCompare("Content-Length") == .orderedSame, let length = Int(value), length <= maxResponseBytes {
+        if HTTPHeaders.sameName(name, "Content-Length"), let length = Int(value), length <= maxResponseBytes {
             body.reserveCapacity(length)
         }
+    }
+
+    /// Without leading and trailing spaces, tabs, CR and LF: the blanks of an HTTP header line.
+    private static func trimmingBlanks(_ bytes: Slice<UnsafeRawBufferPointer>) -> Slice<UnsafeRawBufferPointer> {
+        func isBlank(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 || byte == 0x0D || byte == 0x0A }
+        guard let first = bytes.firstIndex(where: { !isBlank($0) }), let last = bytes.lastIndex(where: { !isBlank($0) }) else {
+            return bytes[bytes.startIndex..<bytes.startIndex]
+        }
+        return bytes[first...last]
     }
 
     func error(for code: CURLcode, options: CurlTransportOptions) -> HTTPTransportError {
