@@ -53,6 +53,28 @@ import Testing
         }
     }
 
+    /// Failures, 304s and releases Discogs lacks change no listing: the grids' positions and kept
+    /// search results survive them. A synced release changes listings.
+    @Test func onlySyncedReleasesAdvanceTheListingGeneration() async throws {
+        try await SyncHarness.run { h in
+            try h.importReleases([30, 31, 32])
+            let albums = try [30, 31, 32].map { try #require(try h.database.album(discogsReleaseId: $0)).id! }
+            let before = try await h.database.reader.read(ListingGeneration.current)
+            _ = try await h.database.recordSyncResults([
+                AlbumSyncResult(albumId: albums[0], outcome: .failed(error: "HTTP 500", retryDelay: { _ in 60 })),
+                AlbumSyncResult(albumId: albums[1], outcome: .notModified),
+                AlbumSyncResult(albumId: albums[2], outcome: .notFound(retryAfter: 60)),
+            ], at: h.clock.date)
+            let afterNoChange = try await h.database.reader.read(ListingGeneration.current)
+            #expect(afterNoChange == before)
+            _ = try await h.database.recordSyncResults([
+                AlbumSyncResult(albumId: albums[0], outcome: .fetched(try Self.metadata(syntheticRelease(id: 30)), etag: nil)),
+            ], at: h.clock.date)
+            let afterSync = try await h.database.reader.read(ListingGeneration.current)
+            #expect(afterSync != before)
+        }
+    }
+
     @Test func anAlbumDeletedMeanwhileIsReportedAndTheRestCommit() async throws {
         try await SyncHarness.run { h in
             try h.importReleases([20, 21])

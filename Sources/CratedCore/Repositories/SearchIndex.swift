@@ -5,6 +5,9 @@ import GRDB
 public enum SearchIndex {
     /// Rewrites the search rows of the given albums from the catalogue tables.
     public static func refresh(_ db: Database, albumIds: some Collection<Int64>) throws {
+        // Sync calls this for every group it writes, most often with none synced (failures, 304s):
+        // that must not throw away what was computed for the listings.
+        guard !albumIds.isEmpty else { return }
         try ListingGeneration.advance(db)
         for batch in Array(albumIds).chunked(into: batchSize) {
             // Cached: sync refreshes one album per transaction, thousands of times in a pass.
