@@ -1,6 +1,7 @@
 import CratedCore
 import Foundation
 import GRDB
+import Synchronization
 import Testing
 
 /// The real `crated` binary, run as a child process.
@@ -72,24 +73,37 @@ import Testing
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
-        // Wait until the import has written a good part of its transaction to the WAL.
-        let wal = databasePath + "-wal"
-        var walSize = 0
-        let deadline = Date().addingTimeInterval(60)
-        while process.isRunning && Date() < deadline {
-            walSize = (try? FileManager.default.attributesOfItem(atPath: wal)[.size] as? Int) ?? 0
-            if walSize > 2_000_000 { break }
-            try await Task.sleep(for: .milliseconds(20))
+        // Kill it once it has written a good part of its transaction to the WAL. Watched from a
+        // thread of its own: beside the whole suite the concurrency pool can be busy for long enough
+        // that an async loop wakes only after the import has finished.
+        let watch = WALWatch()
+        let (wal, pid) = (databasePath + "-wal", process.processIdentifier)
+        Thread.detachNewThread {
+            let deadline = Date().addingTimeInterval(60)
+            while Date() < deadline, !watch.processEnded.withLock({ $0 }) {
+                let size = (try? FileManager.default.attributesOfItem(atPath: wal)[.size] as? Int) ?? 0
+                watch.largestWAL.withLock { $0 = max($0, size) }
+                if size > 2_000_000 {
+                    kill(pid, SIGKILL)
+                    return
+                }
+                usleep(5_000)
+            }
         }
-        #expect(process.isRunning, "the import finished before it could be killed; make the file bigger")
-        kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
-        #expect(process.terminationReason == .uncaughtSignal)
-        #expect(walSize > 2_000_000)
+        watch.processEnded.withLock { $0 = true }
+        #expect(process.terminationReason == .uncaughtSignal, "the import finished before it could be killed; make the file bigger")
+        #expect(watch.largestWAL.withLock { $0 } > 2_000_000)
 
         let after = try AppDatabase.open(path: databasePath)
         #expect(try TableCounts(after) == before)
         let integrity = try await after.reader.read { db in try String.fetchOne(db, sql: "PRAGMA integrity_check") }
         #expect(integrity == "ok")
     }
+}
+
+/// What the thread watching a killed import saw, and when to stop watching.
+private final class WALWatch: Sendable {
+    let largestWAL = Mutex(0)
+    let processEnded = Mutex(false)
 }
