@@ -45,7 +45,7 @@ public struct GridService: Sendable {
             artworkPixels: layout.itemWidth * request.layout.artworkScale,
             includeSections: request.sort.hasSections && (request.includeSections ?? (cursor == nil)))
 
-        return try database.reader.read { db in
+        return try database.read { db in
             try plan.checkReferences(db)
             let snapshot = try snapshots.value(for: "\(userId)/\(order)", in: db) {
                 try GridSnapshot.build(db, sql: sql, withSections: request.sort.hasSections, tuning: tuning)

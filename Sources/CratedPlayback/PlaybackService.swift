@@ -88,7 +88,7 @@ public actor PlaybackService {
         try guarded {
             // A play that has counted by now is in the history even if no one has asked for the state.
             _ = try settle(userId: userId, at: clock.nowMs)
-            return try database.reader.read { db in
+            return try database.read { db in
                 try PlaybackRepository.history(db, userId: userId, before: cursor, limit: min(max(limit, 1), 200))
             }
         }
@@ -104,7 +104,7 @@ public actor PlaybackService {
                 _ = try settle(userId: userId, at: nowMs)
             }
             // One SELECT: consistent without a transaction.
-            return try database.reader.unsafeRead { db in
+            return try database.unsafeRead { db in
                 try PlaybackRepository.albumPlayStats(db, userId: userId, albumId: albumId)
             }
         }
@@ -206,7 +206,7 @@ public actor PlaybackService {
             var queue = deck.queue
             while !queue.isEmpty {
                 let albumId = queue.removeFirst()
-                let next = try database.reader.read { db in try PlaybackRepository.tracklist(db, albumId: albumId) }
+                let next = try database.read { db in try PlaybackRepository.tracklist(db, albumId: albumId) }
                 guard let start = next.firstLocation else { continue }
                 let loaded = Deck.loaded(next, at: start, queue: queue, crateId: deck.crateId,
                                          listeningId: revision, at: nowMs)
@@ -221,7 +221,7 @@ public actor PlaybackService {
 
     /// `play`: checks that the album or crate is the user's and can be played, and puts it on.
     private func loaded(_ target: PlayTarget, userId: Int64, revision: Int64, at nowMs: Int64) throws -> Current {
-        try database.reader.read { db in
+        try database.read { db in
             let albumId: Int64
             let start: PlayTarget.Start
             var queue: [Int64] = []
@@ -281,7 +281,7 @@ public actor PlaybackService {
     /// Brings the user's stored state up to `nowMs`: writes back derived transitions (a new revision,
     /// published to the user's streams) and plays that counted (without a new revision).
     private func settle(userId: Int64, at nowMs: Int64) throws -> Current {
-        let (stored, tracklist) = try database.reader.read { db in
+        let (stored, tracklist) = try database.read { db in
             let facts = try PlaybackRepository.facts(db, userId: userId)
             let tracklist = try facts.deck.map { try PlaybackRepository.tracklist(db, albumId: $0.albumId) }
             return (facts, tracklist)
@@ -336,7 +336,7 @@ public actor PlaybackService {
     private func catchUpAfterStart() {
         let userIds: [Int64]
         do {
-            userIds = try database.reader.read { db in try PlaybackRepository.activeUserIds(db) }
+            userIds = try database.read { db in try PlaybackRepository.activeUserIds(db) }
         } catch {
             logger.error("cannot list active playback states", metadata: ["error": "\(error)"])
             return
@@ -382,7 +382,7 @@ public actor PlaybackService {
         guard let deck = current.facts.deck, let tracklist = current.tracklist,
               let location = deck.location(in: tracklist)
         else { return PlaybackSnapshot(userId: userId, document: idle, artworkVariants: []) }
-        return try database.reader.read { db in
+        return try database.read { db in
             let heading = try PlaybackRepository.albumHeading(db, albumId: deck.albumId)
             let track = tracklist[location]
             let side = tracklist.sides[location.side]

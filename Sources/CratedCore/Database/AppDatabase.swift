@@ -5,6 +5,9 @@ import GRDB
 /// and is extended by the repositories with methods named for what they do.
 public struct AppDatabase: Sendable {
     public let writer: any DatabaseWriter
+    /// The connections `read` and `unsafeRead` use; without them (a database made from a writer
+    /// alone) they read through the writer.
+    private let readConnections: ReadConnections?
     /// Recent search results, by user, limit and expression (see `searchAlbums`).
     let searchResults = GenerationCache<[AlbumListing]>(capacity: 256)
     /// How many copies each crate of a user holds, by crate id (see `crates(userId:)`).
@@ -45,9 +48,9 @@ public struct AppDatabase: Sendable {
         } catch let error as DatabaseError {
             throw AppDatabaseError.cannotOpen(path: path, reason: error.message ?? error.description)
         }
-        let database = AppDatabase(writer: pool)
-        try database.migrate(migrations)
-        return database
+        try AppDatabase(writer: pool).migrate(migrations)
+        // Opened after the migrations: these connections keep the schema they first read.
+        return AppDatabase(writer: pool, readConnections: ReadConnections(path: path, configuration: configuration))
     }
 
     /// Applies the migrations that this database lacks; returns the file names applied.
@@ -63,10 +66,28 @@ public struct AppDatabase: Sendable {
     }
 
     public init(writer: any DatabaseWriter) {
-        self.writer = writer
+        self.init(writer: writer, readConnections: nil)
     }
 
+    private init(writer: any DatabaseWriter, readConnections: ReadConnections?) {
+        self.writer = writer
+        self.readConnections = readConnections
+    }
+
+    /// GRDB's reader, for tests and tools; crated's own reads go through `read` and `unsafeRead`.
     public var reader: any DatabaseReader { writer }
+
+    /// Runs `body` in a read transaction: one committed state of the database throughout.
+    public func read<T>(_ body: (Database) throws -> T) throws -> T {
+        if let readConnections { return try readConnections.read(body) }
+        return try writer.read(body)
+    }
+
+    /// Runs `body` outside a transaction, for a single statement, which is consistent on its own.
+    public func unsafeRead<T>(_ body: (Database) throws -> T) throws -> T {
+        if let readConnections { return try readConnections.unsafeRead(body) }
+        return try writer.unsafeRead(body)
+    }
 }
 
 public enum AppDatabaseError: Error, CustomStringConvertible, Equatable {

@@ -48,7 +48,7 @@ extension AppDatabase {
     /// The album's detail for a user, or nil when the user owns no copy of it (someone else's albums
     /// do not exist for them).
     public func albumBundle(albumId: Int64, userId: Int64) throws -> AlbumBundle? {
-        try reader.read { db in
+        try read { db in
             // Every statement is cached: an album page runs eight of them on each request.
             // Copies are sorted here: ordering in SQL makes SQLite walk the user's copies in date
             // order instead of seeking the album's few copies.
@@ -94,7 +94,7 @@ extension AppDatabase {
 
     /// The artist and their albums in the user's collection; nil when the user owns none of them.
     public func artistAlbums(artistId: Int64, userId: Int64) throws -> (artist: Artist, albums: [AlbumListing])? {
-        try reader.read { db in
+        try read { db in
             guard let artist = try Artist.fetchOne(db, key: artistId) else { return nil }
             let albums = try AlbumListing.fetchAll(db, sql: """
                 SELECT \(albumListingColumns)
@@ -108,7 +108,7 @@ extension AppDatabase {
 
     /// Genres or styles of the user's albums, with how many albums carry each.
     public func genreCounts(userId: Int64, kind: AlbumGenre.Kind) throws -> [NameCount] {
-        try reader.read { db in
+        try read { db in
             try Row.fetchAll(db, sql: """
                 SELECT g.name, COUNT(DISTINCT g.album_id) AS count FROM album_genre g
                 WHERE g.kind = ? AND g.album_id IN (SELECT album_id FROM collection_item WHERE user_id = ?)
@@ -119,7 +119,7 @@ extension AppDatabase {
 
     /// The artists of the user's albums in a genre or style (Discover: genre -> artist -> album).
     public func artists(userId: Int64, genre: String, kind: AlbumGenre.Kind) throws -> [(artist: Artist, albums: Int)] {
-        try reader.read { db in
+        try read { db in
             try Row.fetchAll(db, sql: """
                 SELECT artist.*, COUNT(DISTINCT aa.album_id) AS album_count
                 FROM album_genre g
@@ -142,7 +142,7 @@ extension AppDatabase {
     /// ranking.
     public func searchAlbums(userId: Int64, text: String, limit: Int) throws -> [AlbumListing] {
         guard let match = SearchText.matchExpression(text) else { return [] }
-        return try reader.read { db in
+        return try read { db in
             try searchResults.value(for: "\(userId) \(limit) \(match)", in: db) {
                 try Self.search(db, match: match, userId: userId, limit: limit)
             }

@@ -55,7 +55,7 @@ extension AppDatabase {
     static let maxCrateNameLength = 100
 
     public func crates(userId: Int64) throws -> [(crate: Crate, copies: Int)] {
-        try reader.read { db in
+        try read { db in
             let crates = try Crate.fetchAll(db.cachedStatement(sql: """
                 SELECT * FROM crate WHERE user_id = ? ORDER BY name COLLATE NOCASE, id
                 """), arguments: [userId])
@@ -105,7 +105,7 @@ extension AppDatabase {
     }
 
     public func crateContents(id: Int64, userId: Int64) throws -> (crate: Crate, entries: [CrateEntry]) {
-        try reader.read { db in
+        try read { db in
             let crate = try Self.crate(db, id: id, userId: userId)
             let rows = try Row.fetchAll(db, sql: """
                 SELECT crate_item.position AS crate_position, crate_item.added_at AS crate_added_at, ci.*,
@@ -166,7 +166,7 @@ extension AppDatabase {
     }
 
     public func copy(id: Int64, userId: Int64) throws -> (copy: CollectionItem, crates: [Crate]) {
-        try reader.read { db in
+        try read { db in
             guard let copy = try CollectionItem.filter(key: id).filter(Column("user_id") == userId).fetchOne(db) else {
                 throw CollectionError.notFound("copy \(id)")
             }

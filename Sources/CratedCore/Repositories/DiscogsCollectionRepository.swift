@@ -256,12 +256,12 @@ extension AppDatabase {
     }
 
     public func copies(ofUser userId: Int64) throws -> [CollectionItem] {
-        try reader.read { db in try CollectionItem.filter(Column("user_id") == userId).order(Column("id")).fetchAll(db) }
+        try read { db in try CollectionItem.filter(Column("user_id") == userId).order(Column("id")).fetchAll(db) }
     }
 
     /// The user's crates, each with the ids of its copies in order.
     public func crates(ofUser userId: Int64) throws -> [(crate: Crate, itemIds: [Int64])] {
-        try reader.read { db in
+        try read { db in
             try Crate.filter(Column("user_id") == userId).order(Column("name")).fetchAll(db).map { crate in
                 let items = try Int64.fetchAll(db, sql: "SELECT item_id FROM crate_item WHERE crate_id = ? ORDER BY position", arguments: [crate.id!])
                 return (crate, items)

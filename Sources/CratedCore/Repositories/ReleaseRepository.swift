@@ -229,18 +229,18 @@ extension AppDatabase {
     // MARK: - Reading what sync wrote (for tests and album pages)
 
     public func tracks(ofAlbum albumId: Int64) throws -> [Track] {
-        try reader.read { db in
+        try read { db in
             try Track.filter(Column("album_id") == albumId).order(Column("sort_order")).fetchAll(db)
         }
     }
 
     public func album(discogsReleaseId: Int64) throws -> Album? {
-        try reader.read { db in try Album.filter(Column("discogs_release_id") == discogsReleaseId).fetchOne(db) }
+        try read { db in try Album.filter(Column("discogs_release_id") == discogsReleaseId).fetchOne(db) }
     }
 
     /// The album's artists in credit order, each with its join phrase.
     public func artists(ofAlbum albumId: Int64) throws -> [(artist: Artist, joinPhrase: String)] {
-        try reader.read { db in
+        try read { db in
             let rows = try Row.fetchAll(db, sql: """
                 SELECT artist.*, album_artist.join_phrase AS join_phrase FROM album_artist
                 JOIN artist ON artist.id = album_artist.artist_id

@@ -105,7 +105,7 @@ extension AppDatabase {
     }
 
     public func syncState(ofAlbum albumId: Int64) throws -> AlbumSyncState? {
-        try reader.read { db in try AlbumSyncState.fetchOne(db, key: albumId) }
+        try read { db in try AlbumSyncState.fetchOne(db, key: albumId) }
     }
 
     /// A 304: the album is as Discogs has it; only its freshness changes.

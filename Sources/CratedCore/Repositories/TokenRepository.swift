@@ -59,7 +59,7 @@ extension AppDatabase {
     }
 
     public func tokens(userName: String? = nil) throws -> [(token: APIToken, userName: String)] {
-        try reader.read { db in
+        try read { db in
             var sql = "SELECT api_token.*, user.name AS user_name FROM api_token JOIN user ON user.id = api_token.user_id"
             var arguments: StatementArguments = []
             if let userName {
@@ -91,7 +91,7 @@ extension AppDatabase {
         guard let prefix = TokenSecret.prefix(of: token) else { return nil }
         // Every API request runs this: one cached statement, read outside a transaction (a single
         // SELECT is consistent on its own, and BEGIN/COMMIT would double the work).
-        let found = try reader.unsafeRead { db -> (APIToken, String)? in
+        let found = try unsafeRead { db -> (APIToken, String)? in
             guard let row = try Row.fetchOne(db.cachedStatement(sql: """
                 SELECT api_token.*, user.name AS user_name FROM api_token JOIN user ON user.id = api_token.user_id
                 WHERE token_prefix = ?

@@ -41,11 +41,11 @@ extension AppDatabase {
     }
 
     public func user(named name: String) throws -> User? {
-        try reader.read { db in try User.named(name).fetchOne(db) }
+        try read { db in try User.named(name).fetchOne(db) }
     }
 
     public func users() throws -> [User] {
-        try reader.read { db in try User.order(Column("id")).fetchAll(db) }
+        try read { db in try User.order(Column("id")).fetchAll(db) }
     }
 
     static func addUser(_ db: Database, named name: String) throws -> User {
