@@ -135,7 +135,7 @@ struct PlayerController {
 
 enum ServerSentEvent {
     static func player(_ event: PlaybackEvent, scale: Int) -> String {
-        let data = (try? JSONEncoder().encode(event.snapshot.miniPlayer(scale: scale))).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+        let data = (try? StreamingJSONEncoder().encode(event.snapshot.miniPlayer(scale: scale))).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
         return "id: \(event.revision)\nevent: player\ndata: \(data)\n\n"
     }
 }

@@ -76,6 +76,6 @@ struct PlayerError: Error, HTTPResponseError {
         }
         let body = Body(error: .init(code: error.code, message: error.description, field: error.field), current: current)
         return Response(status: status, headers: [.contentType: "application/json; charset=utf-8"],
-                        body: .init(byteBuffer: ByteBuffer(bytes: try JSONEncoder().encode(body))))
+                        body: .init(byteBuffer: ByteBuffer(bytes: try StreamingJSONEncoder().encode(body))))
     }
 }

@@ -48,7 +48,7 @@ public struct APIError: Error, HTTPResponseError, Equatable {
     }
 
     public func response(from request: Request, context: some RequestContext) throws -> Response {
-        let data = try JSONEncoder().encode(Body(error: .init(code: code, message: message, field: field)))
+        let data = try StreamingJSONEncoder().encode(Body(error: .init(code: code, message: message, field: field)))
         var fields = headers
         fields[.contentType] = "application/json; charset=utf-8"
         return Response(status: status, headers: fields, body: .init(byteBuffer: ByteBuffer(bytes: data)))

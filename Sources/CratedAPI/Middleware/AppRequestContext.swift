@@ -15,6 +15,9 @@ public struct AppRequestContext: RequestContext {
     /// JSON bodies are small: crate edits and copy edits. Anything bigger is refused with 413.
     public var maxUploadSize: Int { 64 * 1024 }
 
+    /// Responses are JSON, written as they are encoded (see `StreamingJSONEncoder`).
+    public var responseEncoder: StreamingJSONEncoder { StreamingJSONEncoder() }
+
     /// The authenticated caller; routes behind the auth middleware can rely on it.
     func requirePrincipal() throws -> Principal {
         guard let principal else { throw APIError.unauthorized("missing bearer token") }

@@ -1,0 +1,176 @@
+@testable import CratedAPI
+import CratedGrid
+import Foundation
+import Testing
+
+/// The encoder every response body goes through: it must write what Foundation's `JSONEncoder`
+/// writes (as parsed JSON), keep keys in declaration order, and never write broken JSON.
+@Suite struct StreamingJSONEncoderTests {
+    struct Track: Codable, Equatable {
+        var title: String
+        var duration: Int?
+        var side: String?
+    }
+
+    struct Album: Codable, Equatable {
+        var id: Int64
+        var title: String
+        var year: Int?
+        var rating: Double
+        var isCompilation: Bool
+        var tracks: [Track]
+        var genres: [String]
+        var customFields: [String: String]
+        var added: Date
+        var cover: URL?
+        var empty: [Int]
+        var nested: [[Int]]
+    }
+
+    static let album = Album(
+        id: 9_007_199_254_740_993, title: "Déjà Vu \"live\" \\ 1970 / side\nA\tB\u{01}\u{1F}😀", year: nil, rating: 4.5,
+        isCompilation: false,
+        tracks: [Track(title: "Carry On", duration: 265, side: "A"), Track(title: "", duration: nil, side: nil)],
+        genres: ["Rock", "Folk Rock"], customFields: ["Media Condition": "Very Good Plus (VG+)", "": "empty key"],
+        added: Date(timeIntervalSince1970: 1_700_000_000), cover: URL(string: "https://i.discogs.com/a/b.jpg?x=1&y=2"),
+        empty: [], nested: [[1, 2], [], [3]])
+
+    private func foundationEncoder() -> JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .iso8601
+        return encoder
+    }
+
+    private func parsed(_ bytes: some Sequence<UInt8>) throws -> NSObject {
+        try JSONSerialization.jsonObject(with: Data(bytes), options: [.fragmentsAllowed]) as! NSObject
+    }
+
+    @Test func writesWhatJSONEncoderWritesAndDecodesBack() throws {
+        let ours = try StreamingJSONEncoder().encode(Self.album)
+        let theirs = try foundationEncoder().encode(Self.album)
+        #expect(try parsed(ours) == parsed(theirs))
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        #expect(try decoder.decode(Album.self, from: Data(ours)) == Self.album)
+    }
+
+    @Test func keysKeepDeclarationOrderAndNilsAreLeftOut() throws {
+        let bytes = try StreamingJSONEncoder().encode(Track(title: "Ohio", duration: nil, side: "B"))
+        #expect(String(decoding: bytes, as: UTF8.self) == #"{"title":"Ohio","side":"B"}"#)
+    }
+
+    @Test func numbersAsJSONEncoderWritesThem() throws {
+        let values: [Double] = [150, 0.5, -0, 1e-7, 123_456_789_012, 1e300, 8.25]
+        let ours = String(decoding: try StreamingJSONEncoder().encode(values), as: UTF8.self)
+        let theirs = String(decoding: try JSONEncoder().encode(values), as: UTF8.self)
+        #expect(ours == theirs)
+        #expect(String(decoding: try StreamingJSONEncoder().encode([Int64.min, 0, Int64.max]), as: UTF8.self)
+            == "[-9223372036854775808,0,9223372036854775807]")
+    }
+
+    @Test(arguments: [Double.nan, .infinity, -.infinity])
+    func aNumberJSONCannotHoldIsAnError(_ value: Double) throws {
+        #expect(throws: EncodingError.self) { try StreamingJSONEncoder().encode(["width": value]) }
+        #expect(throws: EncodingError.self) { try StreamingJSONEncoder().encode(Self.album.with(rating: value)) }
+    }
+
+    @Test func everyStringSurvivesTheRoundTrip() throws {
+        var generator = SplitMix64(seed: 7)
+        for _ in 0..<500 {
+            let length = Int(generator.next() % 24)
+            let scalars = (0..<length).compactMap { _ -> Unicode.Scalar? in
+                // Mostly ASCII with every control character, and some of the rest of Unicode.
+                let pick = generator.next()
+                return pick % 3 == 0 ? Unicode.Scalar(UInt32(truncatingIfNeeded: pick >> 8) % 0x11_0000) : Unicode.Scalar(UInt8(pick >> 8 & 0x7F))
+            }
+            let text = String(String.UnicodeScalarView(scalars))
+            let bytes = try StreamingJSONEncoder().encode([text])
+            #expect(try JSONDecoder().decode([String].self, from: Data(bytes)) == [text])
+        }
+    }
+
+    /// A nested container is finished when its parent writes again, as custom `encode(to:)`s do.
+    struct Interleaved: Encodable {
+        enum Keys: String, CodingKey { case a, inner, list, z }
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: Keys.self)
+            try container.encode(1, forKey: .a)
+            var inner = container.nestedContainer(keyedBy: Keys.self, forKey: .inner)
+            try inner.encode("x", forKey: .a)
+            var list = inner.nestedUnkeyedContainer(forKey: .list)
+            try list.encode(true)
+            try list.encodeNil()
+            var deeper = list.nestedContainer(keyedBy: Keys.self)
+            try deeper.encode(2.5, forKey: .z)
+            try container.encode("end", forKey: .z)
+            // Asking for the container again continues the same object.
+            var again = encoder.container(keyedBy: Keys.self)
+            try again.encode([Int](), forKey: .list)
+        }
+    }
+
+    @Test func nestedContainersCloseWhenTheirParentMovesOn() throws {
+        let text = String(decoding: try StreamingJSONEncoder().encode(Interleaved()), as: UTF8.self)
+        #expect(text == #"{"a":1,"inner":{"a":"x","list":[true,null,{"z":2.5}]},"z":"end","list":[]}"#)
+        #expect(try parsed(Array(text.utf8)) == parsed(JSONEncoder().encode(Interleaved())))
+    }
+
+    struct LateWrite: Encodable {
+        enum Keys: String, CodingKey { case inner, after, late }
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: Keys.self)
+            var inner = container.nestedContainer(keyedBy: Keys.self, forKey: .inner)
+            try container.encode(1, forKey: .after)
+            try inner.encode(2, forKey: .late)
+        }
+    }
+
+    @Test func writingIntoAFinishedContainerIsAnErrorNotBrokenJSON() throws {
+        #expect(throws: EncodingError.self) { try StreamingJSONEncoder().encode(LateWrite()) }
+    }
+
+    /// A class hierarchy's `superEncoder`: the parent's fields go in an object of their own.
+    struct WithSuper: Encodable {
+        enum Keys: String, CodingKey { case name, `super`, unused }
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: Keys.self)
+            try container.encode("child", forKey: .name)
+            try Track(title: "parent", duration: 1, side: nil).encode(to: container.superEncoder())
+            _ = container.superEncoder(forKey: .unused)
+        }
+    }
+
+    @Test func superEncodersHoldTheirValueOrAnEmptyObject() throws {
+        let ours = try StreamingJSONEncoder().encode(WithSuper())
+        #expect(String(decoding: ours, as: UTF8.self) == #"{"name":"child","super":{"title":"parent","duration":1},"unused":{}}"#)
+        #expect(try parsed(ours) == parsed(JSONEncoder().encode(WithSuper())))
+    }
+
+    @Test func aGridLayoutAsTheClientReadsIt() throws {
+        let layout = try LayoutRequest(layout: .iPhonePortrait).resolve()
+        let bytes = try StreamingJSONEncoder().encode(layout)
+        #expect(String(decoding: bytes, as: UTF8.self)
+            == #"{"environment":"iPhonePortrait","columns":2,"spacing":8,"padding":16,"itemWidth":150,"rows":8,"pageSize":16}"#)
+    }
+}
+
+private extension StreamingJSONEncoderTests.Album {
+    func with(rating: Double) -> Self {
+        var copy = self
+        copy.rating = rating
+        return copy
+    }
+}
+
+/// A small deterministic generator, so a failure repeats.
+struct SplitMix64: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
