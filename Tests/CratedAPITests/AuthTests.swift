@@ -57,4 +57,38 @@ import Testing
         #expect(used.count == 1)
         #expect(server.writeToken.contains(used[0].token.tokenPrefix))
     }
+
+    @Test func theLastUseIsWrittenAtMostOnceAMinute() async throws {
+        let server = try TestServer()
+        let prefix = try #require(server.database.tokens(userName: "collector").first { server.writeToken.contains($0.token.tokenPrefix) }).token.tokenPrefix
+        func setLastUse(secondsAgo: Int64) throws -> String {
+            let value = Timestamp.string(fromEpochSeconds: Int64(Date().timeIntervalSince1970) - secondsAgo)
+            try server.database.writer.write { db in
+                try db.execute(sql: "UPDATE api_token SET last_used_at = ? WHERE token_prefix = ?", arguments: [value, prefix])
+            }
+            return value
+        }
+        func lastUse() throws -> String? {
+            try server.database.tokens(userName: "collector").first { $0.token.tokenPrefix == prefix }?.token.lastUsedAt
+        }
+        let recent = try setLastUse(secondsAgo: 30)
+        try await server.test { client in _ = try await client.call(.get, "/v1/me", token: server.writeToken) }
+        #expect(try lastUse() == recent)
+
+        let old = try setLastUse(secondsAgo: 120)
+        try await server.test { client in _ = try await client.call(.get, "/v1/me", token: server.writeToken) }
+        let written = try #require(try lastUse())
+        #expect(written != old)
+        #expect(written > recent)
+    }
+
+    @Test func spacesAroundTheTokenAreIgnored() async throws {
+        let server = try TestServer()
+        try await server.test { client in
+            let response = try await client.execute(uri: "/v1/me", method: .get, headers: [.authorization: "Bearer   \(server.writeToken) \t"])
+            #expect(response.status == .ok)
+            let inside = try await client.execute(uri: "/v1/me", method: .get, headers: [.authorization: "Bearer \(server.writeToken.prefix(10)) \(server.writeToken.dropFirst(10))"])
+            #expect(inside.status == .unauthorized)
+        }
+    }
 }

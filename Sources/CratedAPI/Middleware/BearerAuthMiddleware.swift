@@ -14,7 +14,11 @@ struct BearerAuthMiddleware: RouterMiddleware {
         guard parts.count == 2, parts[0].lowercased() == "bearer" else {
             throw APIError.unauthorized("the Authorization header must be 'Bearer <token>'")
         }
-        guard let principal = try database.authenticate(bearer: String(parts[1]).trimmingCharacters(in: .whitespaces)) else {
+        // Trimmed by hand: Foundation's `trimmingCharacters` bridged through NSString on every request.
+        let presented = parts[1]
+        let start = presented.firstIndex { !$0.isWhitespace } ?? presented.endIndex
+        let end = presented.lastIndex { !$0.isWhitespace }.map(presented.index(after:)) ?? start
+        guard let principal = try database.authenticate(bearer: String(presented[start..<end])) else {
             throw APIError.unauthorized("the token is not valid or has been revoked")
         }
         if request.method != .get && request.method != .head && principal.scope != .write {

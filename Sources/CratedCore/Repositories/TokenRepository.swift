@@ -90,23 +90,28 @@ extension AppDatabase {
     public func authenticate(bearer token: String) throws -> Principal? {
         guard let prefix = TokenSecret.prefix(of: token) else { return nil }
         // Every API request runs this: one cached statement, read outside a transaction (a single
-        // SELECT is consistent on its own, and BEGIN/COMMIT would double the work).
-        let found = try unsafeRead { db -> (APIToken, String)? in
+        // SELECT is consistent on its own, and BEGIN/COMMIT would double the work). SQLite reads
+        // the last use as seconds, cheaper than parsing the timestamp here.
+        let found = try unsafeRead { db -> (Principal, hash: Data, lastUsed: Int64?)? in
             guard let row = try Row.fetchOne(db.cachedStatement(sql: """
-                SELECT api_token.*, user.name AS user_name FROM api_token JOIN user ON user.id = api_token.user_id
-                WHERE token_prefix = ?
+                SELECT api_token.id, api_token.user_id, api_token.scope, api_token.token_hash,
+                       unixepoch(api_token.last_used_at), user.name
+                FROM api_token JOIN user ON user.id = api_token.user_id
+                WHERE token_prefix = ? AND revoked_at IS NULL
                 """), arguments: [prefix]) else { return nil }
-            return (try APIToken(row: row), row["user_name"])
+            let principal = Principal(userId: try row.decode(atIndex: 1), userName: try row.decode(atIndex: 5),
+                                      tokenId: try row.decode(atIndex: 0), scope: try row.decode(atIndex: 2))
+            return (principal, try row.decode(atIndex: 3), try row.decode(atIndex: 4))
         }
-        guard let (record, userName) = found, record.revokedAt == nil,
-              TokenSecret.constantTimeEqual(record.tokenHash, TokenSecret.hash(token)) else { return nil }
-        let now = Date()
-        if record.lastUsedAt.flatMap(Timestamp.date(from:)).map({ now.timeIntervalSince($0) >= 60 }) ?? true {
+        guard let (principal, hash, lastUsed) = found, TokenSecret.constantTimeEqual(hash, TokenSecret.hash(token)) else { return nil }
+        let now = Int64(Date().timeIntervalSince1970)
+        if lastUsed.map({ now - $0 >= 60 }) ?? true {
             try writer.write { db in
-                try db.execute(sql: "UPDATE api_token SET last_used_at = ? WHERE id = ?", arguments: [Timestamp.string(from: now), record.id])
+                try db.execute(sql: "UPDATE api_token SET last_used_at = ? WHERE id = ?",
+                               arguments: [Timestamp.string(fromEpochSeconds: now), principal.tokenId])
             }
         }
-        return Principal(userId: record.userId, userName: userName, tokenId: record.id!, scope: record.scope)
+        return principal
     }
 }
 
