@@ -1,3 +1,4 @@
+import CratedCore
 import Foundation
 import GRDB
 
@@ -26,14 +27,15 @@ struct GridCursor: Equatable, Sendable {
     static let version = 1
     static let maximumLength = 4096
 
+    /// In alphabetical order, as the first cursors were written (JSONEncoder with sorted keys).
     private struct Payload: Codable {
-        var v: Int
-        var u: Int64
-        var o: String
-        var d: Direction
-        var k: SortKey
-        var i: Int64
         var c: String
+        var d: Direction
+        var i: Int64
+        var k: SortKey
+        var o: String
+        var u: Int64
+        var v: Int
     }
 
     private var checksum: String {
@@ -41,15 +43,19 @@ struct GridCursor: Equatable, Sendable {
     }
 
     var token: String {
-        let payload = Payload(v: Self.version, u: userId, o: order, d: direction, k: anchor.key, i: anchor.albumId, c: checksum)
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        // Encoding these plain values cannot fail.
-        let json = try! encoder.encode(payload)
-        return json.base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-")
-            .replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
+        let payload = Payload(c: checksum, d: direction, i: anchor.albumId, k: anchor.key, o: order, u: userId, v: Self.version)
+        // Encoding these plain values cannot fail. Every page has one or two cursors: they are
+        // written with the streaming encoder and mapped to base64url byte by byte, not with
+        // Foundation's `replacingOccurrences`, which cost a grid page a tenth of its time.
+        let json = try! StreamingJSONEncoder().encode(payload)
+        let base64 = Data(json).base64EncodedData()
+        return String(decoding: base64.lazy.filter { $0 != UInt8(ascii: "=") }.map { byte in
+            switch byte {
+            case UInt8(ascii: "+"): UInt8(ascii: "-")
+            case UInt8(ascii: "/"): UInt8(ascii: "_")
+            default: byte
+            }
+        }, as: UTF8.self)
     }
 
     /// Decodes and checks a cursor for this user and order; any failure is a bad `cursor` parameter.
@@ -57,8 +63,14 @@ struct GridCursor: Equatable, Sendable {
         let notACursor = GridError.badParameter("cursor", "is not a cursor from this server, or it was altered; start again without a cursor")
         guard !token.isEmpty, token.utf8.count <= Self.maximumLength,
               token.utf8.allSatisfy({ $0.isBase64URLCharacter }) else { throw notACursor }
-        var base64 = token.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        base64 += String(repeating: "=", count: (4 - base64.utf8.count % 4) % 4)
+        var base64 = Data(token.utf8.map { byte in
+            switch byte {
+            case UInt8(ascii: "-"): UInt8(ascii: "+")
+            case UInt8(ascii: "_"): UInt8(ascii: "/")
+            default: byte
+            }
+        })
+        base64.append(contentsOf: repeatElement(UInt8(ascii: "="), count: (4 - base64.count % 4) % 4))
         guard let json = Data(base64Encoded: base64),
               let payload = try? JSONDecoder().decode(Payload.self, from: json),
               payload.v == Self.version else { throw notACursor }

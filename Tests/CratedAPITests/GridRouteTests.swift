@@ -17,6 +17,10 @@ import Testing
             #expect(layout["columns"] as? Int == 2)
             let pad = try await client.call(.get, "/v1/layout?layout=iPadFullscreen", token: server.readToken)
             #expect((pad.body as? [String: Any])?["columns"] as? Int == 5)
+            // The whole body as a client reads it: keys in the order of the documentation.
+            let text = try await client.execute(uri: "/v1/layout?layout=iPhonePortrait", method: .get,
+                                                headers: [.authorization: "Bearer \(server.readToken)"]) { String(buffer: $0.body) }
+            #expect(text == #"{"environment":"iPhonePortrait","columns":2,"spacing":8,"padding":16,"itemWidth":150,"rows":8,"pageSize":16}"#)
             for bad in ["layout=iPadMini", "width=0", "width=-5", "width=NaN", "width=1e308", "limit=0", "limit=100000", "scale=7", "hsc=tiny"] {
                 let (status, body, _) = try await client.call(.get, "/v1/layout?\(bad)", token: server.readToken)
                 #expect(status == .badRequest, "\(bad)")

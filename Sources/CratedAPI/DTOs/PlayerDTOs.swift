@@ -1,3 +1,4 @@
+import CratedCore
 import CratedPlayback
 import Foundation
 import Hummingbird

@@ -1,7 +1,6 @@
 import Foundation
-import Hummingbird
 
-/// Encodes response bodies as JSON straight into bytes, in the order the properties are encoded.
+/// Encodes JSON straight into bytes, in the order the properties are encoded.
 ///
 /// Foundation's `JSONEncoder` first builds a tree of boxed values and then serializes it: a grid
 /// page spent a fifth of its CPU time there. This encoder writes each value as it is encoded. What
@@ -17,17 +16,6 @@ public struct StreamingJSONEncoder {
         let writer = JSONByteWriter()
         try writer.encodeValue(value, codingPath: [])
         return writer.bytes
-    }
-}
-
-extension StreamingJSONEncoder: ResponseEncoder {
-    public func encode(_ value: some Encodable, from request: Request, context: some RequestContext) throws -> Response {
-        let bytes = try encode(value)
-        return Response(
-            status: .ok,
-            headers: [.contentType: "application/json; charset=utf-8", .contentLength: String(bytes.count)],
-            body: .init(byteBuffer: ByteBuffer(bytes: bytes))
-        )
     }
 }
 

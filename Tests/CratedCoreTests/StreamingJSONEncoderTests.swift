@@ -1,5 +1,4 @@
-@testable import CratedAPI
-import CratedGrid
+import CratedCore
 import Foundation
 import Testing
 
@@ -144,13 +143,6 @@ import Testing
         let ours = try StreamingJSONEncoder().encode(WithSuper())
         #expect(String(decoding: ours, as: UTF8.self) == #"{"name":"child","super":{"title":"parent","duration":1},"unused":{}}"#)
         #expect(try parsed(ours) == parsed(JSONEncoder().encode(WithSuper())))
-    }
-
-    @Test func aGridLayoutAsTheClientReadsIt() throws {
-        let layout = try LayoutRequest(layout: .iPhonePortrait).resolve()
-        let bytes = try StreamingJSONEncoder().encode(layout)
-        #expect(String(decoding: bytes, as: UTF8.self)
-            == #"{"environment":"iPhonePortrait","columns":2,"spacing":8,"padding":16,"itemWidth":150,"rows":8,"pageSize":16}"#)
     }
 }
 
