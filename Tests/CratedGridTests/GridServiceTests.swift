@@ -362,6 +362,40 @@ import Testing
         #expect(second.previous != nil)
     }
 
+    @Test func cursorsHoldAnySortKeyAndReadJSONAsOtherEncodersWriteIt() throws {
+        let awkward = "Déjà \"Vu\" \\ back/slash\n\t\u{01}\u{1F} 😀 ünïcode"
+        for key in [SortKey.text(awkward), .text(""), .integer(-42), .integer(Int64.max)] {
+            for direction in [GridCursor.Direction.after, .before] {
+                let cursor = GridCursor(userId: 7, order: "abc123", direction: direction, anchor: GridAnchor(key: key, albumId: 99))
+                #expect(try GridCursor(token: cursor.token, userId: 7, order: "abc123") == cursor)
+            }
+        }
+        // The same object as another encoder writes it: escaped slashes, \u escapes, a surrogate pair
+        // and spaces. Cursors made before this server wrote its own JSON read the same way.
+        let cursor = GridCursor(userId: 7, order: "abc123", direction: .after, anchor: GridAnchor(key: .text(awkward), albumId: 99))
+        let json = String(decoding: try #require(Data(base64Encoded: base64(cursor.token))), as: UTF8.self)
+        let rewritten = json
+            .replacingOccurrences(of: "/", with: "\\/")
+            .replacingOccurrences(of: "😀", with: "\\ud83d\\ude00")
+            .replacingOccurrences(of: "Déjà", with: "D\\u00e9j\\u00E0")
+            .replacingOccurrences(of: ",", with: " , ")
+        #expect(rewritten != json)
+        #expect(try GridCursor(token: base64url(Data(rewritten.utf8)), userId: 7, order: "abc123") == cursor)
+        // Not the object a cursor holds: refused, whatever JSON it is.
+        for broken in [
+            json.replacingOccurrences(of: "\"i\":99", with: "\"i\":99.5"),
+            json.replacingOccurrences(of: "\"i\":99", with: "\"i\":99,\"i\":99"),
+            json.replacingOccurrences(of: "\"i\":99", with: "\"i\":{\"n\":99}"),
+            json.replacingOccurrences(of: "\"i\":99", with: "\"i\":99999999999999999999"),
+            json.replacingOccurrences(of: "😀", with: "\\ud83d"),
+            json + "x", String(json.dropLast()),
+        ] {
+            #expect(throws: GridError.self, "\(broken)") {
+                try GridCursor(token: base64url(Data(broken.utf8)), userId: 7, order: "abc123")
+            }
+        }
+    }
+
     @Test func badCursorsAreRefusedNamingTheCursor() throws {
         let fixture = try GridServiceTests.Fixture()
         let next = try #require(try fixture.page(["sort": "title", "limit": "1"]).next)
