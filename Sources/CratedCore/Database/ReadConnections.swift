@@ -1,3 +1,4 @@
+import Foundation
 import GRDB
 import Synchronization
 
@@ -15,8 +16,11 @@ final class ReadConnections: Sendable {
     private let limit: Int
     private let idle = Mutex<[DatabaseQueue]>([])
 
-    /// - Parameter configuration: the writer's; the connections are opened read-only with it.
-    init(path: String, configuration: Configuration, limit: Int = 8) {
+    /// - Parameters:
+    ///   - configuration: the writer's; the connections are opened read-only with it.
+    ///   - limit: by default enough for every thread of Swift's concurrency pool (one per core) to
+    ///     read at once, with room for the threads of its own that an import or a test runs.
+    init(path: String, configuration: Configuration, limit: Int = max(8, 2 * ProcessInfo.processInfo.activeProcessorCount)) {
         var configuration = configuration
         configuration.readonly = true
         // The journal mode belongs to the database file, which the writer has already set.
