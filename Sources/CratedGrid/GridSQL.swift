@@ -231,21 +231,19 @@ struct GridSQL {
     // MARK: Running them
 
     func fetchAnchors(_ db: Database, _ statement: (sql: String, arguments: StatementArguments)) throws -> [GridAnchor] {
-        try Row.fetchAll(db.cachedStatement(sql: statement.sql), arguments: statement.arguments).map(Self.anchor)
+        try db.rows(statement.sql, arguments: statement.arguments) { columns in
+            // Sort keys are integers (year, rating) or text (names, titles, dates); a NULL key sorts as ''.
+            let key: SortKey
+            if columns.isInteger(0) {
+                key = .integer(try columns.int64(0))
+            } else {
+                key = .text(columns.isNull(0) ? "" : try columns.string(0))
+            }
+            return GridAnchor(key: key, albumId: try columns.int64(1))
+        }
     }
 
     func fetchCount(_ db: Database, _ statement: (sql: String, arguments: StatementArguments)) throws -> Int {
         try Int.fetchOne(db.cachedStatement(sql: statement.sql), arguments: statement.arguments) ?? 0
-    }
-
-    private static func anchor(_ row: Row) -> GridAnchor {
-        let value: DatabaseValue = row[0]
-        let key: SortKey
-        if case .int64(let integer) = value.storage {
-            key = .integer(integer)
-        } else {
-            key = .text(String.fromDatabaseValue(value) ?? "")
-        }
-        return GridAnchor(key: key, albumId: row[1])
     }
 }

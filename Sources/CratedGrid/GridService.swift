@@ -143,26 +143,26 @@ private struct PagePlan {
         let placeholders = databaseQuestionMarks(count: ids.count)
         var cells: [Int64: GridItem] = [:]
         // Cached: a layout asks for the same number of albums on every page, so the statement repeats.
-        let rows = try Row.fetchCursor(db.cachedStatement(sql: """
+        try db.forEachRow("""
             SELECT ca.album_id, a.title, a.artist_credit, a.year, ca.copies, ca.best_rating, ca.latest_added
             FROM collection_album ca JOIN album a ON a.id = ca.album_id
             WHERE ca.user_id = ? AND ca.album_id IN (\(placeholders))
-            """), arguments: StatementArguments([userId] + ids))
-        while let row = try rows.next() {
-            let rating: Int = row["best_rating"]
-            cells[row["album_id"]] = GridItem(
-                position: 0, albumId: row["album_id"], title: row["title"], artist: row["artist_credit"], year: row["year"],
-                copyCount: row["copies"], rating: rating == 0 ? nil : rating, dateAdded: row["latest_added"], artwork: nil)
+            """, arguments: StatementArguments([userId] + ids)) { columns in
+            let albumId = try columns.int64(0)
+            let rating = try columns.int(5)
+            cells[albumId] = GridItem(
+                position: 0, albumId: albumId, title: try columns.string(1), artist: try columns.string(2), year: try columns.optionalInt(3),
+                copyCount: try columns.int(4), rating: rating == 0 ? nil : rating, dateAdded: try columns.string(6), artwork: nil)
         }
         // The primary image, else the first one.
-        let images = try Row.fetchCursor(db.cachedStatement(sql: """
+        try db.forEachRow("""
             SELECT album_id, uri, uri150, width FROM album_image WHERE album_id IN (\(placeholders))
             ORDER BY album_id, kind <> 'primary', position
-            """), arguments: StatementArguments(ids))
-        while let row = try images.next() {
-            let albumId: Int64 = row["album_id"]
-            guard cells[albumId]?.artwork == nil else { continue }
-            cells[albumId]?.artwork = GridArtwork.variant(uri: row["uri"], uri150: row["uri150"], width: row["width"], pixels: artworkPixels)
+            """, arguments: StatementArguments(ids)) { columns in
+            let albumId = try columns.int64(0)
+            guard cells[albumId]?.artwork == nil else { return }
+            cells[albumId]?.artwork = GridArtwork.variant(uri: try columns.string(1), uri150: try columns.string(2),
+                                                          width: try columns.optionalInt(3), pixels: artworkPixels)
         }
         return anchors.enumerated().compactMap { offset, anchor in
             guard var cell = cells[anchor.albumId] else { return nil }

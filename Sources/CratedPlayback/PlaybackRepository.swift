@@ -217,13 +217,13 @@ enum PlaybackRepository {
     }
 
     static func albumPlayStats(_ db: Database, userId: Int64, albumId: Int64) throws -> AlbumPlayStats {
-        let row = try Row.fetchOne(db.cachedStatement(sql: """
-            SELECT COUNT(DISTINCT listening_id) AS listenings, COUNT(*) AS plays, MAX(played_at_ms) AS last_ms
+        // An aggregate without GROUP BY: exactly one row.
+        try db.firstRow("""
+            SELECT COUNT(DISTINCT listening_id), COUNT(*), MAX(played_at_ms)
             FROM play_history WHERE user_id = ? AND album_id = ?
-            """), arguments: [userId, albumId])
-        let lastMs: Int64? = row?["last_ms"]
-        return AlbumPlayStats(
-            playCount: row?["listenings"] ?? 0, trackPlayCount: row?["plays"] ?? 0,
-            lastPlayedAt: lastMs.map(RFC3339.seconds))
+            """, arguments: [userId, albumId]) { columns in
+            AlbumPlayStats(playCount: try columns.int(0), trackPlayCount: try columns.int(1),
+                           lastPlayedAt: try columns.optionalInt64(2).map(RFC3339.seconds))
+        } ?? AlbumPlayStats(playCount: 0, trackPlayCount: 0, lastPlayedAt: nil)
     }
 }

@@ -1,6 +1,7 @@
 import CratedCore
 import GRDB
 import Logging
+import Synchronization
 
 /// What a `play` command puts on the turntable.
 public enum PlayTarget: Sendable, Equatable {
@@ -55,10 +56,9 @@ public actor PlaybackService {
     private let logger: Logger
     private let subscribers = PlaybackSubscribers()
     private let wakeup = Wakeup()
-    /// When each user's state next changes by itself; users whose state cannot are absent.
-    private var agenda: [Int64: Int64] = [:]
-    /// Users settled at least once since start: for them, `agenda` says whether anything is due.
-    private var settledUsers: Set<Int64> = []
+    /// When each user's state next changes by itself. Written on the actor; under a lock of its own
+    /// so that album pages can tell, without waiting for the actor, that nothing is due.
+    private let agenda = Mutex(Agenda())
 
     public init(database: AppDatabase, clock: any PlaybackClock = SystemPlaybackClock(),
                 logger: Logger = Logger(label: "crated.playback")) {
@@ -95,18 +95,26 @@ public actor PlaybackService {
     }
 
     /// How often and when the user last played an album, for album detail.
-    public func albumPlayStats(userId: Int64, albumId: Int64) throws(PlaybackError) -> AlbumPlayStats {
-        try guarded {
-            // Album pages ask on every request: settle only when a change is due (a play may have
-            // counted), or when this user's stored state has not been settled since start.
-            let nowMs = clock.nowMs
-            if !settledUsers.contains(userId) || agenda[userId].map({ $0 <= nowMs }) == true {
-                _ = try settle(userId: userId, at: nowMs)
-            }
+    ///
+    /// Album pages ask on every request, so this runs off the actor: it settles the user's state (on
+    /// the actor) only when a change is due (a play may have counted), or when the stored state has
+    /// not been settled since start.
+    public nonisolated func albumPlayStats(userId: Int64, albumId: Int64) async throws(PlaybackError) -> AlbumPlayStats {
+        if agenda.withLock({ $0.isDue(userId, at: clock.nowMs) }) {
+            try await settleIfDue(userId: userId)
+        }
+        return try guarded {
             // One SELECT: consistent without a transaction.
-            return try database.unsafeRead { db in
+            try database.unsafeRead { db in
                 try PlaybackRepository.albumPlayStats(db, userId: userId, albumId: albumId)
             }
+        }
+    }
+
+    private func settleIfDue(userId: Int64) throws(PlaybackError) {
+        try guarded {
+            let nowMs = clock.nowMs
+            if agenda.withLock({ $0.isDue(userId, at: nowMs) }) { _ = try settle(userId: userId, at: nowMs) }
         }
     }
 
@@ -310,11 +318,8 @@ public actor PlaybackService {
 
     /// Notes when the user's state next changes by itself, and wakes the loop if that moved.
     private func schedule(userId: Int64, _ current: Current) {
-        settledUsers.insert(userId)
         let nextChangeMs = current.facts.deck.flatMap { deck in current.tracklist.flatMap { deck.nextChangeMs(in: $0) } }
-        guard agenda[userId] != nextChangeMs else { return }
-        agenda[userId] = nextChangeMs
-        wakeup.signal()
+        if agenda.withLock({ $0.note(userId, nextChangeMs: nextChangeMs) }) { wakeup.signal() }
     }
 
     // MARK: - The scheduling loop
@@ -326,7 +331,7 @@ public actor PlaybackService {
     public func run() async {
         catchUpAfterStart()
         while !Task.isCancelled {
-            await sleep(until: agenda.values.min())
+            await sleep(until: agenda.withLock { $0.earliest })
             settleDueStates()
         }
         subscribers.finishAll()
@@ -346,7 +351,7 @@ public actor PlaybackService {
 
     private func settleDueStates() {
         let nowMs = clock.nowMs
-        for (userId, dueMs) in agenda where dueMs <= nowMs {
+        for userId in agenda.withLock({ $0.due(at: nowMs) }) {
             settleFromLoop(userId: userId, at: nowMs)
         }
     }
@@ -356,7 +361,7 @@ public actor PlaybackService {
             _ = try settle(userId: userId, at: nowMs)
         } catch {
             logger.error("cannot settle playback state", metadata: ["user": "\(userId)", "error": "\(error)"])
-            agenda[userId] = nowMs + Self.retryAfterFailureMs
+            _ = agenda.withLock { $0.note(userId, nextChangeMs: nowMs + Self.retryAfterFailureMs) }
         }
     }
 
@@ -433,7 +438,7 @@ public actor PlaybackService {
 
     /// Runs `body`, passing `PlaybackError`s through and turning anything else (a database failure)
     /// into `.storage`.
-    private func guarded<T>(_ body: () throws -> T) throws(PlaybackError) -> T {
+    private nonisolated func guarded<T>(_ body: () throws -> T) throws(PlaybackError) -> T {
         do {
             return try body()
         } catch let error as PlaybackError {
@@ -442,5 +447,31 @@ public actor PlaybackService {
             logger.error("playback storage failure", metadata: ["error": "\(error)"])
             throw .storage(String(describing: error))
         }
+    }
+}
+
+/// When each settled user's state next changes by itself.
+private struct Agenda {
+    /// Users settled at least once since start, with the moment their state next changes (nil: it
+    /// cannot change by itself).
+    private var nextChange: [Int64: Int64?] = [:]
+
+    /// Whether the user's state must be settled before it is read: never settled since start, or a
+    /// change is due.
+    func isDue(_ userId: Int64, at nowMs: Int64) -> Bool {
+        guard let entry = nextChange[userId] else { return true }
+        return entry.map { $0 <= nowMs } ?? false
+    }
+
+    /// Records the user's next change; true when the earliest moment to wake for may have moved.
+    mutating func note(_ userId: Int64, nextChangeMs: Int64?) -> Bool {
+        let previous = nextChange.updateValue(nextChangeMs, forKey: userId)
+        return (previous ?? nil) != nextChangeMs
+    }
+
+    var earliest: Int64? { nextChange.values.compactMap { $0 }.min() }
+
+    func due(at nowMs: Int64) -> [Int64] {
+        nextChange.compactMap { userId, dueMs in dueMs.map { $0 <= nowMs } == true ? userId : nil }
     }
 }

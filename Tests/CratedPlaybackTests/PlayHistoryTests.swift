@@ -210,4 +210,14 @@ import Testing
         _ = try await record.service.current(userId: record.userId)
         #expect(try record.library.historyCount(userId: record.userId) == 1)
     }
+
+    @Test func albumStatsAfterARestartCountThePlayThatCountedWhileDown() async throws {
+        let record = try OneRecord()
+        try await record.perform(.play(.album(id: record.albumId)))
+        record.clock.advance(seconds: 100)
+        // A new daemon has settled no one yet: its first album page settles this user before reading.
+        let service = PlaybackService(database: try AppDatabase.open(path: record.library.path), clock: record.clock)
+        #expect(try await service.albumPlayStats(userId: record.userId, albumId: record.albumId).trackPlayCount == 1)
+        #expect(try record.library.historyCount(userId: record.userId) == 1)
+    }
 }

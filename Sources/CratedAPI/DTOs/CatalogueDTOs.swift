@@ -95,7 +95,7 @@ struct AlbumDetailDTO: ResponseCodable {
         discogsMasterId = album.discogsMasterId
         labels = bundle.labels.map { Label(name: $0.name, catalogNumber: $0.catalogNumber) }
         formats = bundle.formats.map {
-            Format(name: $0.name, quantity: $0.quantity, descriptions: (try? JSONDecoder().decode([String].self, from: Data($0.descriptions.utf8))) ?? [], text: $0.text)
+            Format(name: $0.name, quantity: $0.quantity, descriptions: $0.descriptionList, text: $0.text)
         }
         genres = bundle.genres.filter { $0.kind == .genre }.map(\.name)
         styles = bundle.genres.filter { $0.kind == .style }.map(\.name)

@@ -27,7 +27,7 @@ struct CopyDTO: ResponseCodable {
         mediaCondition = copy.mediaCondition
         sleeveCondition = copy.sleeveCondition
         notes = copy.notes
-        customFields = (try? JSONDecoder().decode([String: String].self, from: Data(copy.customFields.utf8))) ?? [:]
+        customFields = copy.customFieldValues
         discogsInstanceId = copy.discogsInstanceId
         self.crates = crates.map { CrateRefDTO(id: $0.id!, name: $0.name) }
     }

@@ -49,45 +49,30 @@ extension AppDatabase {
     /// do not exist for them).
     public func albumBundle(albumId: Int64, userId: Int64) throws -> AlbumBundle? {
         try read { db in
-            // Every statement is cached: an album page runs eight of them on each request.
             // Copies are sorted here: ordering in SQL makes SQLite walk the user's copies in date
             // order instead of seeking the album's few copies.
-            let copies = try CollectionItem.fetchAll(
-                db.cachedStatement(sql: "SELECT * FROM collection_item WHERE album_id = ? AND user_id = ?"),
-                arguments: [albumId, userId])
+            let copies = try db.rows(AlbumPageSQL.copies, arguments: [albumId, userId], CollectionItem.init)
                 .sorted { ($0.dateAdded, $0.id!) < ($1.dateAdded, $1.id!) }
-            guard !copies.isEmpty,
-                  let album = try Album.fetchOne(db.cachedStatement(sql: "SELECT * FROM album WHERE id = ?"), arguments: [albumId])
-            else { return nil }
-            let artistRows = try Row.fetchCursor(db.cachedStatement(sql: """
-                SELECT album_artist.*, artist.id AS a_id, artist.name AS a_name, artist.discogs_name AS a_discogs_name,
-                       artist.discogs_id AS a_discogs_id, artist.sort_name AS a_sort_name
-                FROM album_artist JOIN artist ON artist.id = album_artist.artist_id
-                WHERE album_id = ? ORDER BY position
-                """), arguments: [albumId])
-            let artists = try Array(artistRows.map { row in
-                (try AlbumArtist(row: row), Artist(id: row["a_id"], name: row["a_name"], discogsName: row["a_discogs_name"],
-                                               discogsId: row["a_discogs_id"], sortName: row["a_sort_name"]))
-            })
-            // Crates of the album's copies, by joining from the copies rather than naming their ids,
-            // so the statement stays the same for any number of copies.
-            let crateRows = try Row.fetchCursor(db.cachedStatement(sql: """
-                SELECT crate_item.item_id, crate.* FROM collection_item ci
-                JOIN crate_item ON crate_item.item_id = ci.id JOIN crate ON crate.id = crate_item.crate_id
-                WHERE ci.album_id = ? AND ci.user_id = ? ORDER BY crate.name
-                """), arguments: [albumId, userId])
+            guard !copies.isEmpty, let album = try db.firstRow(AlbumPageSQL.album, arguments: [albumId], Album.init) else { return nil }
+            let artists = try db.rows(AlbumPageSQL.artists, arguments: [albumId]) { columns in
+                let artistId = try columns.int64(2)
+                return (AlbumArtist(albumId: try columns.int64(0), position: try columns.int(1), artistId: artistId, joinPhrase: try columns.string(3)),
+                        Artist(id: artistId, name: try columns.string(4), discogsName: try columns.string(5),
+                               discogsId: try columns.optionalInt64(6), sortName: try columns.string(7)))
+            }
             var cratesByCopy: [Int64: [Crate]] = [:]
-            while let row = try crateRows.next() { cratesByCopy[row["item_id"], default: []].append(try Crate(row: row)) }
-            func rows<R: FetchableRecord>(_ type: R.Type, _ sql: String) throws -> [R] {
-                try R.fetchAll(db.cachedStatement(sql: sql), arguments: [albumId])
+            try db.forEachRow(AlbumPageSQL.crates, arguments: [albumId, userId]) { columns in
+                let crate = Crate(id: try columns.int64(1), userId: try columns.int64(2), name: try columns.string(3),
+                                  discogsFolderId: try columns.optionalInt64(4), createdAt: try columns.string(5), updatedAt: try columns.string(6))
+                cratesByCopy[try columns.int64(0), default: []].append(crate)
             }
             return AlbumBundle(
                 album: album, artists: artists,
-                labels: try rows(AlbumLabel.self, "SELECT * FROM album_label WHERE album_id = ? ORDER BY position"),
-                formats: try rows(AlbumFormat.self, "SELECT * FROM album_format WHERE album_id = ? ORDER BY position"),
-                genres: try rows(AlbumGenre.self, "SELECT * FROM album_genre WHERE album_id = ? ORDER BY kind, position"),
-                images: try rows(AlbumImage.self, "SELECT * FROM album_image WHERE album_id = ? ORDER BY position"),
-                tracks: try rows(Track.self, "SELECT * FROM track WHERE album_id = ? ORDER BY sort_order"),
+                labels: try db.rows(AlbumPageSQL.labels, arguments: [albumId], AlbumLabel.init),
+                formats: try db.rows(AlbumPageSQL.formats, arguments: [albumId], AlbumFormat.init),
+                genres: try db.rows(AlbumPageSQL.genres, arguments: [albumId], AlbumGenre.init),
+                images: try db.rows(AlbumPageSQL.images, arguments: [albumId], AlbumImage.init),
+                tracks: try db.rows(AlbumPageSQL.tracks, arguments: [albumId], Track.init),
                 copies: copies.map { ($0, cratesByCopy[$0.id!] ?? []) })
         }
     }
@@ -170,4 +155,28 @@ extension AppDatabase {
             GROUP BY a.id ORDER BY MIN(hit.rank), a.sort_title LIMIT ?
             """), arguments: [match, candidates ?? -1, userId, limit])
     }
+}
+
+/// The statements of an album page, each run cached on every album request.
+private enum AlbumPageSQL {
+    static let copies = "SELECT \(CollectionItem.selection) FROM collection_item WHERE album_id = ? AND user_id = ?"
+    static let album = "SELECT \(Album.selection) FROM album WHERE id = ?"
+    static let artists = """
+        SELECT aa.album_id, aa.position, aa.artist_id, aa.join_phrase,
+               artist.name, artist.discogs_name, artist.discogs_id, artist.sort_name
+        FROM album_artist aa JOIN artist ON artist.id = aa.artist_id
+        WHERE aa.album_id = ? ORDER BY aa.position
+        """
+    // Crates of the album's copies, by joining from the copies rather than naming their ids, so the
+    // statement stays the same for any number of copies.
+    static let crates = """
+        SELECT crate_item.item_id, crate.id, crate.user_id, crate.name, crate.discogs_folder_id, crate.created_at, crate.updated_at
+        FROM collection_item ci JOIN crate_item ON crate_item.item_id = ci.id JOIN crate ON crate.id = crate_item.crate_id
+        WHERE ci.album_id = ? AND ci.user_id = ? ORDER BY crate.name
+        """
+    static let labels = "SELECT \(AlbumLabel.selection) FROM album_label WHERE album_id = ? ORDER BY position"
+    static let formats = "SELECT \(AlbumFormat.selection) FROM album_format WHERE album_id = ? ORDER BY position"
+    static let genres = "SELECT \(AlbumGenre.selection) FROM album_genre WHERE album_id = ? ORDER BY kind, position"
+    static let images = "SELECT \(AlbumImage.selection) FROM album_image WHERE album_id = ? ORDER BY position"
+    static let tracks = "SELECT \(Track.selection) FROM track WHERE album_id = ? ORDER BY sort_order"
 }

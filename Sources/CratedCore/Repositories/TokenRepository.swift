@@ -92,16 +92,17 @@ extension AppDatabase {
         // Every API request runs this: one cached statement, read outside a transaction (a single
         // SELECT is consistent on its own, and BEGIN/COMMIT would double the work). SQLite reads
         // the last use as seconds, cheaper than parsing the timestamp here.
-        let found = try unsafeRead { db -> (Principal, hash: Data, lastUsed: Int64?)? in
-            guard let row = try Row.fetchOne(db.cachedStatement(sql: """
+        let found = try unsafeRead { db in
+            try db.firstRow("""
                 SELECT api_token.id, api_token.user_id, api_token.scope, api_token.token_hash,
                        unixepoch(api_token.last_used_at), user.name
                 FROM api_token JOIN user ON user.id = api_token.user_id
                 WHERE token_prefix = ? AND revoked_at IS NULL
-                """), arguments: [prefix]) else { return nil }
-            let principal = Principal(userId: try row.decode(atIndex: 1), userName: try row.decode(atIndex: 5),
-                                      tokenId: try row.decode(atIndex: 0), scope: try row.decode(atIndex: 2))
-            return (principal, try row.decode(atIndex: 3), try row.decode(atIndex: 4))
+                """, arguments: [prefix]) { columns in
+                (Principal(userId: try columns.int64(1), userName: try columns.string(5), tokenId: try columns.int64(0),
+                           scope: try columns.value(2)),
+                 hash: try columns.data(3), lastUsed: try columns.optionalInt64(4))
+            }
         }
         guard let (principal, hash, lastUsed) = found, TokenSecret.constantTimeEqual(hash, TokenSecret.hash(token)) else { return nil }
         let now = Int64(Date().timeIntervalSince1970)
