@@ -52,6 +52,20 @@ import Testing
         #expect(try database.read(userCount) == 2)
     }
 
+    @Test func aReadThatFailsEndsItsTransaction() throws {
+        struct Failure: Error {}
+        let folder = try TemporaryDirectory()
+        let database = try folder.database()
+        // Fail on every kept connection (in the body, and in SQL), then write: each later read must
+        // see the write, which a connection left inside its transaction would not.
+        for _ in 0..<4 {
+            #expect(throws: Failure.self) { try database.read { db in _ = try userCount(db); throw Failure() } }
+            #expect(throws: DatabaseError.self) { try database.read { db in try db.execute(sql: "SELECT * FROM no_such_table") } }
+        }
+        _ = try database.addUser(named: "after")
+        for _ in 0..<4 { #expect(try database.read(userCount) == 1) }
+    }
+
     @Test func moreConcurrentReadsThanKeptConnectionsAllSucceed() throws {
         let folder = try TemporaryDirectory()
         let database = try folder.database()
