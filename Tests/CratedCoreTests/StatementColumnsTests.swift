@@ -61,8 +61,8 @@ import Testing
 
     @Test func anErrorWhileSteppingThrowsTheDatabaseError() throws {
         let db = try DatabaseQueue()
-        try db.read { db in
-            #expect(throws: DatabaseError.self) { try db.rows("SELECT json(?)", arguments: ["{not json"]) { try $0.string(0) } }
+        #expect(throws: DatabaseError.self) {
+            try db.read { db in try db.rows("SELECT json(?)", arguments: ["{not json"]) { try $0.string(0) } }
         }
     }
 
