@@ -52,6 +52,9 @@ import Testing
         let first = try run(Paths.cratedBinary, ["import", Paths.ownFixture("sample-collection.csv"), "--database", databasePath])
         #expect(first.status == 0)
         let before = try TableCounts(AppDatabase.open(path: databasePath))
+        // The import is large against this database, so it sets the indexes aside (ImportIndexes):
+        // the schema must come back with the rows.
+        let snapshotBefore = try DatabaseSnapshot(AppDatabase.open(path: databasePath))
 
         let big = directory.path("big.csv")
         FileManager.default.createFile(atPath: big, contents: nil)
@@ -97,6 +100,7 @@ import Testing
 
         let after = try AppDatabase.open(path: databasePath)
         #expect(try TableCounts(after) == before)
+        #expect(try DatabaseSnapshot(after) == snapshotBefore)
         let integrity = try await after.reader.read { db in try String.fetchOne(db, sql: "PRAGMA integrity_check") }
         #expect(integrity == "ok")
     }

@@ -10,6 +10,9 @@ public struct ImportOptions: Sendable {
     public var skipInvalid = false
     /// The default user's name (configuration `import.defaultUser`).
     public var defaultUserName = "collector"
+    /// How the import writes: chosen from the file's size against the database's (`.automatic`), or
+    /// forced, for tests that show both ways give the same database.
+    var writeMode = ImportWriteMode.automatic
 
     public init(userName: String? = nil, dryRun: Bool = false, skipInvalid: Bool = false, defaultUserName: String = "collector") {
         self.userName = userName
@@ -20,6 +23,15 @@ public struct ImportOptions: Sendable {
 }
 
 /// What an import did (or, with `--dry-run`, would do).
+/// See `DiscogsImporter.usesBulkWrite`.
+enum ImportWriteMode: Sendable {
+    case automatic
+    /// Row by row into the indexes, artists and albums looked up by index.
+    case incremental
+    /// Catalogue in memory, secondary indexes set aside and built again at the end (`ImportIndexes`).
+    case bulk
+}
+
 public struct ImportSummary: Codable, Sendable, Equatable {
     public var file: String
     public var user: String
@@ -135,6 +147,11 @@ public struct DiscogsImporter: Sendable {
                 // spilling to disk mid-transaction. Restored to SQLite's default afterwards.
                 try db.execute(sql: "PRAGMA cache_size = -32768")
                 defer { try? db.execute(sql: "PRAGMA cache_size = -2000") }
+                // Statement journals (every INSERT into a table with triggers opens one) and the sorts
+                // of index builds stay in memory instead of temporary files: the journals' writes were
+                // ~6% of the import. Both are small against the page cache.
+                try db.execute(sql: "PRAGMA temp_store = MEMORY")
+                defer { try? db.execute(sql: "PRAGMA temp_store = DEFAULT") }
                 try db.inTransaction(.immediate) {
                     summary = try run(db: db, reader: reader, header: header, path: path, size: size, options: options, progress: progress)
                     return options.dryRun ? .rollback : .commit
@@ -155,7 +172,13 @@ public struct DiscogsImporter: Sendable {
         options: ImportOptions, progress: (@Sendable (ImportProgress) -> Void)?
     ) throws -> ImportSummary {
         let user = try AppDatabase.resolveUser(db, named: options.userName, defaultName: options.defaultUserName, createIfMissing: true)
-        let writer = try CollectionImportWriter(db: db, userId: user.id!)
+        let bulk = try Self.usesBulkWrite(db, options.writeMode, fileSize: size)
+        let indexes = bulk ? try ImportIndexes.setAside(db) : nil
+        // Without the random-order index inserts a bulk write touches far fewer pages at a time, and
+        // the in-memory sorts of the index builds come on top of the cache: half the cache keeps the
+        // peak memory under 150 MB at the same speed (measured on 200,000 rows: 160 -> 129 MiB).
+        if bulk { try db.execute(sql: "PRAGMA cache_size = -16384") }
+        let writer = try CollectionImportWriter(db: db, userId: user.id!, catalogueInMemory: bulk)
         try writer.deferGridUpkeep()
         var summary = ImportSummary(file: path, user: user.name, dryRun: options.dryRun)
         summary.customFields = header.customFields.map(\.name)
@@ -216,6 +239,7 @@ public struct DiscogsImporter: Sendable {
             throw ImportError.invalidRows(problems, total: problemCount)
         }
         try writer.finishGridUpkeep()
+        try indexes?.rebuild(db)
         try SearchIndex.add(db, newAlbumIds: writer.newAlbumIds)
         summary.skipped = problems
         summary.albums = writer.albumsSeen
@@ -225,6 +249,26 @@ public struct DiscogsImporter: Sendable {
         summary.artistsAdded = writer.artistsAdded
         summary.cratesAdded = writer.cratesAdded
         return summary
+    }
+
+    /// Rows of a collection export run to about 150 bytes (the fixtures and the benchmark's file).
+    static let estimatedBytesPerRow = 150
+    /// Below this many rows either way is quick, and a small import leaves the schema alone.
+    static let bulkMinimumRows = 10_000
+
+    /// Whether to write in bulk (see `ImportWriteMode.bulk`): when the file holds at least twice as
+    /// many rows as the database holds albums or copies. Building an index again costs in proportion
+    /// to the whole table, inserting into it in proportion to the rows added, several times more per
+    /// row; twice leaves a re-import of the same file (all rows unchanged) on the incremental path.
+    static func usesBulkWrite(_ db: Database, _ mode: ImportWriteMode, fileSize: Int) throws -> Bool {
+        switch mode {
+        case .incremental: return false
+        case .bulk: return true
+        case .automatic:
+            let estimatedRows = fileSize / estimatedBytesPerRow
+            guard estimatedRows >= bulkMinimumRows else { return false }
+            return estimatedRows >= 2 * (try ImportIndexes.rowsHeld(db))
+        }
     }
 
     @Sendable private static func nextRecord(_ reader: CSVReader) throws -> CSVRecord? {

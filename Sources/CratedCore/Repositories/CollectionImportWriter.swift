@@ -14,9 +14,13 @@ final class CollectionImportWriter {
     private let userId: Int64
     private let now: String
     private var artistIds: [String: Int64] = [:]
-    private var albumIds: [Int64: (id: Int64, isNew: Bool)] = [:]
+    /// By release id; `seen` once a row of this import named it (preloaded albums start unseen).
+    private var albumIds: [Int64: (id: Int64, isNew: Bool, seen: Bool)] = [:]
     private var crateIds: [String: Int64] = [:]
     private var nextCratePosition: [Int64: Int] = [:]
+    /// Whether `artistIds` and `albumIds` started out holding the whole catalogue (see `init`), so that
+    /// a name or release missing from them is missing from the database too.
+    private let catalogueInMemory: Bool
 
     private let findArtist: BulkStatement
     private let insertArtist: BulkStatement
@@ -56,13 +60,31 @@ final class CollectionImportWriter {
     private(set) var newAlbumIds: [Int64] = []
     var albumsAdded: Int { newAlbumIds.count }
     /// Distinct releases written so far, new or not.
-    var albumsSeen: Int { albumIds.count }
+    var albumsSeen: Int { albumsSeenCount }
+    private var albumsSeenCount = 0
     private(set) var cratesAdded = 0
 
-    init(db: Database, userId: Int64) throws {
+    /// With `catalogueInMemory`, every artist and album is read into the writer's dictionaries at once,
+    /// and the import finds them there instead of by an index seek per row; meant for an import that is
+    /// large against the catalogue (the dictionaries hold no more than the import would add anyway), and
+    /// needed when the artist indexes are set aside (`ImportIndexes`).
+    init(db: Database, userId: Int64, catalogueInMemory: Bool = false) throws {
         self.db = db
         self.userId = userId
         self.now = Timestamp.now()
+        self.catalogueInMemory = catalogueInMemory
+        if catalogueInMemory {
+            // The artist `findArtist` would return: one with a Discogs id before one known only by name.
+            let artists = try Row.fetchCursor(db, sql: "SELECT discogs_name, id FROM artist ORDER BY discogs_id IS NULL, id")
+            while let row = try artists.next() {
+                let name: String = row[0]
+                if artistIds[name] == nil { artistIds[name] = row[1] }
+            }
+            let albums = try Row.fetchCursor(db, sql: "SELECT discogs_release_id, id FROM album WHERE discogs_release_id IS NOT NULL")
+            while let row = try albums.next() {
+                albumIds[row[0]] = (row[1], false, false)
+            }
+        }
         findArtist = try BulkStatement(db, sql: "SELECT id FROM artist WHERE discogs_name = ? ORDER BY discogs_id IS NULL LIMIT 1")
         insertArtist = try BulkStatement(db, sql: "INSERT INTO artist (name, discogs_name, sort_name) VALUES (?, ?, ?)")
         findAlbum = try BulkStatement(db, sql: "SELECT id FROM album WHERE discogs_release_id = ?")
@@ -104,9 +126,8 @@ final class CollectionImportWriter {
     /// names: `Earth, Wind & Fire`), so the whole credit is one artist until sync brings the real ones.
     private func artistId(credit: String, name: String, sortName: String) throws -> Int64 {
         if let id = artistIds[credit] { return id }
-        findArtist.bind(1, credit)
         let id: Int64
-        if let found = try findArtist.fetchInt64() {
+        if !catalogueInMemory, let found = try findArtist(credit) {
             id = found
         } else {
             insertArtist.bind(1, name)
@@ -120,15 +141,29 @@ final class CollectionImportWriter {
         return id
     }
 
+    private func findArtist(_ credit: String) throws -> Int64? {
+        findArtist.bind(1, credit)
+        return try findArtist.fetchInt64()
+    }
+
     /// The album for the row's release; created from the row when the catalogue lacks it.
     /// An album that exists is left as it is: sync's data is richer than the export's.
     func album(for prepared: PreparedRow) throws -> (id: Int64, isNew: Bool) {
         let row = prepared.row
-        if let known = albumIds[row.releaseId] { return known }
-        findAlbum.bind(1, row.releaseId)
-        if let id = try findAlbum.fetchInt64() {
-            albumIds[row.releaseId] = (id, false)
-            return (id, false)
+        if let known = albumIds[row.releaseId] {
+            if !known.seen {
+                albumIds[row.releaseId] = (known.id, known.isNew, true)
+                albumsSeenCount += 1
+            }
+            return (known.id, known.isNew)
+        }
+        if !catalogueInMemory {
+            findAlbum.bind(1, row.releaseId)
+            if let id = try findAlbum.fetchInt64() {
+                albumIds[row.releaseId] = (id, false, true)
+                albumsSeenCount += 1
+                return (id, false)
+            }
         }
         // The credit as shown names the one artist the CSV gives (see `artistId`), so both share a sort key.
         let artistId = try artistId(credit: row.artistCredit, name: prepared.credit, sortName: prepared.creditSortKey)
@@ -165,7 +200,8 @@ final class CollectionImportWriter {
             try insertFormat.execute()
         }
         newAlbumIds.append(albumId)
-        albumIds[row.releaseId] = (albumId, true)
+        albumIds[row.releaseId] = (albumId, true, true)
+        albumsSeenCount += 1
         return (albumId, true)
     }
 
