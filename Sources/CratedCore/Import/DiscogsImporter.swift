@@ -183,11 +183,6 @@ public struct DiscogsImporter: Sendable {
         var summary = ImportSummary(file: path, user: user.name, dryRun: options.dryRun)
         summary.customFields = header.customFields.map(\.name)
 
-        var credits = Set<String>()
-        var crates = Set<String>()
-        // Identical rows are several copies: the nth row with the same release and date added is copy n.
-        struct CopyKey: Hashable { var release: Int64; var dateAdded: Int64 }
-        var copiesSeen: [CopyKey: Int] = [:]
         var problems: [RowProblem] = []
         var problemCount = 0
 
@@ -215,19 +210,14 @@ public struct DiscogsImporter: Sendable {
                 if problemCount > 0 && !options.skipInvalid { continue }
 
                 let row = prepared.row
-                credits.insert(row.artistCredit)
                 let album = try writer.album(for: prepared)
-                let key = CopyKey(release: row.releaseId, dateAdded: row.dateAdded)
-                let ordinal = copiesSeen[key, default: 0]
-                copiesSeen[key] = ordinal + 1
-                let copy = try writer.upsertCopy(prepared, albumId: album.id, albumIsNew: album.isNew, ordinal: ordinal)
+                let copy = try writer.upsertCopy(prepared, albumId: album.id, albumIsNew: album.isNew, ordinal: prepared.ordinal)
                 switch copy.outcome {
                 case .added: summary.copiesAdded += 1
                 case .updated: summary.copiesUpdated += 1
                 case .unchanged: summary.copiesUnchanged += 1
                 }
                 if let folder = row.folder, !Self.foldersThatAreNotCrates.contains(folder) {
-                    crates.insert(folder)
                     try writer.addToCrate(named: folder, itemId: copy.id, copyIsNew: copy.outcome == .added)
                 }
             }
@@ -243,8 +233,11 @@ public struct DiscogsImporter: Sendable {
         try SearchIndex.add(db, newAlbumIds: writer.newAlbumIds)
         summary.skipped = problems
         summary.albums = writer.albumsSeen
-        summary.artists = credits.count
-        summary.crates = crates.count
+        // Counted by the reading thread over the valid rows, which are the rows written: a file with
+        // an invalid row is written only with --skip-invalid, which skips just those rows.
+        let tally = stream.tally
+        summary.artists = tally.credits.count
+        summary.crates = tally.folders.subtracting(Self.foldersThatAreNotCrates).count
         summary.albumsAdded = writer.albumsAdded
         summary.artistsAdded = writer.artistsAdded
         summary.cratesAdded = writer.cratesAdded

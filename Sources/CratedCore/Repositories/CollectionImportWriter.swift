@@ -25,14 +25,21 @@ final class CollectionImportWriter {
     private let findArtist: BulkStatement
     private let insertArtist: BulkStatement
     private let findAlbum: BulkStatement
-    private let insertAlbum: BulkStatement
-    private let insertAlbumArtist: BulkStatement
-    private let insertLabel: BulkStatement
-    private let insertFormat: BulkStatement
+    private let insertAlbums: MultiRowInsert
+    private let insertAlbumArtists: MultiRowInsert
+    private let insertLabels: MultiRowInsert
+    private let insertFormats: MultiRowInsert
     private let findCopy: BulkStatement
     private let updateCopy: BulkStatement
-    private let insertCopies: BulkStatement
+    private let insertCopies: MultiRowInsert
     private let insertCrateItem: BulkStatement
+    private let insertCrateItems: MultiRowInsert
+
+    /// New albums wait here with their credits, labels and formats, and go in with the copies waiting
+    /// (before them: the copies' foreign key needs the album), a batch per INSERT, as copies do. The
+    /// writer gives their ids itself, as for copies.
+    private var pendingAlbums: [(id: Int64, artistId: Int64, prepared: PreparedRow)] = []
+    private var nextAlbumId: Int64
 
     /// New copies wait here and go in `copyBatchSize` rows per INSERT. `collection_item` has triggers
     /// (the grids'), and with a trigger SQLite opens a statement journal for every INSERT: one row per
@@ -88,14 +95,14 @@ final class CollectionImportWriter {
         findArtist = try BulkStatement(db, sql: "SELECT id FROM artist WHERE discogs_name = ? ORDER BY discogs_id IS NULL LIMIT 1")
         insertArtist = try BulkStatement(db, sql: "INSERT INTO artist (name, discogs_name, sort_name) VALUES (?, ?, ?)")
         findAlbum = try BulkStatement(db, sql: "SELECT id FROM album WHERE discogs_release_id = ?")
-        insertAlbum = try BulkStatement(db, sql: """
-            INSERT INTO album (discogs_release_id, title, sort_title, artist_credit, artist_sort_name, year, released,
+        insertAlbums = MultiRowInsert(db, """
+            INSERT INTO album (id, discogs_release_id, title, sort_title, artist_credit, artist_sort_name, year, released,
                                format_summary, created_at, updated_at)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """)
-        insertAlbumArtist = try BulkStatement(db, sql: "INSERT INTO album_artist (album_id, position, artist_id, join_phrase) VALUES (?, 0, ?, '')")
-        insertLabel = try BulkStatement(db, sql: "INSERT INTO album_label (album_id, position, name, catalog_number) VALUES (?, ?, ?, ?)")
-        insertFormat = try BulkStatement(db, sql: "INSERT INTO album_format (album_id, position, name, quantity, descriptions) VALUES (?, ?, ?, ?, ?)")
+            """, columns: 11)
+        insertAlbumArtists = MultiRowInsert(db, "INSERT INTO album_artist (album_id, position, artist_id, join_phrase)", columns: 4)
+        insertLabels = MultiRowInsert(db, "INSERT INTO album_label (album_id, position, name, catalog_number)", columns: 4)
+        insertFormats = MultiRowInsert(db, "INSERT INTO album_format (album_id, position, name, quantity, descriptions)", columns: 5)
+        nextAlbumId = try Int64.fetchOne(db, sql: "SELECT COALESCE(MAX(id), 0) + 1 FROM album")!
         findCopy = try BulkStatement(db, sql: """
             SELECT id, rating, media_condition, sleeve_condition, notes, custom_fields FROM collection_item
             WHERE user_id = ? AND album_id = ? AND date_added = ? AND copy_ordinal = ?
@@ -104,9 +111,13 @@ final class CollectionImportWriter {
             UPDATE collection_item SET rating = ?, media_condition = ?, sleeve_condition = ?, notes = ?, custom_fields = ?
             WHERE id = ?
             """)
-        insertCopies = try Self.insertCopiesStatement(db, rows: Self.copyBatchSize)
+        insertCopies = MultiRowInsert(db, """
+            INSERT INTO collection_item (id, user_id, album_id, date_added, copy_ordinal, rating, media_condition,
+                                         sleeve_condition, notes, custom_fields)
+            """, columns: 10)
         nextCopyId = try Int64.fetchOne(db, sql: "SELECT COALESCE(MAX(id), 0) + 1 FROM collection_item")!
         insertCrateItem = try BulkStatement(db, sql: "INSERT OR IGNORE INTO crate_item (crate_id, item_id, position, added_at) VALUES (?, ?, ?, ?)")
+        insertCrateItems = MultiRowInsert(db, "INSERT OR IGNORE INTO crate_item (crate_id, item_id, position, added_at)", columns: 4)
     }
 
     /// Postpones the upkeep of the album grids' summary (`collection_album`, migration 0005) to
@@ -168,37 +179,9 @@ final class CollectionImportWriter {
         // The credit as shown names the one artist the CSV gives (see `artistId`), so both share a sort key.
         let artistId = try artistId(credit: row.artistCredit, name: prepared.credit, sortName: prepared.creditSortKey)
 
-        insertAlbum.bind(1, row.releaseId)
-        insertAlbum.bind(2, row.title)
-        insertAlbum.bind(3, prepared.titleSortKey)
-        insertAlbum.bind(4, prepared.credit)
-        insertAlbum.bind(5, prepared.creditSortKey)
-        insertAlbum.bind(6, row.year)
-        insertAlbum.bind(7, row.year.map(String.init))
-        insertAlbum.bind(8, row.format.isEmpty ? nil : row.format)
-        insertAlbum.bind(9, now)
-        insertAlbum.bind(10, now)
-        try insertAlbum.execute()
-        let albumId = db.lastInsertedRowID
-
-        insertAlbumArtist.bind(1, albumId)
-        insertAlbumArtist.bind(2, artistId)
-        try insertAlbumArtist.execute()
-        for (position, label) in prepared.labels.enumerated() {
-            insertLabel.bind(1, albumId)
-            insertLabel.bind(2, position)
-            insertLabel.bind(3, label.name)
-            insertLabel.bind(4, label.catalogNumber)
-            try insertLabel.execute()
-        }
-        for (position, format) in prepared.formats.enumerated() {
-            insertFormat.bind(1, albumId)
-            insertFormat.bind(2, position)
-            insertFormat.bind(3, format.name)
-            insertFormat.bind(4, format.quantity)
-            insertFormat.bind(5, format.descriptions)
-            try insertFormat.execute()
-        }
+        let albumId = nextAlbumId
+        nextAlbumId += 1
+        pendingAlbums.append((albumId, artistId, prepared))
         newAlbumIds.append(albumId)
         albumIds[row.releaseId] = (albumId, true, true)
         albumsSeenCount += 1
@@ -235,23 +218,54 @@ final class CollectionImportWriter {
         return (id, .added)
     }
 
-    private static let copyColumns: Int32 = 10
-
-    private static func insertCopiesStatement(_ db: Database, rows: Int) throws -> BulkStatement {
-        try BulkStatement(db, sql: """
-            INSERT INTO collection_item (id, user_id, album_id, date_added, copy_ordinal, rating, media_condition,
-                                         sleeve_condition, notes, custom_fields)
-            VALUES \(Array(repeating: "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", count: rows).joined(separator: ", "))
-            """)
+    /// Writes the albums waiting, with their credits, labels and formats.
+    private func writePendingAlbums() throws {
+        guard !pendingAlbums.isEmpty else { return }
+        let now = now
+        try insertAlbums.insert(pendingAlbums) { statement, first, album in
+            let (row, prepared) = (album.prepared.row, album.prepared)
+            statement.bind(first, album.id)
+            statement.bind(first + 1, row.releaseId)
+            statement.bind(first + 2, row.title)
+            statement.bind(first + 3, prepared.titleSortKey)
+            statement.bind(first + 4, prepared.credit)
+            statement.bind(first + 5, prepared.creditSortKey)
+            statement.bind(first + 6, row.year)
+            statement.bind(first + 7, row.year.map(String.init))
+            statement.bind(first + 8, row.format.isEmpty ? nil : row.format)
+            statement.bind(first + 9, now)
+            statement.bind(first + 10, now)
+        }
+        // The CSV names one artist per album (see `artistId`).
+        try insertAlbumArtists.insert(pendingAlbums) { statement, first, album in
+            statement.bind(first, album.id)
+            statement.bind(first + 1, 0)
+            statement.bind(first + 2, album.artistId)
+            statement.bind(first + 3, "")
+        }
+        let labels = pendingAlbums.flatMap { album in album.prepared.labels.enumerated().map { (album.id, $0.offset, $0.element) } }
+        try insertLabels.insert(labels) { statement, first, label in
+            statement.bind(first, label.0)
+            statement.bind(first + 1, label.1)
+            statement.bind(first + 2, label.2.name)
+            statement.bind(first + 3, label.2.catalogNumber)
+        }
+        let formats = pendingAlbums.flatMap { album in album.prepared.formats.enumerated().map { (album.id, $0.offset, $0.element) } }
+        try insertFormats.insert(formats) { statement, first, format in
+            statement.bind(first, format.0)
+            statement.bind(first + 1, format.1)
+            statement.bind(first + 2, format.2.name)
+            statement.bind(first + 3, format.2.quantity)
+            statement.bind(first + 4, format.2.descriptions)
+        }
+        pendingAlbums.removeAll(keepingCapacity: true)
     }
 
     private func writePendingCopies() throws {
+        try writePendingAlbums()
         guard !pendingCopies.isEmpty else { return }
-        // A full batch reuses the prepared statement; the last, shorter one gets its own.
-        let statement = pendingCopies.count == Self.copyBatchSize
-            ? insertCopies : try Self.insertCopiesStatement(db, rows: pendingCopies.count)
-        for (index, copy) in pendingCopies.enumerated() {
-            let first = Int32(index) * Self.copyColumns + 1
+        let userId = userId
+        try insertCopies.insert(pendingCopies) { statement, first, copy in
             statement.bind(first, copy.id)
             statement.bind(first + 1, userId)
             statement.bind(first + 2, copy.albumId)
@@ -259,10 +273,14 @@ final class CollectionImportWriter {
             statement.bind(first + 4, copy.ordinal)
             bindCopyFields(statement, from: first + 5, copy.row, customFields: copy.customFields)
         }
-        try statement.execute()
         pendingCopies.removeAll(keepingCapacity: true)
-        for item in pendingCrateItems {
-            try writeCrateItem(crateId: item.crateId, itemId: item.itemId, position: item.position)
+        // A waiting copy is new, so its crate entry is too (OR IGNORE as for any entry).
+        let now = now
+        try insertCrateItems.insert(pendingCrateItems) { statement, first, item in
+            statement.bind(first, item.crateId)
+            statement.bind(first + 1, item.itemId)
+            statement.bind(first + 2, item.position)
+            statement.bind(first + 3, now)
         }
         pendingCrateItems.removeAll(keepingCapacity: true)
     }
