@@ -40,6 +40,61 @@ import Testing
         #expect(plans.1.contains("collection_album_title"))
         let integrity = try bulk.reader.read { db in try String.fetchOne(db, sql: "PRAGMA integrity_check") }
         #expect(integrity == "ok")
+        // The search index, built beside the import in a scratch file and copied in, is whole and finds
+        // what the incremental import's finds.
+        func search(_ database: AppDatabase) throws -> [Int64] {
+            try database.reader.read { db in
+                try Int64.fetchAll(db, sql: "SELECT rowid FROM album_search WHERE album_search MATCH ? ORDER BY rank, rowid",
+                                   arguments: [SearchText.matchExpression("deja earth")!])
+            }
+        }
+        #expect(try search(bulk).count > 10)
+        #expect(try search(bulk) == search(incremental))
+        try bulk.writer.write { db in try db.execute(sql: "INSERT INTO album_search (album_search) VALUES ('integrity-check')") }
+    }
+
+    @Test func theScratchSearchIndexIsAttachedAndRemoved() throws {
+        let directory = try TemporaryDirectory()
+        let database = try directory.database()
+        let path = try database.writer.writeWithoutTransaction { db in
+            let builder = try SearchIndexBuilder(attachingTo: db)
+            let attached = try String.fetchAll(db, sql: "SELECT name FROM pragma_database_list")
+            #expect(attached.contains(SearchIndexBuilder.schemaName))
+            try db.inTransaction(.deferred) {
+                try builder.lockMainDatabase(db)
+                try builder.start(from: db)
+                builder.add([SearchIndexBuilder.Album(id: 1, title: "Déjà Vu", artists: "Crosby", labels: "Atlantic", catalogNumbers: "SD 7200")])
+                builder.finish()
+                // No album 1 in the catalogue: the copy is all this test looks at.
+                try builder.copy(into: db)
+                let found = try Int64.fetchAll(db, sql: "SELECT rowid FROM album_search WHERE album_search MATCH 'deja'")
+                #expect(found == [1])
+                return .rollback
+            }
+            #expect(FileManager.default.fileExists(atPath: builder.path))
+            builder.detach(db)
+            #expect(try !String.fetchAll(db, sql: "SELECT name FROM pragma_database_list").contains(SearchIndexBuilder.schemaName))
+            return builder.path
+        }
+        #expect(!FileManager.default.fileExists(atPath: path))
+        #expect(try TableCounts(database) == .empty)
+    }
+
+    /// The bulk path takes the write lock by its first statement instead of BEGIN IMMEDIATE (see
+    /// `SearchIndexBuilder.lockMainDatabase`): another writer is still reported, and nothing is lost.
+    @Test func aLockedDatabaseIsReportedOnTheBulkPathToo() throws {
+        let directory = try TemporaryDirectory()
+        let database = try directory.database(busyTimeoutMs: 50)
+        let file = try directory.write("large.csv", syntheticExport(rows: 500))
+        let other = try DatabaseQueue(path: directory.path("crated.sqlite"))
+        try other.inDatabase { db in
+            try db.execute(sql: "BEGIN IMMEDIATE")
+            try db.execute(sql: "INSERT INTO user (name, created_at) VALUES ('writer', '2020-01-01T00:00:00Z')")
+            #expect(throws: ImportError.databaseLocked) { try importing(file, into: database, .bulk) }
+            try db.execute(sql: "COMMIT")
+        }
+        #expect(try TableCounts(database).copies == 0)
+        #expect(try importing(file, into: database, .bulk).copiesAdded == 500)
     }
 
     @Test func aSmallImportIntoALargeCollectionGivesTheSameDatabaseBothWays() throws {

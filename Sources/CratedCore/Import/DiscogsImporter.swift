@@ -143,6 +143,10 @@ public struct DiscogsImporter: Sendable {
         do {
             return try database.writer.writeWithoutTransaction { db in
                 var summary: ImportSummary?
+                // Attached now, as SQLite attaches only outside a transaction; used if the import
+                // turns out to be a bulk write into an empty search index.
+                let searchBuilder = Self.mayWriteInBulk(options.writeMode, fileSize: size) ? try SearchIndexBuilder(attachingTo: db) : nil
+                defer { searchBuilder?.detach(db) }
                 // A bigger page cache for the bulk write: the indexes of a large collection stop
                 // spilling to disk mid-transaction. Restored to SQLite's default afterwards.
                 try db.execute(sql: "PRAGMA cache_size = -32768")
@@ -152,8 +156,13 @@ public struct DiscogsImporter: Sendable {
                 // ~6% of the import. Both are small against the page cache.
                 try db.execute(sql: "PRAGMA temp_store = MEMORY")
                 defer { try? db.execute(sql: "PRAGMA temp_store = DEFAULT") }
-                try db.inTransaction(.immediate) {
-                    summary = try run(db: db, reader: reader, header: header, path: path, size: size, options: options, progress: progress)
+                // BEGIN IMMEDIATE would take the scratch file's lock too, for the whole import, and
+                // stop the builder writing it: with one attached, the transaction takes the main
+                // database's write lock by its first statement instead, before it reads anything.
+                try db.inTransaction(searchBuilder == nil ? .immediate : .deferred) {
+                    if let searchBuilder { try searchBuilder.lockMainDatabase(db) }
+                    summary = try run(db: db, reader: reader, header: header, path: path, size: size, options: options,
+                                      searchBuilder: searchBuilder, progress: progress)
                     return options.dryRun ? .rollback : .commit
                 }
                 return summary!
@@ -169,7 +178,7 @@ public struct DiscogsImporter: Sendable {
 
     private func run(
         db: Database, reader: CSVReader, header: DiscogsExportHeader, path: String, size: Int,
-        options: ImportOptions, progress: (@Sendable (ImportProgress) -> Void)?
+        options: ImportOptions, searchBuilder: SearchIndexBuilder?, progress: (@Sendable (ImportProgress) -> Void)?
     ) throws -> ImportSummary {
         let user = try AppDatabase.resolveUser(db, named: options.userName, defaultName: options.defaultUserName, createIfMissing: true)
         let bulk = try Self.usesBulkWrite(db, options.writeMode, fileSize: size)
@@ -180,6 +189,9 @@ public struct DiscogsImporter: Sendable {
         if bulk { try db.execute(sql: "PRAGMA cache_size = -16384") }
         let writer = try CollectionImportWriter(db: db, userId: user.id!, catalogueInMemory: bulk)
         try writer.deferGridUpkeep()
+        let searchBuilder = try bulk && SearchIndexBuilder.canReplace(db) ? searchBuilder : nil
+        try searchBuilder?.start(from: db)
+        writer.searchBuilder = searchBuilder
         var summary = ImportSummary(file: path, user: user.name, dryRun: options.dryRun)
         summary.customFields = header.customFields.map(\.name)
 
@@ -228,9 +240,16 @@ public struct DiscogsImporter: Sendable {
         if problemCount > 0 && !options.skipInvalid {
             throw ImportError.invalidRows(problems, total: problemCount)
         }
+        // The search index is built beside the grid recount and the index builds that follow.
+        try writer.flush()
+        searchBuilder?.finish()
         try writer.finishGridUpkeep()
         try indexes?.rebuild(db)
-        try SearchIndex.add(db, newAlbumIds: writer.newAlbumIds)
+        if let searchBuilder {
+            try searchBuilder.copy(into: db)
+        } else {
+            try SearchIndex.add(db, newAlbumIds: writer.newAlbumIds)
+        }
         summary.skipped = problems
         summary.albums = writer.albumsSeen
         // Counted by the reading thread over the valid rows, which are the rows written: a file with
@@ -253,6 +272,15 @@ public struct DiscogsImporter: Sendable {
     /// many rows as the database holds albums or copies. Building an index again costs in proportion
     /// to the whole table, inserting into it in proportion to the rows added, several times more per
     /// row; twice leaves a re-import of the same file (all rows unchanged) on the incremental path.
+    /// Whether `usesBulkWrite` can be true for a file of this size.
+    static func mayWriteInBulk(_ mode: ImportWriteMode, fileSize: Int) -> Bool {
+        switch mode {
+        case .incremental: false
+        case .bulk: true
+        case .automatic: fileSize / estimatedBytesPerRow >= bulkMinimumRows
+        }
+    }
+
     static func usesBulkWrite(_ db: Database, _ mode: ImportWriteMode, fileSize: Int) throws -> Bool {
         switch mode {
         case .incremental: return false

@@ -41,6 +41,11 @@ final class CollectionImportWriter {
     private var pendingAlbums: [(id: Int64, artistId: Int64, prepared: PreparedRow)] = []
     private var nextAlbumId: Int64
 
+    /// When set, new albums are indexed for search by this builder, beside the import (a bulk import
+    /// into an empty search index), handed over a thousand or so at a time.
+    var searchBuilder: SearchIndexBuilder?
+    private var searchPending: [SearchIndexBuilder.Album] = []
+
     /// New copies wait here and go in `copyBatchSize` rows per INSERT. `collection_item` has triggers
     /// (the grids'), and with a trigger SQLite opens a statement journal for every INSERT: one row per
     /// INSERT spent more on that than on the row. The writer gives the ids itself (see `nextCopyId`),
@@ -127,9 +132,16 @@ final class CollectionImportWriter {
         try db.execute(sql: "INSERT INTO grid_deferral (id) VALUES (1)")
     }
 
-    /// Writes the copies still waiting, then recounts the grids (see `deferGridUpkeep`).
-    func finishGridUpkeep() throws {
+    /// Writes the albums and copies still waiting, and hands the last new albums to the search builder.
+    func flush() throws {
         try writePendingCopies()
+        searchBuilder?.add(searchPending)
+        searchPending.removeAll()
+    }
+
+    /// Writes what is still waiting, then recounts the grids (see `deferGridUpkeep`).
+    func finishGridUpkeep() throws {
+        try flush()
         try db.execute(sql: "DELETE FROM grid_deferral")
     }
 
@@ -257,6 +269,21 @@ final class CollectionImportWriter {
             statement.bind(first + 2, format.2.name)
             statement.bind(first + 3, format.2.quantity)
             statement.bind(first + 4, format.2.descriptions)
+        }
+        if let searchBuilder {
+            // The text `SearchIndex.insertSQL` would read back: labels and catalogue numbers in order,
+            // joined by spaces, the numbers Discogs gives as `none` (nil) left out; no tracks yet.
+            for album in pendingAlbums {
+                let labels = album.prepared.labels
+                searchPending.append(SearchIndexBuilder.Album(
+                    id: album.id, title: album.prepared.row.title, artists: album.prepared.credit,
+                    labels: labels.map(\.name).joined(separator: " "),
+                    catalogNumbers: labels.compactMap(\.catalogNumber).joined(separator: " ")))
+            }
+            if searchPending.count >= 1024 {
+                searchBuilder.add(searchPending)
+                searchPending.removeAll(keepingCapacity: true)
+            }
         }
         pendingAlbums.removeAll(keepingCapacity: true)
     }
