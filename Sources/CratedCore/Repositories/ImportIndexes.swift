@@ -48,6 +48,20 @@ struct ImportIndexes {
 
     /// Builds every index set aside again, from the statement that first created it.
     func rebuild(_ db: Database) throws {
+        // Each build sorts its keys. In memory (temp_store = MEMORY) SQLite's sorter allocates every
+        // key on its own and sorts on one thread; with sorts on file and a small cache it sorts runs
+        // of ~2 MB on two worker threads and merges them (the temporary files stay in the OS's cache).
+        // The seven largest builds of a 200,000-row import: 0.90 s -> 0.56 s (sqlite3 shell).
+        let cacheSize = try Int.fetchOne(db, sql: "PRAGMA cache_size")!
+        let tempStore = try Int.fetchOne(db, sql: "PRAGMA temp_store")!
+        try db.execute(sql: "PRAGMA temp_store = FILE")
+        try db.execute(sql: "PRAGMA threads = 2")
+        try db.execute(sql: "PRAGMA cache_size = -2048")
+        defer {
+            try? db.execute(sql: "PRAGMA cache_size = \(cacheSize)")
+            try? db.execute(sql: "PRAGMA threads = 0")
+            try? db.execute(sql: "PRAGMA temp_store = \(tempStore)")
+        }
         for index in setAside {
             try db.execute(sql: index.sql)
         }
