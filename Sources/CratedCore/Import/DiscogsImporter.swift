@@ -22,16 +22,17 @@ public struct ImportOptions: Sendable {
     }
 }
 
-/// What an import did (or, with `--dry-run`, would do).
 /// See `DiscogsImporter.usesBulkWrite`.
 enum ImportWriteMode: Sendable {
     case automatic
     /// Row by row into the indexes, artists and albums looked up by index.
     case incremental
-    /// Catalogue in memory, secondary indexes set aside and built again at the end (`ImportIndexes`).
+    /// Catalogue in memory, secondary indexes set aside and built again at the end (`ImportIndexes`),
+    /// an empty search index built beside the import (`SearchIndexBuilder`).
     case bulk
 }
 
+/// What an import did (or, with `--dry-run`, would do).
 public struct ImportSummary: Codable, Sendable, Equatable {
     public var file: String
     public var user: String
@@ -151,9 +152,9 @@ public struct DiscogsImporter: Sendable {
                 // spilling to disk mid-transaction. Restored to SQLite's default afterwards.
                 try db.execute(sql: "PRAGMA cache_size = -32768")
                 defer { try? db.execute(sql: "PRAGMA cache_size = -2000") }
-                // Statement journals (every INSERT into a table with triggers opens one) and the sorts
-                // of index builds stay in memory instead of temporary files: the journals' writes were
-                // ~6% of the import. Both are small against the page cache.
+                // Statement journals (every INSERT into a table with triggers opens one) stay in memory
+                // instead of a temporary file: their writes were ~6% of the import. Each holds the few
+                // pages one statement changes. (The index builds of a bulk write sort on file.)
                 try db.execute(sql: "PRAGMA temp_store = MEMORY")
                 defer { try? db.execute(sql: "PRAGMA temp_store = DEFAULT") }
                 // BEGIN IMMEDIATE would take the scratch file's lock too, for the whole import, and
