@@ -103,6 +103,12 @@ import Testing
         #expect(try DatabaseSnapshot(after) == snapshotBefore)
         let integrity = try await after.reader.read { db in try String.fetchOne(db, sql: "PRAGMA integrity_check") }
         #expect(integrity == "ok")
+        // The killed import's scratch search index (SearchIndexBuilder) is gone after the next bulk
+        // import at the latest (another test's import may have removed it first).
+        #expect(try run(Paths.cratedBinary, ["import", big, "--database", databasePath, "--user", "second"]).status == 0)
+        let scratchFiles = try FileManager.default.contentsOfDirectory(atPath: FileManager.default.temporaryDirectory.path)
+            .filter { $0.hasPrefix("crated-import-search-\(pid)-") }
+        #expect(scratchFiles == [])
     }
 }
 

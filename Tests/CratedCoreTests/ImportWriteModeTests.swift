@@ -80,6 +80,22 @@ import Testing
         #expect(try TableCounts(database) == .empty)
     }
 
+    @Test func scratchFilesOfEndedImportsAreRemoved() throws {
+        let folder = FileManager.default.temporaryDirectory
+        // A process id that has ended: a child that has run to its end.
+        let ended = Process()
+        ended.executableURL = URL(fileURLWithPath: "/bin/true")
+        try ended.run()
+        ended.waitUntilExit()
+        let left = folder.appending(path: "crated-import-search-\(ended.processIdentifier)-\(UUID().uuidString).sqlite").path
+        let running = folder.appending(path: "crated-import-search-\(getpid())-\(UUID().uuidString).sqlite").path
+        for path in [left, running] { FileManager.default.createFile(atPath: path, contents: Data("x".utf8)) }
+        defer { try? FileManager.default.removeItem(atPath: running) }
+        SearchIndexBuilder.removeFilesOfEndedImports()
+        #expect(!FileManager.default.fileExists(atPath: left))
+        #expect(FileManager.default.fileExists(atPath: running))
+    }
+
     /// The bulk path takes the write lock by its first statement instead of BEGIN IMMEDIATE (see
     /// `SearchIndexBuilder.lockMainDatabase`): another writer is still reported, and nothing is lost.
     @Test func aLockedDatabaseIsReportedOnTheBulkPathToo() throws {

@@ -15,7 +15,7 @@ import GRDB
 /// statements `SearchIndex.add` would, in the same order, and so ends with the same rows.
 ///
 /// The scratch file is attached to the import's connection before its transaction (SQLite does not
-/// attach inside one) and removed after it; a killed import may leave it in the temporary folder.
+/// attach inside one) and removed after it; one that a killed import left is removed by the next.
 final class SearchIndexBuilder: @unchecked Sendable {
     /// The scratch database's name on the import's connection.
     static let schemaName = "import_search"
@@ -30,9 +30,13 @@ final class SearchIndexBuilder: @unchecked Sendable {
     private var error: (any Error)?
     private var started = false
 
+    private static let filePrefix = "crated-import-search-"
+
     /// A scratch file attached to `db` (outside a transaction); nothing is written to it until `start`.
     init(attachingTo db: Database) throws {
-        path = FileManager.default.temporaryDirectory.appending(path: "crated-import-search-\(UUID().uuidString).sqlite").path
+        Self.removeFilesOfEndedImports()
+        let name = Self.filePrefix + "\(getpid())-\(UUID().uuidString).sqlite"
+        path = FileManager.default.temporaryDirectory.appending(path: name).path
         try db.execute(sql: "ATTACH DATABASE ? AS \(Self.schemaName)", arguments: [path])
         // Read once, start to end: through the memory map (the connection's setting) its ~50 MB of
         // pages would all count as the import's memory.
@@ -44,6 +48,17 @@ final class SearchIndexBuilder: @unchecked Sendable {
         queue.sync { scratch = nil }
         try? db.execute(sql: "DETACH DATABASE \(Self.schemaName)")
         for suffix in ["", "-journal", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+    }
+
+    /// Removes the scratch files that killed imports left: those named after a process that has ended.
+    static func removeFilesOfEndedImports() {
+        let folder = FileManager.default.temporaryDirectory
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder.path) else { return }
+        for name in names where name.hasPrefix(filePrefix) {
+            guard let pid = Int32(name.dropFirst(filePrefix.count).prefix { $0 != "-" }),
+                  kill(pid, 0) != 0 && errno == ESRCH else { continue }
+            try? FileManager.default.removeItem(at: folder.appending(path: name))
+        }
     }
 
     /// Takes the main database's write lock at the start of a deferred transaction, as BEGIN IMMEDIATE
