@@ -128,3 +128,74 @@ func exportRow(
     [catalog, artist, title, label, format, rating, released, releaseId, folder, dateAdded, media, sleeve, notes, purchasedAt]
         .joined(separator: ",")
 }
+
+/// Everything a database holds, to compare two databases: the schema (tables, indexes, triggers as
+/// their SQL) and every table's rows, sorted, without the columns that hold the time of writing.
+struct DatabaseSnapshot: Equatable {
+    var schema: [String]
+    var tables: [String: [String]]
+
+    static let timeColumns: Set<String> = ["created_at", "updated_at", "added_at", "applied_at"]
+
+    init(_ database: AppDatabase) throws {
+        (schema, tables) = try database.reader.read { db in
+            let schema = try Row.fetchAll(db, sql: "SELECT type, name, tbl_name, sql FROM sqlite_schema WHERE sql IS NOT NULL ORDER BY type, name")
+                .map(\.description)
+            var tables: [String: [String]] = [:]
+            for table in try String.fetchAll(db, sql: "SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name <> 'album_search'") {
+                let columns = try String.fetchAll(db, sql: "SELECT name FROM pragma_table_info(?)", arguments: [table])
+                    .filter { !Self.timeColumns.contains($0) }
+                    .map(\.quotedDatabaseIdentifier).joined(separator: ", ")
+                tables[table] = try Row.fetchAll(db, sql: "SELECT \(columns) FROM \(table.quotedDatabaseIdentifier)").map(\.description).sorted()
+            }
+            return (schema, tables)
+        }
+    }
+
+    /// The tables whose rows differ, for a readable failure.
+    func differences(from other: DatabaseSnapshot) -> [String] {
+        Set(tables.keys).union(other.tables.keys).sorted().filter { tables[$0] != other.tables[$0] }
+            + (schema == other.schema ? [] : ["(schema)"])
+    }
+}
+
+/// A Discogs-shaped export of `rows` rows, the same for the same arguments: artists from a pool with
+/// Discogs suffixes and commas, several copies of one release on other days, identical rows, several
+/// labels, `none` catalogue numbers, unknown years, ratings, notes over two lines, folders (some the
+/// default), a custom field. Release ids start at `firstRelease`; `ratingShift` changes the rating of every
+/// third release.
+func syntheticExport(rows: Int, firstRelease: Int = 1, ratingShift: Int = 0) -> String {
+    var lines = [exportHeader]
+    lines.reserveCapacity(rows + 1)
+    var row = 0
+    while row < rows {
+        let n = firstRelease + row
+        let release = String(n)
+        let artist = n % 11 == 0 ? "\"Earth, Wind & Fire (\(n % 3 + 2))\"" : "Artist \(n % 389)\(n % 5 == 0 ? " (2)" : "")"
+        let label = n % 4 == 0 ? "\"Label \(n % 53), Label \(n % 17)\"" : "Label \(n % 53)"
+        let catalog = n % 9 == 0 ? "none" : (n % 4 == 0 ? "\"CAT \(n), CAT \(n + 1)\"" : "CAT \(n)")
+        let folder = ["Uncategorized", "Jazz", "Dub & Reggae", "\"Sell, maybe\"", "Ambient"][n % 5]
+        let day = 1 + n % 28, month = 1 + n % 12
+        // A shifted rating re-rates every third release.
+        let rating = (n + (n % 3 == 0 ? ratingShift : 0)) % 6
+        let date = "2021-\(month < 10 ? "0" : "")\(month)-\(day < 10 ? "0" : "")\(day) 1\(n % 10):0\(n % 6):00"
+        let line = exportRow(
+            catalog: catalog, artist: artist, title: "Title \(n % 7 == 0 ? "Déjà Vu" : "Record") \(n)", label: label,
+            format: n % 3 == 0 ? "\"2xLP, Album, RE\"" : "LP", rating: rating == 0 ? "" : String(rating),
+            released: n % 13 == 0 ? "0" : String(1960 + n % 60), releaseId: release, folder: folder, dateAdded: date,
+            media: n % 2 == 0 ? "Mint (M)" : "", notes: n % 10 == 0 ? "\"First line\nsecond \"\"quoted\"\"\"" : "",
+            purchasedAt: n % 6 == 0 ? "Rough Trade" : "")
+        lines.append(line)
+        row += 1
+        // Every 17th release has a second copy on another day, every 23rd an identical row.
+        if n % 17 == 0 && row < rows {
+            lines.append(line.replacingOccurrences(of: date, with: "2023-05-05 05:05:05"))
+            row += 1
+        }
+        if n % 23 == 0 && row < rows {
+            lines.append(line)
+            row += 1
+        }
+    }
+    return lines.joined(separator: "\n") + "\n"
+}

@@ -13,6 +13,9 @@ struct PreparedRow: Sendable {
     /// RFC 3339, as stored.
     var dateAdded: String
     var customFields: String
+    /// Identical rows are several copies: the nth valid row with the same release and date added is
+    /// copy n (from 0). Set by the reading thread, which sees every row in file order.
+    var ordinal = 0
 
     init(_ row: DiscogsExportRow) {
         self.row = row
@@ -52,6 +55,19 @@ final class ImportRowStream: @unchecked Sendable {
     private var failure: (any Error)?
     private var stopping = false
     private var threadEnded = false
+
+    /// What the reading thread counted over the valid rows, for the summary: read once `next()` has
+    /// returned nil (the thread has ended by then).
+    struct Tally {
+        var credits = Set<String>()
+        var folders = Set<String>()
+    }
+    private var readerTally = Tally()
+    var tally: Tally {
+        condition.lock()
+        defer { condition.unlock() }
+        return readerTally
+    }
 
     private static let batchSize = 512
     /// Batches read ahead at most: memory stays flat however far the reading gets ahead.
@@ -93,10 +109,21 @@ final class ImportRowStream: @unchecked Sendable {
         var items: [Item] = []
         items.reserveCapacity(Self.batchSize)
         var error: (any Error)?
+        // This bookkeeping needs only the file: done here, it leaves the writing thread (the busier
+        // of the two) to the database.
+        struct CopyKey: Hashable { var release: Int64; var dateAdded: Int64 }
+        var copiesSeen: [CopyKey: Int] = [:]
+        var tally = Tally()
         do {
             while let record = try nextRecord(reader) {
                 do throws(RowProblem) {
-                    items.append(.row(PreparedRow(try DiscogsExportRow(record: record, header: header))))
+                    var prepared = PreparedRow(try DiscogsExportRow(record: record, header: header))
+                    let key = CopyKey(release: prepared.row.releaseId, dateAdded: prepared.row.dateAdded)
+                    prepared.ordinal = copiesSeen[key, default: 0]
+                    copiesSeen[key] = prepared.ordinal + 1
+                    tally.credits.insert(prepared.row.artistCredit)
+                    if let folder = prepared.row.folder { tally.folders.insert(folder) }
+                    items.append(.row(prepared))
                 } catch {
                     items.append(.problem(error))
                 }
@@ -111,6 +138,7 @@ final class ImportRowStream: @unchecked Sendable {
         condition.lock()
         if !items.isEmpty { batches.append(Batch(items: items, bytesRead: reader.bytesRead)) }
         failure = error
+        readerTally = tally
         readingEnded = true
         threadEnded = true
         condition.broadcast()

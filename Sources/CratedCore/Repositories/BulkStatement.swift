@@ -99,3 +99,50 @@ final class BulkStatement {
     /// SQLite copies the bytes: the Swift string's buffer does not outlive the call.
     private static var transient: sqlite3_destructor_type { unsafeBitCast(-1, to: sqlite3_destructor_type.self) }
 }
+
+/// One INSERT of many rows at a time, its statements prepared once for each number of rows used.
+/// A statement's run costs SQLite more than a row (and, on a table with triggers, a statement journal
+/// of its own), so the import writes its new rows a batch per statement.
+final class MultiRowInsert {
+    private let db: Database
+    private let head: String
+    let columns: Int32
+    private var statements: [Int: BulkStatement] = [:]
+
+    /// `head` is the statement up to VALUES: `INSERT INTO t (a, b)`.
+    init(_ db: Database, _ head: String, columns: Int32) {
+        self.db = db
+        self.head = head
+        self.columns = columns
+    }
+
+    /// The statement for `rows` rows; values are bound from 1, row after row.
+    func statement(rows: Int) throws -> BulkStatement {
+        if let statement = statements[rows] { return statement }
+        let row = "(" + Array(repeating: "?", count: Int(columns)).joined(separator: ", ") + ")"
+        let statement = try BulkStatement(db, sql: head + " VALUES " + Array(repeating: row, count: rows).joined(separator: ", "))
+        statements[rows] = statement
+        return statement
+    }
+}
+
+extension MultiRowInsert {
+    /// Most rows per statement: the import's batches, well under SQLite's limit on bound values.
+    static let maximumRows = 64
+
+    /// Inserts `items`, `maximumRows` rows per statement; `bind` binds one item's values from the
+    /// given index on.
+    func insert<Item>(_ items: some Collection<Item>, bind: (BulkStatement, Int32, Item) -> Void) throws {
+        var start = items.startIndex
+        while start != items.endIndex {
+            let end = items.index(start, offsetBy: Self.maximumRows, limitedBy: items.endIndex) ?? items.endIndex
+            let chunk = items[start..<end]
+            let statement = try statement(rows: chunk.count)
+            for (offset, item) in chunk.enumerated() {
+                bind(statement, Int32(offset) * columns + 1, item)
+            }
+            try statement.execute()
+            start = end
+        }
+    }
+}

@@ -14,21 +14,37 @@ final class CollectionImportWriter {
     private let userId: Int64
     private let now: String
     private var artistIds: [String: Int64] = [:]
-    private var albumIds: [Int64: (id: Int64, isNew: Bool)] = [:]
+    /// By release id; `seen` once a row of this import named it (preloaded albums start unseen).
+    private var albumIds: [Int64: (id: Int64, isNew: Bool, seen: Bool)] = [:]
     private var crateIds: [String: Int64] = [:]
     private var nextCratePosition: [Int64: Int] = [:]
+    /// Whether `artistIds` and `albumIds` started out holding the whole catalogue (see `init`), so that
+    /// a name or release missing from them is missing from the database too.
+    private let catalogueInMemory: Bool
 
     private let findArtist: BulkStatement
     private let insertArtist: BulkStatement
     private let findAlbum: BulkStatement
-    private let insertAlbum: BulkStatement
-    private let insertAlbumArtist: BulkStatement
-    private let insertLabel: BulkStatement
-    private let insertFormat: BulkStatement
+    private let insertAlbums: MultiRowInsert
+    private let insertAlbumArtists: MultiRowInsert
+    private let insertLabels: MultiRowInsert
+    private let insertFormats: MultiRowInsert
     private let findCopy: BulkStatement
     private let updateCopy: BulkStatement
-    private let insertCopies: BulkStatement
+    private let insertCopies: MultiRowInsert
     private let insertCrateItem: BulkStatement
+    private let insertCrateItems: MultiRowInsert
+
+    /// New albums wait here with their credits, labels and formats, and go in with the copies waiting
+    /// (before them: the copies' foreign key needs the album), a batch per INSERT, as copies do. The
+    /// writer gives their ids itself, as for copies.
+    private var pendingAlbums: [(id: Int64, artistId: Int64, prepared: PreparedRow)] = []
+    private var nextAlbumId: Int64
+
+    /// When set, new albums are indexed for search by this builder, beside the import (a bulk import
+    /// into an empty search index), handed over a thousand or so at a time.
+    var searchBuilder: SearchIndexBuilder?
+    private var searchPending: [SearchIndexBuilder.Album] = []
 
     /// New copies wait here and go in `copyBatchSize` rows per INSERT. `collection_item` has triggers
     /// (the grids'), and with a trigger SQLite opens a statement journal for every INSERT: one row per
@@ -56,24 +72,42 @@ final class CollectionImportWriter {
     private(set) var newAlbumIds: [Int64] = []
     var albumsAdded: Int { newAlbumIds.count }
     /// Distinct releases written so far, new or not.
-    var albumsSeen: Int { albumIds.count }
+    var albumsSeen: Int { albumsSeenCount }
+    private var albumsSeenCount = 0
     private(set) var cratesAdded = 0
 
-    init(db: Database, userId: Int64) throws {
+    /// With `catalogueInMemory`, every artist and album is read into the writer's dictionaries at once,
+    /// and the import finds them there instead of by an index seek per row; meant for an import that is
+    /// large against the catalogue (the dictionaries hold no more than the import would add anyway), and
+    /// needed when the artist indexes are set aside (`ImportIndexes`).
+    init(db: Database, userId: Int64, catalogueInMemory: Bool = false) throws {
         self.db = db
         self.userId = userId
         self.now = Timestamp.now()
+        self.catalogueInMemory = catalogueInMemory
+        if catalogueInMemory {
+            // The artist `findArtist` would return: one with a Discogs id before one known only by name.
+            let artists = try Row.fetchCursor(db, sql: "SELECT discogs_name, id FROM artist ORDER BY discogs_id IS NULL, id")
+            while let row = try artists.next() {
+                let name: String = row[0]
+                if artistIds[name] == nil { artistIds[name] = row[1] }
+            }
+            let albums = try Row.fetchCursor(db, sql: "SELECT discogs_release_id, id FROM album WHERE discogs_release_id IS NOT NULL")
+            while let row = try albums.next() {
+                albumIds[row[0]] = (row[1], false, false)
+            }
+        }
         findArtist = try BulkStatement(db, sql: "SELECT id FROM artist WHERE discogs_name = ? ORDER BY discogs_id IS NULL LIMIT 1")
         insertArtist = try BulkStatement(db, sql: "INSERT INTO artist (name, discogs_name, sort_name) VALUES (?, ?, ?)")
         findAlbum = try BulkStatement(db, sql: "SELECT id FROM album WHERE discogs_release_id = ?")
-        insertAlbum = try BulkStatement(db, sql: """
-            INSERT INTO album (discogs_release_id, title, sort_title, artist_credit, artist_sort_name, year, released,
+        insertAlbums = MultiRowInsert(db, """
+            INSERT INTO album (id, discogs_release_id, title, sort_title, artist_credit, artist_sort_name, year, released,
                                format_summary, created_at, updated_at)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """)
-        insertAlbumArtist = try BulkStatement(db, sql: "INSERT INTO album_artist (album_id, position, artist_id, join_phrase) VALUES (?, 0, ?, '')")
-        insertLabel = try BulkStatement(db, sql: "INSERT INTO album_label (album_id, position, name, catalog_number) VALUES (?, ?, ?, ?)")
-        insertFormat = try BulkStatement(db, sql: "INSERT INTO album_format (album_id, position, name, quantity, descriptions) VALUES (?, ?, ?, ?, ?)")
+            """, columns: 11)
+        insertAlbumArtists = MultiRowInsert(db, "INSERT INTO album_artist (album_id, position, artist_id, join_phrase)", columns: 4)
+        insertLabels = MultiRowInsert(db, "INSERT INTO album_label (album_id, position, name, catalog_number)", columns: 4)
+        insertFormats = MultiRowInsert(db, "INSERT INTO album_format (album_id, position, name, quantity, descriptions)", columns: 5)
+        nextAlbumId = try Int64.fetchOne(db, sql: "SELECT COALESCE(MAX(id), 0) + 1 FROM album")!
         findCopy = try BulkStatement(db, sql: """
             SELECT id, rating, media_condition, sleeve_condition, notes, custom_fields FROM collection_item
             WHERE user_id = ? AND album_id = ? AND date_added = ? AND copy_ordinal = ?
@@ -82,9 +116,13 @@ final class CollectionImportWriter {
             UPDATE collection_item SET rating = ?, media_condition = ?, sleeve_condition = ?, notes = ?, custom_fields = ?
             WHERE id = ?
             """)
-        insertCopies = try Self.insertCopiesStatement(db, rows: Self.copyBatchSize)
+        insertCopies = MultiRowInsert(db, """
+            INSERT INTO collection_item (id, user_id, album_id, date_added, copy_ordinal, rating, media_condition,
+                                         sleeve_condition, notes, custom_fields)
+            """, columns: 10)
         nextCopyId = try Int64.fetchOne(db, sql: "SELECT COALESCE(MAX(id), 0) + 1 FROM collection_item")!
         insertCrateItem = try BulkStatement(db, sql: "INSERT OR IGNORE INTO crate_item (crate_id, item_id, position, added_at) VALUES (?, ?, ?, ?)")
+        insertCrateItems = MultiRowInsert(db, "INSERT OR IGNORE INTO crate_item (crate_id, item_id, position, added_at)", columns: 4)
     }
 
     /// Postpones the upkeep of the album grids' summary (`collection_album`, migration 0005) to
@@ -94,9 +132,16 @@ final class CollectionImportWriter {
         try db.execute(sql: "INSERT INTO grid_deferral (id) VALUES (1)")
     }
 
-    /// Writes the copies still waiting, then recounts the grids (see `deferGridUpkeep`).
-    func finishGridUpkeep() throws {
+    /// Writes the albums and copies still waiting, and hands the last new albums to the search builder.
+    func flush() throws {
         try writePendingCopies()
+        searchBuilder?.add(searchPending)
+        searchPending.removeAll()
+    }
+
+    /// Writes what is still waiting, then recounts the grids (see `deferGridUpkeep`).
+    func finishGridUpkeep() throws {
+        try flush()
         try db.execute(sql: "DELETE FROM grid_deferral")
     }
 
@@ -104,9 +149,8 @@ final class CollectionImportWriter {
     /// names: `Earth, Wind & Fire`), so the whole credit is one artist until sync brings the real ones.
     private func artistId(credit: String, name: String, sortName: String) throws -> Int64 {
         if let id = artistIds[credit] { return id }
-        findArtist.bind(1, credit)
         let id: Int64
-        if let found = try findArtist.fetchInt64() {
+        if !catalogueInMemory, let found = try findArtist(credit) {
             id = found
         } else {
             insertArtist.bind(1, name)
@@ -120,52 +164,39 @@ final class CollectionImportWriter {
         return id
     }
 
+    private func findArtist(_ credit: String) throws -> Int64? {
+        findArtist.bind(1, credit)
+        return try findArtist.fetchInt64()
+    }
+
     /// The album for the row's release; created from the row when the catalogue lacks it.
     /// An album that exists is left as it is: sync's data is richer than the export's.
     func album(for prepared: PreparedRow) throws -> (id: Int64, isNew: Bool) {
         let row = prepared.row
-        if let known = albumIds[row.releaseId] { return known }
-        findAlbum.bind(1, row.releaseId)
-        if let id = try findAlbum.fetchInt64() {
-            albumIds[row.releaseId] = (id, false)
-            return (id, false)
+        if let known = albumIds[row.releaseId] {
+            if !known.seen {
+                albumIds[row.releaseId] = (known.id, known.isNew, true)
+                albumsSeenCount += 1
+            }
+            return (known.id, known.isNew)
+        }
+        if !catalogueInMemory {
+            findAlbum.bind(1, row.releaseId)
+            if let id = try findAlbum.fetchInt64() {
+                albumIds[row.releaseId] = (id, false, true)
+                albumsSeenCount += 1
+                return (id, false)
+            }
         }
         // The credit as shown names the one artist the CSV gives (see `artistId`), so both share a sort key.
         let artistId = try artistId(credit: row.artistCredit, name: prepared.credit, sortName: prepared.creditSortKey)
 
-        insertAlbum.bind(1, row.releaseId)
-        insertAlbum.bind(2, row.title)
-        insertAlbum.bind(3, prepared.titleSortKey)
-        insertAlbum.bind(4, prepared.credit)
-        insertAlbum.bind(5, prepared.creditSortKey)
-        insertAlbum.bind(6, row.year)
-        insertAlbum.bind(7, row.year.map(String.init))
-        insertAlbum.bind(8, row.format.isEmpty ? nil : row.format)
-        insertAlbum.bind(9, now)
-        insertAlbum.bind(10, now)
-        try insertAlbum.execute()
-        let albumId = db.lastInsertedRowID
-
-        insertAlbumArtist.bind(1, albumId)
-        insertAlbumArtist.bind(2, artistId)
-        try insertAlbumArtist.execute()
-        for (position, label) in prepared.labels.enumerated() {
-            insertLabel.bind(1, albumId)
-            insertLabel.bind(2, position)
-            insertLabel.bind(3, label.name)
-            insertLabel.bind(4, label.catalogNumber)
-            try insertLabel.execute()
-        }
-        for (position, format) in prepared.formats.enumerated() {
-            insertFormat.bind(1, albumId)
-            insertFormat.bind(2, position)
-            insertFormat.bind(3, format.name)
-            insertFormat.bind(4, format.quantity)
-            insertFormat.bind(5, format.descriptions)
-            try insertFormat.execute()
-        }
+        let albumId = nextAlbumId
+        nextAlbumId += 1
+        pendingAlbums.append((albumId, artistId, prepared))
         newAlbumIds.append(albumId)
-        albumIds[row.releaseId] = (albumId, true)
+        albumIds[row.releaseId] = (albumId, true, true)
+        albumsSeenCount += 1
         return (albumId, true)
     }
 
@@ -199,23 +230,69 @@ final class CollectionImportWriter {
         return (id, .added)
     }
 
-    private static let copyColumns: Int32 = 10
-
-    private static func insertCopiesStatement(_ db: Database, rows: Int) throws -> BulkStatement {
-        try BulkStatement(db, sql: """
-            INSERT INTO collection_item (id, user_id, album_id, date_added, copy_ordinal, rating, media_condition,
-                                         sleeve_condition, notes, custom_fields)
-            VALUES \(Array(repeating: "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", count: rows).joined(separator: ", "))
-            """)
+    /// Writes the albums waiting, with their credits, labels and formats.
+    private func writePendingAlbums() throws {
+        guard !pendingAlbums.isEmpty else { return }
+        let now = now
+        try insertAlbums.insert(pendingAlbums) { statement, first, album in
+            let (row, prepared) = (album.prepared.row, album.prepared)
+            statement.bind(first, album.id)
+            statement.bind(first + 1, row.releaseId)
+            statement.bind(first + 2, row.title)
+            statement.bind(first + 3, prepared.titleSortKey)
+            statement.bind(first + 4, prepared.credit)
+            statement.bind(first + 5, prepared.creditSortKey)
+            statement.bind(first + 6, row.year)
+            statement.bind(first + 7, row.year.map(String.init))
+            statement.bind(first + 8, row.format.isEmpty ? nil : row.format)
+            statement.bind(first + 9, now)
+            statement.bind(first + 10, now)
+        }
+        // The CSV names one artist per album (see `artistId`).
+        try insertAlbumArtists.insert(pendingAlbums) { statement, first, album in
+            statement.bind(first, album.id)
+            statement.bind(first + 1, 0)
+            statement.bind(first + 2, album.artistId)
+            statement.bind(first + 3, "")
+        }
+        let labels = pendingAlbums.flatMap { album in album.prepared.labels.enumerated().map { (album.id, $0.offset, $0.element) } }
+        try insertLabels.insert(labels) { statement, first, label in
+            statement.bind(first, label.0)
+            statement.bind(first + 1, label.1)
+            statement.bind(first + 2, label.2.name)
+            statement.bind(first + 3, label.2.catalogNumber)
+        }
+        let formats = pendingAlbums.flatMap { album in album.prepared.formats.enumerated().map { (album.id, $0.offset, $0.element) } }
+        try insertFormats.insert(formats) { statement, first, format in
+            statement.bind(first, format.0)
+            statement.bind(first + 1, format.1)
+            statement.bind(first + 2, format.2.name)
+            statement.bind(first + 3, format.2.quantity)
+            statement.bind(first + 4, format.2.descriptions)
+        }
+        if let searchBuilder {
+            // The text `SearchIndex.insertSQL` would read back: labels and catalogue numbers in order,
+            // joined by spaces, the numbers Discogs gives as `none` (nil) left out; no tracks yet.
+            for album in pendingAlbums {
+                let labels = album.prepared.labels
+                searchPending.append(SearchIndexBuilder.Album(
+                    id: album.id, title: album.prepared.row.title, artists: album.prepared.credit,
+                    labels: labels.map(\.name).joined(separator: " "),
+                    catalogNumbers: labels.compactMap(\.catalogNumber).joined(separator: " ")))
+            }
+            if searchPending.count >= 1024 {
+                searchBuilder.add(searchPending)
+                searchPending.removeAll(keepingCapacity: true)
+            }
+        }
+        pendingAlbums.removeAll(keepingCapacity: true)
     }
 
     private func writePendingCopies() throws {
+        try writePendingAlbums()
         guard !pendingCopies.isEmpty else { return }
-        // A full batch reuses the prepared statement; the last, shorter one gets its own.
-        let statement = pendingCopies.count == Self.copyBatchSize
-            ? insertCopies : try Self.insertCopiesStatement(db, rows: pendingCopies.count)
-        for (index, copy) in pendingCopies.enumerated() {
-            let first = Int32(index) * Self.copyColumns + 1
+        let userId = userId
+        try insertCopies.insert(pendingCopies) { statement, first, copy in
             statement.bind(first, copy.id)
             statement.bind(first + 1, userId)
             statement.bind(first + 2, copy.albumId)
@@ -223,10 +300,14 @@ final class CollectionImportWriter {
             statement.bind(first + 4, copy.ordinal)
             bindCopyFields(statement, from: first + 5, copy.row, customFields: copy.customFields)
         }
-        try statement.execute()
         pendingCopies.removeAll(keepingCapacity: true)
-        for item in pendingCrateItems {
-            try writeCrateItem(crateId: item.crateId, itemId: item.itemId, position: item.position)
+        // A waiting copy is new, so its crate entry is too (OR IGNORE as for any entry).
+        let now = now
+        try insertCrateItems.insert(pendingCrateItems) { statement, first, item in
+            statement.bind(first, item.crateId)
+            statement.bind(first + 1, item.itemId)
+            statement.bind(first + 2, item.position)
+            statement.bind(first + 3, now)
         }
         pendingCrateItems.removeAll(keepingCapacity: true)
     }

@@ -26,8 +26,14 @@ public enum SearchIndex {
         guard !newAlbumIds.isEmpty else { return }
         try ListingGeneration.advance(db)
         let ids = "[" + newAlbumIds.map(String.init).joined(separator: ",") + "]"
-        guard newAlbumIds.count >= bulkAlbums else {
-            try db.execute(sql: insertSQL(albumsWhere: "a.id IN (SELECT value FROM json_each(?))"), arguments: [ids])
+        try insert(db, count: newAlbumIds.count, sql: insertSQL(albumsWhere: "a.id IN (SELECT value FROM json_each(?))"), arguments: [ids])
+    }
+
+    /// Runs `sql`, an INSERT of `count` albums' search rows in one statement, as `add` does; also for
+    /// `SearchIndexBuilder`, whose index must come out the same.
+    static func insert(_ db: Database, count: Int, sql: String, arguments: StatementArguments = []) throws {
+        guard count >= bulkAlbums else {
+            try db.execute(sql: sql, arguments: arguments)
             return
         }
         // Within the statement FTS5 also writes a segment each time its pending terms pass `hashsize`
@@ -35,9 +41,12 @@ public enum SearchIndex {
         // The setting is stored in the table, so the one found is put back, in the same transaction.
         let hashSize = try String.fetchOne(db, sql: "SELECT v FROM album_search_config WHERE k = 'hashsize'")
         try db.execute(sql: "INSERT INTO album_search (album_search, rank) VALUES ('hashsize', ?)", arguments: [bulkHashSize])
-        try db.execute(sql: insertSQL(albumsWhere: "a.id IN (SELECT value FROM json_each(?))"), arguments: [ids])
+        try db.execute(sql: sql, arguments: arguments)
         try db.execute(sql: "INSERT INTO album_search (album_search, rank) VALUES ('hashsize', ?)", arguments: [hashSize ?? defaultHashSize])
     }
+
+    /// The columns of a search row, in `insertSQL`'s order.
+    static let columns = "rowid, title, artists, labels, catalog_numbers, tracks"
 
     /// From this many albums on, `add` indexes with a `bulkHashSize` buffer.
     private static let bulkAlbums = 10_000

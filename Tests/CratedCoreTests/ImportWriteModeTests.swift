@@ -1,0 +1,214 @@
+@testable import CratedCore
+import Foundation
+import GRDB
+import Testing
+
+/// The import writes a large file into a small database in bulk (catalogue in memory, secondary
+/// indexes built again at the end) and anything else row by row. Both must give the same database.
+@Suite struct ImportWriteModeTests {
+    private func importing(_ path: String, into database: AppDatabase, _ mode: ImportWriteMode, user: String? = nil) throws -> ImportSummary {
+        var options = ImportOptions(userName: user)
+        options.writeMode = mode
+        var summary = try DiscogsImporter(database: database).importFile(at: path, options: options)
+        summary.file = ""
+        return summary
+    }
+
+    @Test func aLargeImportIntoAnEmptyCollectionGivesTheSameDatabaseBothWays() throws {
+        let directory = try TemporaryDirectory()
+        let file = try directory.write("large.csv", syntheticExport(rows: 3000))
+        let incremental = try directory.database("incremental.sqlite")
+        let bulk = try directory.database("bulk.sqlite")
+        let incrementalSummary = try importing(file, into: incremental, .incremental)
+        let bulkSummary = try importing(file, into: bulk, .bulk)
+        #expect(bulkSummary == incrementalSummary)
+        #expect(bulkSummary.copiesAdded == 3000 && bulkSummary.albumsAdded > 2000 && bulkSummary.crates == 4)
+
+        let (one, other) = (try DatabaseSnapshot(incremental), try DatabaseSnapshot(bulk))
+        #expect(one.differences(from: other) == [])
+        #expect(one.tables["collection_item"]?.count == 3000)
+        #expect(one.tables["collection_album"]?.count == bulkSummary.albums)
+        // The indexes set aside are back, and used: an artist found by name, a grid walked by title.
+        let plans = try bulk.reader.read { db in
+            func plan(_ sql: String) throws -> String {
+                try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + sql).map { $0["detail"] as String }.joined(separator: "; ")
+            }
+            return (try plan("SELECT id FROM artist WHERE discogs_name = 'Artist 5 (2)'"),
+                    try plan("SELECT album_id FROM collection_album WHERE user_id = 1 ORDER BY title_key, album_id"))
+        }
+        #expect(plans.0.contains("artist_discogs_name") || plans.0.contains("artist_unidentified_name"))
+        #expect(plans.1.contains("collection_album_title"))
+        let integrity = try bulk.reader.read { db in try String.fetchOne(db, sql: "PRAGMA integrity_check") }
+        #expect(integrity == "ok")
+        // The search index, built beside the import in a scratch file and copied in, is whole and finds
+        // what the incremental import's finds.
+        func search(_ database: AppDatabase) throws -> [Int64] {
+            try database.reader.read { db in
+                try Int64.fetchAll(db, sql: "SELECT rowid FROM album_search WHERE album_search MATCH ? ORDER BY rank, rowid",
+                                   arguments: [SearchText.matchExpression("deja earth")!])
+            }
+        }
+        #expect(try search(bulk).count > 10)
+        #expect(try search(bulk) == search(incremental))
+        try bulk.writer.write { db in try db.execute(sql: "INSERT INTO album_search (album_search) VALUES ('integrity-check')") }
+    }
+
+    @Test func theScratchSearchIndexIsAttachedAndRemoved() throws {
+        let directory = try TemporaryDirectory()
+        let database = try directory.database()
+        let path = try database.writer.writeWithoutTransaction { db in
+            let builder = try SearchIndexBuilder(attachingTo: db)
+            let attached = try String.fetchAll(db, sql: "SELECT name FROM pragma_database_list")
+            #expect(attached.contains(SearchIndexBuilder.schemaName))
+            try db.inTransaction(.deferred) {
+                try builder.lockMainDatabase(db)
+                try builder.start(from: db)
+                builder.add([SearchIndexBuilder.Album(id: 1, title: "Déjà Vu", artists: "Crosby", labels: "Atlantic", catalogNumbers: "SD 7200")])
+                builder.finish()
+                // No album 1 in the catalogue: the copy is all this test looks at.
+                try builder.copy(into: db)
+                let found = try Int64.fetchAll(db, sql: "SELECT rowid FROM album_search WHERE album_search MATCH 'deja'")
+                #expect(found == [1])
+                return .rollback
+            }
+            #expect(FileManager.default.fileExists(atPath: builder.path))
+            builder.detach(db)
+            #expect(try !String.fetchAll(db, sql: "SELECT name FROM pragma_database_list").contains(SearchIndexBuilder.schemaName))
+            return builder.path
+        }
+        #expect(!FileManager.default.fileExists(atPath: path))
+        #expect(try TableCounts(database) == .empty)
+    }
+
+    @Test func scratchFilesOfEndedImportsAreRemoved() throws {
+        let folder = FileManager.default.temporaryDirectory
+        // A process id that has ended: a child that has run to its end.
+        let ended = Process()
+        ended.executableURL = URL(fileURLWithPath: "/bin/true")
+        try ended.run()
+        ended.waitUntilExit()
+        let left = folder.appending(path: "crated-import-search-\(ended.processIdentifier)-\(UUID().uuidString).sqlite").path
+        let running = folder.appending(path: "crated-import-search-\(getpid())-\(UUID().uuidString).sqlite").path
+        for path in [left, running] { FileManager.default.createFile(atPath: path, contents: Data("x".utf8)) }
+        defer { try? FileManager.default.removeItem(atPath: running) }
+        SearchIndexBuilder.removeFilesOfEndedImports()
+        #expect(!FileManager.default.fileExists(atPath: left))
+        #expect(FileManager.default.fileExists(atPath: running))
+    }
+
+    /// The bulk path takes the write lock by its first statement instead of BEGIN IMMEDIATE (see
+    /// `SearchIndexBuilder.lockMainDatabase`): another writer is still reported, and nothing is lost.
+    @Test func aLockedDatabaseIsReportedOnTheBulkPathToo() throws {
+        let directory = try TemporaryDirectory()
+        let database = try directory.database(busyTimeoutMs: 50)
+        let file = try directory.write("large.csv", syntheticExport(rows: 500))
+        let other = try DatabaseQueue(path: directory.path("crated.sqlite"))
+        try other.inDatabase { db in
+            try db.execute(sql: "BEGIN IMMEDIATE")
+            try db.execute(sql: "INSERT INTO user (name, created_at) VALUES ('writer', '2020-01-01T00:00:00Z')")
+            #expect(throws: ImportError.databaseLocked) { try importing(file, into: database, .bulk) }
+            try db.execute(sql: "COMMIT")
+        }
+        #expect(try TableCounts(database).copies == 0)
+        #expect(try importing(file, into: database, .bulk).copiesAdded == 500)
+    }
+
+    @Test func aSmallImportIntoALargeCollectionGivesTheSameDatabaseBothWays() throws {
+        let directory = try TemporaryDirectory()
+        let first = try directory.write("first.csv", syntheticExport(rows: 2000))
+        // A later export: the first 300 releases again, a third of them re-rated, and 200 new ones;
+        // and the same for a second user, who shares the catalogue.
+        let later = try directory.write("later.csv", syntheticExport(rows: 300, ratingShift: 1)
+            + String(syntheticExport(rows: 200, firstRelease: 5000).dropFirst(exportHeader.count + 1)))
+        var summaries: [[ImportSummary]] = []
+        var snapshots: [DatabaseSnapshot] = []
+        for (name, mode) in [("incremental.sqlite", ImportWriteMode.incremental), ("bulk.sqlite", .bulk)] {
+            let database = try directory.database(name)
+            _ = try importing(first, into: database, .incremental)
+            summaries.append([try importing(later, into: database, mode), try importing(later, into: database, mode, user: "second")])
+            snapshots.append(try DatabaseSnapshot(database))
+        }
+        #expect(summaries[0] == summaries[1])
+        #expect(summaries[1][0].copiesAdded == 200 && summaries[1][0].copiesUpdated > 0 && summaries[1][0].copiesUnchanged > 0)
+        #expect(summaries[1][1].albumsAdded == 0 && summaries[1][1].copiesAdded == 500)
+        #expect(snapshots[0].differences(from: snapshots[1]) == [])
+    }
+
+    @Test func aBulkReImportChangesNothing() throws {
+        let directory = try TemporaryDirectory()
+        let file = try directory.write("large.csv", syntheticExport(rows: 1500))
+        let database = try directory.database()
+        _ = try importing(file, into: database, .bulk)
+        let before = try DatabaseSnapshot(database)
+        let again = try importing(file, into: database, .bulk)
+        #expect(again.copiesAdded == 0 && again.copiesUpdated == 0 && again.copiesUnchanged == 1500)
+        #expect(again.albumsAdded == 0 && again.artistsAdded == 0 && again.cratesAdded == 0)
+        #expect(again.albums == before.tables["album"]?.count)
+        // The end of the import's grid deferral advances the listing generation whatever it wrote,
+        // on either path (migration 0007); nothing else may change.
+        #expect(try DatabaseSnapshot(database).differences(from: before) == ["listing_generation"])
+    }
+
+    @Test func aFailedOrDryBulkImportLeavesTheDatabaseAsItWas() throws {
+        let directory = try TemporaryDirectory()
+        let database = try directory.database()
+        _ = try importing(Paths.ownFixture("sample-collection.csv"), into: database, .incremental)
+        let before = try DatabaseSnapshot(database)
+
+        let file = try directory.write("large.csv", syntheticExport(rows: 1000))
+        var dryRun = ImportOptions(dryRun: true)
+        dryRun.writeMode = .bulk
+        let dry = try DiscogsImporter(database: database).importFile(at: file, options: dryRun)
+        #expect(dry.copiesAdded == 1000)
+        #expect(try DatabaseSnapshot(database) == before)
+
+        let broken = try directory.write("broken.csv", syntheticExport(rows: 1000) + exportRow(releaseId: "not a number") + "\n")
+        #expect(throws: ImportError.self) { try importing(broken, into: database, .bulk) }
+        #expect(try DatabaseSnapshot(database) == before)
+    }
+
+    @Test func theWriteIsChosenFromTheFileSizeAgainstTheDatabase() throws {
+        let directory = try TemporaryDirectory()
+        let database = try directory.database()
+        let large = DiscogsImporter.bulkMinimumRows * DiscogsImporter.estimatedBytesPerRow
+        let empty = try database.writer.read { db in
+            [try DiscogsImporter.usesBulkWrite(db, .automatic, fileSize: large),
+             try DiscogsImporter.usesBulkWrite(db, .automatic, fileSize: large - DiscogsImporter.estimatedBytesPerRow),
+             try DiscogsImporter.usesBulkWrite(db, .incremental, fileSize: large),
+             try DiscogsImporter.usesBulkWrite(db, .bulk, fileSize: 10)]
+        }
+        #expect(empty == [true, false, false, true])
+        // A file as large as what the database holds (a re-import of the same export) goes row by row.
+        let file = try directory.write("large.csv", syntheticExport(rows: DiscogsImporter.bulkMinimumRows))
+        let size = try FileManager.default.attributesOfItem(atPath: file)[.size] as! Int
+        _ = try importing(file, into: database, .automatic)
+        let held = try database.writer.read { db in
+            [try DiscogsImporter.usesBulkWrite(db, .automatic, fileSize: size),
+             try DiscogsImporter.usesBulkWrite(db, .automatic, fileSize: 3 * size)]
+        }
+        #expect(held == [false, true])
+    }
+
+    /// Every secondary index of the tables the import writes is one the bulk write sets aside, or one
+    /// the import reads: a new index on these tables must be looked at (it is set aside by default).
+    @Test func theIndexesSetAsideAreTheMigrationsOwn() throws {
+        let directory = try TemporaryDirectory()
+        let database = try directory.database()
+        let setAside = try database.writer.write { db in
+            let indexes = try ImportIndexes.setAside(db)
+            let left = try String.fetchAll(db, sql: """
+                SELECT name FROM sqlite_schema WHERE type = 'index' AND sql IS NOT NULL
+                AND tbl_name IN ('artist', 'album_artist', 'album_format', 'collection_item', 'crate_item', 'collection_album')
+                """)
+            try indexes.rebuild(db)
+            return (indexes.names, left)
+        }
+        #expect(setAside.1 == [])
+        #expect(setAside.0 == [
+            "album_artist_artist", "album_format_name", "artist_discogs_name", "artist_sort", "artist_unidentified_name",
+            "collection_album_added", "collection_album_artist", "collection_album_rating", "collection_album_title",
+            "collection_album_year", "collection_item_album", "collection_item_instance", "collection_item_user_added",
+            "crate_item_item", "crate_item_order",
+        ])
+    }
+}
