@@ -57,7 +57,7 @@ import Testing
         let snapshotBefore = try DatabaseSnapshot(AppDatabase.open(path: databasePath))
 
         let big = directory.path("big.csv")
-        FileManager.default.createFile(atPath: big, contents: nil)
+        #expect(FileManager.default.createFile(atPath: big, contents: nil))
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: big))
         try handle.write(contentsOf: Data((exportHeader + "\n").utf8))
         for block in 0..<40 {

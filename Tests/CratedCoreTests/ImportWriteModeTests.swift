@@ -89,7 +89,7 @@ import Testing
         ended.waitUntilExit()
         let left = folder.appending(path: "crated-import-search-\(ended.processIdentifier)-\(UUID().uuidString).sqlite").path
         let running = folder.appending(path: "crated-import-search-\(getpid())-\(UUID().uuidString).sqlite").path
-        for path in [left, running] { FileManager.default.createFile(atPath: path, contents: Data("x".utf8)) }
+        for path in [left, running] { #expect(FileManager.default.createFile(atPath: path, contents: Data("x".utf8))) }
         defer { try? FileManager.default.removeItem(atPath: running) }
         SearchIndexBuilder.removeFilesOfEndedImports()
         #expect(!FileManager.default.fileExists(atPath: left))

@@ -269,10 +269,6 @@ public struct DiscogsImporter: Sendable {
     /// Below this many rows either way is quick, and a small import leaves the schema alone.
     static let bulkMinimumRows = 10_000
 
-    /// Whether to write in bulk (see `ImportWriteMode.bulk`): when the file holds at least twice as
-    /// many rows as the database holds albums or copies. Building an index again costs in proportion
-    /// to the whole table, inserting into it in proportion to the rows added, several times more per
-    /// row; twice leaves a re-import of the same file (all rows unchanged) on the incremental path.
     /// Whether `usesBulkWrite` can be true for a file of this size.
     static func mayWriteInBulk(_ mode: ImportWriteMode, fileSize: Int) -> Bool {
         switch mode {
@@ -282,6 +278,10 @@ public struct DiscogsImporter: Sendable {
         }
     }
 
+    /// Whether to write in bulk (see `ImportWriteMode.bulk`): when the file holds at least twice as
+    /// many rows as the database holds albums or copies. Building an index again costs in proportion
+    /// to the whole table, inserting into it in proportion to the rows added, several times more per
+    /// row; twice leaves a re-import of the same file (all rows unchanged) on the incremental path.
     static func usesBulkWrite(_ db: Database, _ mode: ImportWriteMode, fileSize: Int) throws -> Bool {
         switch mode {
         case .incremental: return false
