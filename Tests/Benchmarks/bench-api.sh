@@ -2,9 +2,14 @@
 # The API benchmark: a release build of crated serving a generated collection of about 200,000
 # albums, measured with wrk on 127.0.0.1 at 32 connections: album detail, crate list, search, and
 # grid pages (first, 150,000 items deep by cursor, around= a deep album) for iPhonePortrait and
-# iPadFullscreen, next to /healthz in the same run. Prints requests/s and p50/p99 latency of each.
+# iPadFullscreen, next to /healthz in the same run. Prints requests/s, p50/p99 latency and the
+# server's CPU time per request (user + system, from /proc) of each. Throughput on a shared 2-core
+# machine moves from one hour to the next; CPU per request, measured in turn, moves much less.
 #
 # Usage: Tests/Benchmarks/bench-api.sh [ROWS] [SECONDS]   (defaults 207000, about 200,000 albums, and 10)
+# With BASELINE=path/to/another/crated, that binary serves the same database in turn with this one,
+# ROUNDS times (default 2), so that the two are compared in one run. It must know the database's
+# migrations.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 # The daemon syncs in the background: keep it on this machine (a closed port on loopback).
@@ -35,16 +40,24 @@ python3 Tests/Benchmarks/gen-discogs-csv.py --rows "$ROWS" --seed 7 --out "$WORK
 "$CRATED" import "$WORK/collection.csv" --database "$DB" --user bench >/dev/null
 TOKEN="$("$CRATED" token create --user bench --database "$DB")"
 
-"$CRATED" serve --database "$DB" --port 0 > "$WORK/serve.log" 2>&1 &
-SERVER_PID=$!
-PORT=""
-for _ in $(seq 1 200); do
-    PORT="$(sed -n 's#.*listening on http://127.0.0.1:\([0-9]*\).*#\1#p' "$WORK/serve.log")"
-    [ -n "$PORT" ] && break
-    sleep 0.1
-done
-[ -n "$PORT" ] || { cat "$WORK/serve.log"; echo "serve did not start" >&2; exit 1; }
-BASE="http://127.0.0.1:$PORT"
+# Starts `crated serve` of the binary $1 on a free port; sets SERVER_PID and BASE.
+start_server() {
+    "$1" serve --database "$DB" --port 0 > "$WORK/serve.log" 2>&1 &
+    SERVER_PID=$!
+    local port=""
+    for _ in $(seq 1 200); do
+        port="$(sed -n 's#.*listening on http://127.0.0.1:\([0-9]*\).*#\1#p' "$WORK/serve.log")"
+        [ -n "$port" ] && break
+        sleep 0.1
+    done
+    [ -n "$port" ] || { cat "$WORK/serve.log"; echo "serve did not start" >&2; exit 1; }
+    BASE="http://127.0.0.1:$port"
+}
+
+stop_server() {
+    kill "$SERVER_PID" && wait "$SERVER_PID" 2>/dev/null || true
+    SERVER_PID=""
+}
 
 # Album ids to ask for: spread over the whole catalogue, read from the database.
 ALBUMS="$(sqlite3 "$DB" "SELECT MAX(id) FROM album")"
@@ -79,36 +92,63 @@ cat > "$WORK/auth.lua" <<LUA
 wrk.headers["Authorization"] = "Bearer $TOKEN"
 LUA
 
+# The server's CPU time so far, in clock ticks (user + system).
+server_ticks() { awk '{print $14 + $15}' "/proc/$SERVER_PID/stat"; }
+
+# One route under wrk: requests/s, latency, and the server's CPU time per request.
 measure() {
     local name="$1" url="$2" script="$3"
-    local out
+    local out before after
+    before="$(server_ticks)"
     out="$(wrk -t"$THREADS" -c"$CONNECTIONS" -d"${DURATION}s" --latency ${script:+-s "$script"} "$url")"
-    local rps p50 p99 non2xx
+    after="$(server_ticks)"
+    local rps p50 p99 non2xx requests cpu
     rps="$(awk '/Requests\/sec/ {print $2}' <<<"$out")"
     p50="$(awk '$1 == "50%" {print $2}' <<<"$out")"
     p99="$(awk '$1 == "99%" {print $2}' <<<"$out")"
     non2xx="$(awk '/Non-2xx/ {print $NF}' <<<"$out")"
-    printf '%-14s %12s req/s   p50 %8s   p99 %8s   %s\n' "$name" "$rps" "$p50" "$p99" "${non2xx:+non-2xx: $non2xx}"
-    echo "$name $rps $p50" >> "$WORK/rates"
+    requests="$(awk '/requests in/ {print $1}' <<<"$out")"
+    cpu="$(awk -v ticks="$((after - before))" -v hz="$(getconf CLK_TCK)" -v n="$requests" 'BEGIN {printf "%.0f", ticks / hz * 1e6 / n}')"
+    printf '%-26s %10s req/s   p50 %8s   p99 %8s   %5s us CPU/request   %s\n' \
+        "$name" "$rps" "$p50" "$p99" "$cpu" "${non2xx:+non-2xx: $non2xx}"
+    echo "$name|$rps" >> "$WORK/rates"
 }
 
 # Grid positions: a cursor 150,000 items deep and an album there, read off the daemon itself.
 json_field() { python3 -c "import json,sys; d=json.load(sys.stdin); print($1)"; }
 deep_cursor() { curl -s -H "Authorization: Bearer $TOKEN" "$BASE/v1/grid/collection?layout=$1&at=150000" | json_field "d['next']"; }
-DEEP_ALBUM="$(curl -s -H "Authorization: Bearer $TOKEN" "$BASE/v1/grid/collection?layout=iPhonePortrait&at=150000" | json_field "d['items'][0]['albumId']")"
 ALBUM_COUNT="$(sqlite3 "$DB" "SELECT COUNT(*) FROM album")"
 
+# Every route against the binary $1.
+measure_all() {
+    start_server "$1"
+    local deep_album
+    deep_album="$(curl -s -H "Authorization: Bearer $TOKEN" "$BASE/v1/grid/collection?layout=iPhonePortrait&at=150000" | json_field "d['items'][0]['albumId']")"
+    : > "$WORK/rates"
+    measure "/healthz" "$BASE/healthz" ""
+    measure "album detail" "$BASE/v1/albums/1" "$WORK/album.lua"
+    measure "crate list" "$BASE/v1/crates" "$WORK/auth.lua"
+    measure "search" "$BASE/v1/search?q=$SEARCH_WORD" "$WORK/auth.lua"
+    measure "search typing" "$BASE/v1/search" "$WORK/typing.lua"
+    for layout in iPhonePortrait iPadFullscreen; do
+        measure "grid first $layout" "$BASE/v1/grid/collection?layout=$layout" "$WORK/auth.lua"
+        measure "grid deep $layout" "$BASE/v1/grid/collection?layout=$layout&cursor=$(deep_cursor "$layout")" "$WORK/auth.lua"
+        measure "grid around $layout" "$BASE/v1/grid/collection?layout=$layout&around=$deep_album" "$WORK/auth.lua"
+    done
+    awk -F'|' '$1 == "/healthz" {h = $2} $1 == "album detail" {a = $2} $1 == "grid first iPhonePortrait" {g = $2} END {
+        printf "album detail / healthz = %.0f%% (target >= 40%%)\n", 100 * a / h
+        printf "grid first page (iPhonePortrait) / healthz = %.0f%% (target >= 40%%)\n", 100 * g / h }' "$WORK/rates"
+    stop_server
+}
+
 echo "==> wrk, $CONNECTIONS connections, ${DURATION}s each, $ROWS rows ($ALBUM_COUNT albums), search for '$SEARCH_WORD', typing $(wc -l < "$WORK/queries") distinct queries"
-measure "/healthz" "$BASE/healthz" ""
-measure "album detail" "$BASE/v1/albums/1" "$WORK/album.lua"
-measure "crate list" "$BASE/v1/crates" "$WORK/auth.lua"
-measure "search" "$BASE/v1/search?q=$SEARCH_WORD" "$WORK/auth.lua"
-measure "search typing" "$BASE/v1/search" "$WORK/typing.lua"
-for layout in iPhonePortrait iPadFullscreen; do
-    measure "grid first $layout" "$BASE/v1/grid/collection?layout=$layout" "$WORK/auth.lua"
-    measure "grid deep $layout" "$BASE/v1/grid/collection?layout=$layout&cursor=$(deep_cursor "$layout")" "$WORK/auth.lua"
-    measure "grid around $layout" "$BASE/v1/grid/collection?layout=$layout&around=$DEEP_ALBUM" "$WORK/auth.lua"
-done
-awk '/^\/healthz/ {h=$2} /^album/ {a=$3} /^grid first iPhonePortrait/ {g=$4} END {
-    printf "album detail / healthz = %.0f%% (target >= 40%%)\n", 100*a/h
-    printf "grid first page (iPhonePortrait) / healthz = %.0f%% (target >= 40%%)\n", 100*g/h }' "$WORK/rates"
+if [ -z "${BASELINE:-}" ]; then
+    measure_all "$CRATED"
+else
+    for round in $(seq 1 "${ROUNDS:-2}"); do
+        echo "==> round $round: this build ($CRATED)"
+        measure_all "$CRATED"
+        echo "==> round $round: baseline ($BASELINE)"
+        measure_all "$BASELINE"
+    done
+fi
