@@ -53,7 +53,8 @@ final class CollectionImportWriter {
     private var pendingCopies: [PendingCopy] = []
     /// Crate entries of waiting copies: written after them (the foreign key needs the copy first).
     private var pendingCrateItems: [(crateId: Int64, itemId: Int64, position: Int)] = []
-    private static let copyBatchSize = 64
+    /// A full statement's worth: the copies are flushed in whole `MultiRowInsert` batches.
+    private static let copyBatchSize = MultiRowInsert.maximumRows
     /// The import holds the write lock from start to end, so the ids after the largest are free;
     /// SQLite would give the same ones.
     private var nextCopyId: Int64
