@@ -53,7 +53,7 @@ public func buildApplication(
 public func buildRouter(services: AppServices) -> Router<AppRequestContext> {
     let database = services.database
     let router = Router(context: AppRequestContext.self)
-    router.add(middleware: LogRequestsMiddleware(.info))
+    router.add(middleware: AccessLogMiddleware())
     router.add(middleware: JSONErrorMiddleware())
 
     router.get("healthz") { _, _ in HealthDTO(status: "ok", version: CratedVersion.current) }

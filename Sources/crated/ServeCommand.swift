@@ -24,6 +24,10 @@ struct ServeCommand: AsyncParsableCommand {
         if let host { overrides["server.host"] = ConfigValue(.string(host), isSecret: false) }
         if let port { overrides["server.port"] = ConfigValue(.int(port), isSecret: false) }
         let configuration = try await global.loadConfiguration(overrides)
+        // The daemon logs every request: lines go out in batches, off the request threads.
+        let logWriter = BackgroundLogWriter(fileDescriptor: STDERR_FILENO)
+        LoggingSystem.bootstrap { BackgroundLogHandler(label: $0, writer: logWriter) }
+        defer { logWriter.flush() }
         let logger = makeLogger(configuration)
         let database = try global.openDatabase(configuration)
 

@@ -46,11 +46,14 @@ struct TestServer {
                                    keepAliveInterval: .milliseconds(200), logger: logger)
     }
 
-    func makeApplication() throws -> some ApplicationProtocol {
+    func makeApplication(logger: Logger? = nil) throws -> some ApplicationProtocol {
         var configuration = try CratedConfiguration.defaults()
         configuration.serverPort = 0
-        var logger = Logger(label: "crated-tests")
-        logger.logLevel = .warning
+        let logger = logger ?? {
+            var logger = Logger(label: "crated-tests")
+            logger.logLevel = .warning
+            return logger
+        }()
         return buildApplication(configuration: configuration, services: services, logger: logger)
     }
 
