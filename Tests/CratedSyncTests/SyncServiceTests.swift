@@ -63,6 +63,35 @@ import Testing
         }
     }
 
+    /// A 503 waits out a backoff in the client; a 429's Retry-After pauses the host's rate limiter.
+    @Test(arguments: [FakeDiscogs.Fault.status(503), .status(429, retryAfter: "300")])
+    func shutdownDoesNotWaitOutARetry(after fault: FakeDiscogs.Fault) async throws {
+        try await SyncHarness.run { h in
+            try h.importReleases([1])
+            h.fake.serveRelease(1, json: syntheticRelease(id: 1))
+            h.fake.inject(fault, on: "/releases/1")
+            // On the real clock: a minute's backoff after the 503, five minutes after the 429.
+            let client = try h.client(retry: RetryPolicy(maxAttempts: 4, initialBackoff: .seconds(60)), clock: SystemSyncClock())
+            let service = SyncService(runner: try h.runner(client: client), interval: .seconds(3600), clock: SystemSyncClock(),
+                                      logger: h.logs.logger())
+            let group = ServiceGroup(services: [service], logger: h.logs.logger())
+            let running = Task { try await group.run() }
+
+            try await waitFor("the 503") { h.fake.requests(to: "/releases/1").count == 1 }
+            try await waitFor("the backoff") { try await service.status().progress?.albumsDone == 0 }
+            try await Task.sleep(for: .milliseconds(100))
+            let shutdown = ContinuousClock.now
+            await group.triggerGracefulShutdown()
+            try await running.value
+
+            #expect(ContinuousClock.now - shutdown < .seconds(20), "the backoff was not waited out")
+            #expect(h.fake.requests(to: "/releases/1").count == 1, "no retry after the shutdown")
+            #expect(try h.syncState(release: 1) == nil, "the album stays as it was, due at the next start")
+            let status = try await service.status()
+            #expect(status.lastRun?.stoppedEarly == true && status.lastRun?.failed == 0)
+        }
+    }
+
     @Test func statusEncodesAsTheAPIsJSON() throws {
         let status = SyncStatus(
             running: false, progress: nil, albums: SyncStateCounts(), lastRun: nil, nextRunAt: "2026-01-01T00:00:00Z",

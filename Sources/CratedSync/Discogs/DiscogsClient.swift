@@ -220,7 +220,7 @@ public struct DiscogsClient: Sendable {
                 guard error.isTransient, !isLastAttempt else { throw DiscogsError.transport(error) }
                 let wait = policy.backoff(afterAttempt: attempt, jitter: jitter())
                 logger.info("GET \(path): \(error); retrying in \(wait) (attempt \(attempt) of \(policy.maxAttempts))")
-                try await clock.sleep(for: wait)
+                try await clock.sleepUnlessShuttingDown(for: wait)
                 continue
             }
             await limiter.recordResponse(headers: response.headers)
@@ -249,7 +249,7 @@ public struct DiscogsClient: Sendable {
                 guard !isLastAttempt else { throw DiscogsError.httpStatus(response.status) }
                 let wait = policy.backoff(afterAttempt: attempt, jitter: jitter())
                 logger.info("GET \(path): \(response.status); retrying in \(wait) (attempt \(attempt) of \(policy.maxAttempts))")
-                try await clock.sleep(for: wait)
+                try await clock.sleepUnlessShuttingDown(for: wait)
             default:
                 throw DiscogsError.httpStatus(response.status)
             }

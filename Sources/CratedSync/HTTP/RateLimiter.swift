@@ -28,7 +28,7 @@ public actor RateLimiter {
     }
 
     /// Waits until a request may go, and counts it. Returns the uptime at which it was let through.
-    /// Throws `CancellationError` when cancelled.
+    /// Throws `CancellationError` when cancelled, or when a graceful shutdown ends the wait.
     @discardableResult
     public func acquire() async throws -> Duration {
         while true {
@@ -44,7 +44,7 @@ public actor RateLimiter {
                 return now
             }
             // Other callers may run meanwhile (actor reentrancy), so the check starts over.
-            try await clock.sleep(for: earliest - now)
+            try await clock.sleepUnlessShuttingDown(for: earliest - now)
         }
     }
 

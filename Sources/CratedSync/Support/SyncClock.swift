@@ -1,4 +1,5 @@
 import Foundation
+import ServiceLifecycle
 
 /// The time source of sync: a monotonic reading for rate windows and backoff, wall-clock time for
 /// what is stored (last synced, next attempt), and sleeping. Tests pass a virtual clock whose
@@ -24,6 +25,19 @@ public struct SystemSyncClock: SyncClock {
     public func sleep(for duration: Duration) async throws {
         guard duration > .zero else { return try Task.checkCancellation() }
         try await Task.sleep(for: duration)
+    }
+}
+
+extension SyncClock {
+    /// Sleeps, unless the service group shuts down first: sync's waits (the rate limiter's, a
+    /// retry's backoff, a 429's Retry-After of minutes) must not hold up a stop that a service
+    /// manager will end with SIGKILL. Throws `CancellationError` when cut short, so the request ends
+    /// as cancelled and its album stays as it was, due again at the next start. Outside a service
+    /// group (`crated sync`), a plain sleep.
+    func sleepUnlessShuttingDown(for duration: Duration) async throws {
+        try await cancelWhenGracefulShutdown { try await sleep(for: duration) }
+        // Woken by the shutdown rather than at the end of the wait (a sleep may return quietly).
+        if Task.isShuttingDownGracefully { throw CancellationError() }
     }
 }
 

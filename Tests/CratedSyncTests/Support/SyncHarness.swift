@@ -109,7 +109,8 @@ struct SyncHarness {
         requestsPerMinute: Int = 6000,
         retry: RetryPolicy = RetryPolicy(maxAttempts: 4, initialBackoff: .seconds(2)),
         transport: CurlTransportOptions = CurlTransportOptions(connectTimeout: .seconds(5), totalTimeout: .seconds(10)),
-        jitter: @escaping @Sendable () -> Double = { 0.5 }
+        jitter: @escaping @Sendable () -> Double = { 0.5 },
+        clock: (any SyncClock)? = nil
     ) throws -> DiscogsClient {
         try DiscogsClient(
             settings: DiscogsClientSettings(
@@ -117,7 +118,7 @@ struct SyncHarness {
                 requestsPerMinute: requestsPerMinute, retry: retry),
             transport: CurlHTTPTransport(options: transport),
             rateLimiters: rateLimiters,
-            clock: clock,
+            clock: clock ?? self.clock,
             logger: logs.logger(),
             jitter: jitter)
     }
