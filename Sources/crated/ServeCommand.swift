@@ -4,6 +4,8 @@ import CratedAPI
 import CratedCore
 import Foundation
 import Logging
+import NIOCore
+import NIOPosix
 
 struct ServeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -24,6 +26,15 @@ struct ServeCommand: AsyncParsableCommand {
         if let host { overrides["server.host"] = ConfigValue(.string(host), isSecret: false) }
         if let port { overrides["server.port"] = ConfigValue(.int(port), isSecret: false) }
         let configuration = try await global.loadConfiguration(overrides)
+        if configuration.serverEventLoopExecutor {
+            // Requests arrive on NIO's event loops and were handled on Swift's own thread pool: two
+            // crossings per request, and the wake-ups of sleeping threads that come with them, cost
+            // about as much as an album page's queries. With the event loops as the global executor
+            // a request stays on the thread that read it. Like the pool they replace, they are one per
+            // core; what blocks a pool thread now blocks a loop: SQLite reads, mostly short, and at
+            // worst the rebuild of a grid's position snapshot after a change (tens of milliseconds).
+            NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor()
+        }
         // The daemon logs every request: lines go out in batches, off the request threads.
         let logWriter = BackgroundLogWriter(fileDescriptor: STDERR_FILENO)
         LoggingSystem.bootstrap { BackgroundLogHandler(label: $0, writer: logWriter) }

@@ -9,6 +9,7 @@ import Testing
         let file = try JSONSerialization.jsonObject(with: Data(contentsOf: Paths.packageRoot.appending(path: "Config/crated.json"))) as! [String: [String: Any]]
         #expect(configuration.serverHost == "127.0.0.1")
         #expect(configuration.serverPort == file["server"]!["port"] as! Int)
+        #expect(configuration.serverEventLoopExecutor == file["server"]!["eventLoopExecutor"] as! Bool)
         #expect(configuration.discogsBaseURL == "https://api.discogs.com")
         #expect(configuration.discogsToken == "")
         #expect(configuration.databasePath == file["database"]!["path"] as! String)
@@ -29,6 +30,7 @@ import Testing
         #expect(fromEnvironment.serverPort == 7100)
         #expect(fromEnvironment.serverHost == "0.0.0.0")
         #expect(fromEnvironment.discogsBaseURL == "http://127.0.0.1:9/")
+        #expect(try await CratedConfiguration.load(environment: ["CRATED_SERVER_EVENT_LOOP_EXECUTOR": "false"]).serverEventLoopExecutor == false)
 
         let fromFlags = try await CratedConfiguration.load(overrides: ["server.port": .init(.int(7200), isSecret: false)], environment: environment)
         #expect(fromFlags.serverPort == 7200)

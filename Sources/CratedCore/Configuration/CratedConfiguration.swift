@@ -9,6 +9,8 @@ import SystemPackage
 public struct CratedConfiguration: Sendable, Equatable {
     public var serverHost: String
     public var serverPort: Int
+    /// Whether `serve` runs Swift concurrency's tasks on the server's event loops (see ServeCommand).
+    public var serverEventLoopExecutor: Bool
     public var databasePath: String
     public var databaseBusyTimeoutMs: Int
     public var defaultUserName: String
@@ -27,6 +29,7 @@ public struct CratedConfiguration: Sendable, Equatable {
         func int(_ key: ConfigKey) throws -> Int { try reader.requiredInt(forKey: key) }
         serverHost = try string("server.host")
         serverPort = try int("server.port")
+        serverEventLoopExecutor = try reader.requiredBool(forKey: "server.eventLoopExecutor")
         databasePath = try string("database.path")
         databaseBusyTimeoutMs = try int("database.busyTimeoutMs")
         defaultUserName = try string("import.defaultUser")
@@ -112,8 +115,10 @@ public struct CratedConfiguration: Sendable, Equatable {
             case let string as String:
                 values[AbsoluteConfigKey(path)] = ConfigValue(.string(string), isSecret: path.last == "token")
             case let number as NSNumber:
-                // JSONSerialization gives booleans as NSNumber too; crated's defaults have none.
-                if number.doubleValue == number.doubleValue.rounded() {
+                // JSONSerialization gives booleans as NSNumber too, of C type char.
+                if String(cString: number.objCType) == "c" {
+                    values[AbsoluteConfigKey(path)] = ConfigValue(.bool(number.boolValue), isSecret: false)
+                } else if number.doubleValue == number.doubleValue.rounded() {
                     values[AbsoluteConfigKey(path)] = ConfigValue(.int(number.intValue), isSecret: false)
                 } else {
                     values[AbsoluteConfigKey(path)] = ConfigValue(.double(number.doubleValue), isSecret: false)
