@@ -333,48 +333,89 @@ public struct SyncRunner: Sendable {
     }
 
     /// Writes what a group of fetches brought, each album with its sync state, in one transaction
-    /// (see `AppDatabase.recordSyncResults`). Discogs' problems become a failed state; database
-    /// errors are thrown, as they would fail every album. Cancelled, the group stays as it was.
+    /// (see `AppDatabase.recordSyncResults`). Discogs' problems become a failed state, and so does a
+    /// release whose data the schema refuses; other database errors are thrown, as they would fail
+    /// every album. Cancelled, the group stays as it was.
     private func record(_ group: [FetchedRelease]) async throws -> [AlbumOutcome] {
         var results: [AlbumSyncResult] = []
+        var candidates: [SyncCandidate] = []
         var outcomes: [AlbumOutcome] = []
         for fetched in group {
             switch fetched {
             case .cancelled:
                 continue  // never queued for writing
             case .failed(let candidate, let error):
-                results.append(AlbumSyncResult(albumId: candidate.albumId, outcome: .failed(
-                    error: error.description, retryDelay: { [settings] in settings.failureRetryDelay(attempts: $0) })))
+                results.append(failure(candidate, error.description))
                 outcomes.append(.failed(AlbumSyncFailure(albumId: candidate.albumId, releaseId: candidate.releaseId, error: error.description)))
+                candidates.append(candidate)
             case .fetched(let candidate, .updated(let release, let etag)):
                 results.append(AlbumSyncResult(albumId: candidate.albumId, outcome: .fetched(release, etag: etag)))
                 outcomes.append(.synced)
+                candidates.append(candidate)
             case .fetched(let candidate, .notModified):
                 results.append(AlbumSyncResult(albumId: candidate.albumId, outcome: .notModified))
                 outcomes.append(.notModified)
+                candidates.append(candidate)
             case .fetched(let candidate, .notFound):
                 results.append(AlbumSyncResult(albumId: candidate.albumId, outcome: .notFound(retryAfter: settings.notFoundRetryAfter)))
                 outcomes.append(.notFound)
+                candidates.append(candidate)
             }
         }
-        let errors: [(any Error)?]
-        do {
-            errors = try await database.recordSyncResults(results, at: clock.date)
-        } catch is CancellationError {
-            return outcomes.map { _ in .cancelled }
-        } catch let error as DatabaseError {
-            throw SyncError.database(error.message ?? error.description)
-        }
+        guard let errors = try await write(results) else { return outcomes.map { _ in .cancelled } }
         // The albums without an error are committed; one that failed was rolled back alone.
+        var refused: [(index: Int, result: AlbumSyncResult)] = []
         for (index, error) in errors.enumerated() {
             switch error {
             case nil: continue
             case ReleaseWriteError.albumMissing?: outcomes[index] = .albumGone
+            case let error as DatabaseError where Self.isRefusalOfTheData(error):
+                // Left unsynced, the album would come first again in every pass and stop each one.
+                let reason = "could not store the release: \(error.message ?? error.description)"
+                logger.warning("release \(candidates[index].releaseId): \(reason)")
+                refused.append((index, failure(candidates[index], reason)))
+                outcomes[index] = .failed(AlbumSyncFailure(albumId: candidates[index].albumId, releaseId: candidates[index].releaseId, error: reason))
             case let error as DatabaseError: throw SyncError.database(error.message ?? error.description)
             case let error?: throw error
             }
         }
+        if !refused.isEmpty {
+            guard let errors = try await write(refused.map(\.result)) else {
+                for (index, _) in refused { outcomes[index] = .cancelled }
+                return outcomes
+            }
+            for (position, error) in errors.enumerated() {
+                switch error {
+                case nil: continue
+                case ReleaseWriteError.albumMissing?: outcomes[refused[position].index] = .albumGone
+                case let error as DatabaseError: throw SyncError.database(error.message ?? error.description)
+                case let error?: throw error
+                }
+            }
+        }
         return outcomes
+    }
+
+    /// Records results; nil when cancelled, and then nothing was written.
+    private func write(_ results: [AlbumSyncResult]) async throws -> [(any Error)?]? {
+        do {
+            return try await database.recordSyncResults(results, at: clock.date)
+        } catch is CancellationError {
+            return nil
+        } catch let error as DatabaseError {
+            throw SyncError.database(error.message ?? error.description)
+        }
+    }
+
+    private func failure(_ candidate: SyncCandidate, _ reason: String) -> AlbumSyncResult {
+        AlbumSyncResult(albumId: candidate.albumId, outcome: .failed(
+            error: reason, retryDelay: { [settings] in settings.failureRetryDelay(attempts: $0) }))
+    }
+
+    /// Errors about one release's data (a constraint, a value too big or of the wrong type), as
+    /// opposed to the database's own state (busy, full, read-only, I/O), which every album would meet.
+    static func isRefusalOfTheData(_ error: DatabaseError) -> Bool {
+        [.SQLITE_CONSTRAINT, .SQLITE_MISMATCH, .SQLITE_TOOBIG, .SQLITE_RANGE].contains(error.resultCode)
     }
 
     private func resolveUser(named name: String?, createIfMissing: Bool) async throws -> User {

@@ -188,6 +188,36 @@ import Testing
         }
     }
 
+    @Test func aReleaseTheSchemaRefusesFailsAloneAndThePassGoesOn() async throws {
+        try await SyncHarness.run { h in
+            let ids: [Int64] = [900, 901, 902]
+            try h.importReleases(ids)
+            for id in ids { h.fake.serveRelease(id, json: syntheticRelease(id: id)) }
+            // Stands for whatever rule of the schema a real release may break one day.
+            try await h.database.writer.write { db in
+                try db.execute(sql: """
+                    CREATE TRIGGER refuse_901 BEFORE INSERT ON track
+                    WHEN NEW.album_id = (SELECT id FROM album WHERE discogs_release_id = 901)
+                    BEGIN SELECT RAISE(ABORT, 'a rule release 901 breaks'); END
+                    """)
+            }
+            let runner = try h.runner(settings: ReleaseSyncSettings(concurrency: 1, maxGroupSize: 3))
+
+            let report = try await runner.runPass()
+
+            #expect(report.synced == 2 && report.failed == 1 && !report.stoppedEarly)
+            #expect(report.failures.map(\.releaseId) == [901])
+            #expect(try h.syncState(release: 900)?.status == .synced)
+            #expect(try h.syncState(release: 902)?.status == .synced)
+            let refused = try #require(try h.syncState(release: 901))
+            #expect(refused.status == .failed && refused.attempts == 1)
+            #expect(refused.lastError == "could not store the release: a rule release 901 breaks")
+            let album = try #require(try h.database.album(discogsReleaseId: 901))
+            #expect(album.title != "Release 901", "nothing of the refused release was kept")
+            #expect(try await runner.runPass().albumsDue == 0, "it waits for its next attempt like any failure")
+        }
+    }
+
     @Test func repeatedFailuresBackOffUpToADay() {
         let settings = ReleaseSyncSettings()
         #expect(settings.failureRetryDelay(attempts: 1) == 15 * 60)
