@@ -1,3 +1,4 @@
+import CratedCore
 import Foundation
 
 /// One page of an album grid, as the API sends it.
@@ -104,4 +105,69 @@ public struct GridArtwork: Codable, Sendable, Equatable {
 public struct GridSection: Codable, Sendable, Equatable {
     public var letter: String
     public var position: Int
+}
+
+// Grid pages are the API's largest answers on its busiest route; see `JSONWritable`.
+
+extension GridPage: JSONWritable {
+    public func writeJSON(to json: inout JSONWriter) {
+        json.object {
+            $0.field("layout", layout)
+            $0.field("items", items)
+            $0.field("start", start)
+            $0.field("total", total)
+            $0.field("next", next)
+            $0.field("previous", previous)
+            $0.field("sections", sections)
+            $0.field("etag", etag)
+        }
+    }
+}
+
+extension GridItem: JSONWritable {
+    public func writeJSON(to json: inout JSONWriter) {
+        json.object {
+            $0.field("position", position)
+            $0.field("albumId", albumId)
+            $0.field("title", title)
+            $0.field("artist", artist)
+            $0.field("year", year)
+            $0.field("copyCount", copyCount)
+            $0.field("rating", rating)
+            $0.field("dateAdded", dateAdded)
+            $0.field("artwork", artwork)
+        }
+    }
+}
+
+extension GridArtwork: JSONWritable {
+    public func writeJSON(to json: inout JSONWriter) {
+        json.object {
+            $0.field("url", url)
+            $0.field("width", width)
+        }
+    }
+}
+
+extension GridSection: JSONWritable {
+    public func writeJSON(to json: inout JSONWriter) {
+        json.object {
+            $0.field("letter", letter)
+            $0.field("position", position)
+        }
+    }
+}
+
+extension GridLayout: JSONWritable {
+    public func writeJSON(to json: inout JSONWriter) {
+        json.object {
+            $0.field("environment", environment.rawValue)
+            $0.field("columns", columns)
+            $0.field("spacing", spacing)
+            $0.field("padding", padding)
+            $0.field("itemWidth", itemWidth)
+            $0.field("rows", rows)
+            $0.field("pageSize", pageSize)
+        }
+    }
 }

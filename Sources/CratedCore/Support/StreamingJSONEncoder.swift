@@ -13,6 +13,12 @@ public struct StreamingJSONEncoder {
     public init() {}
 
     public func encode(_ value: some Encodable) throws -> [UInt8] {
+        if let writable = value as? any JSONWritable { return try write(writable) }
+        return try encodeThroughCodable(value)
+    }
+
+    /// What `encode` writes for a value that is not `JSONWritable`, and the reference for one that is.
+    func encodeThroughCodable(_ value: some Encodable) throws -> [UInt8] {
         let writer = JSONByteWriter()
         try writer.encodeValue(value, codingPath: [])
         return writer.bytes
@@ -111,6 +117,7 @@ final class JSONByteWriter {
 }
 
 /// The bytes written so far and the containers still open.
+@usableFromInline
 struct JSONOutput {
     enum Container {
         case object(count: Int)
@@ -119,7 +126,7 @@ struct JSONOutput {
         case slot(filled: Bool)
     }
 
-    var bytes: [UInt8] = []
+    @usableFromInline var bytes: [UInt8] = []
     var open: [Container] = []
 
     init() { bytes.reserveCapacity(1024) }

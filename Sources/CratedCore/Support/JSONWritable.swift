@@ -1,0 +1,94 @@
+/// A value that writes its own JSON: the bytes its `Encodable` conformance gives through
+/// `StreamingJSONEncoder`, without Codable's containers.
+///
+/// For the largest answers of the busiest routes only (grid pages): there, Codable's generic
+/// containers cost more than the page's queries. Fields go in declaration order and nil ones are
+/// left out, as synthesized `Encodable` does; a test holds the two encodings of each type together.
+public protocol JSONWritable: Encodable {
+    func writeJSON(to json: inout JSONWriter)
+}
+
+/// Writes JSON objects and arrays field by field, with the separators and escapes.
+public struct JSONWriter {
+    @usableFromInline var output = JSONOutput()
+    /// Members written so far in each open object or array, innermost last.
+    @usableFromInline var memberCounts: [Int] = []
+    /// A number JSON cannot hold (NaN, infinity), kept to be thrown once writing is done.
+    private(set) var invalidNumber: Double?
+
+    init() {}
+
+    /// `{`, the fields `body` writes, `}`.
+    public mutating func object(_ body: (inout JSONWriter) -> Void) {
+        output.bytes.append(UInt8(ascii: "{"))
+        memberCounts.append(0)
+        body(&self)
+        memberCounts.removeLast()
+        output.bytes.append(UInt8(ascii: "}"))
+    }
+
+    public mutating func field(_ key: StaticString, _ value: String) { beginField(key); output.appendString(value) }
+    public mutating func field(_ key: StaticString, _ value: Int) { beginField(key); output.appendDecimal(Int64(value)) }
+    public mutating func field(_ key: StaticString, _ value: Int64) { beginField(key); output.appendDecimal(value) }
+    public mutating func field(_ key: StaticString, _ value: Bool) { beginField(key); output.appendLiteral(value ? "true" : "false") }
+
+    public mutating func field(_ key: StaticString, _ value: Double) {
+        beginField(key)
+        guard value.isFinite else {
+            invalidNumber = invalidNumber ?? value
+            return output.appendLiteral("null")
+        }
+        // JSONEncoder's form, as StreamingJSONEncoder writes it: the shortest, without ".0".
+        var text = value.description
+        if text.hasSuffix(".0") { text.removeLast(2) }
+        output.appendASCII(text)
+    }
+
+    // The generic ones are inlinable, so that they are specialized for each type where it is written.
+
+    @inlinable
+    public mutating func field(_ key: StaticString, _ value: some JSONWritable) {
+        beginField(key)
+        value.writeJSON(to: &self)
+    }
+
+    @inlinable
+    public mutating func field(_ key: StaticString, _ values: [some JSONWritable]) {
+        beginField(key)
+        output.bytes.append(UInt8(ascii: "["))
+        for index in values.indices {
+            if index > 0 { output.bytes.append(UInt8(ascii: ",")) }
+            values[index].writeJSON(to: &self)
+        }
+        output.bytes.append(UInt8(ascii: "]"))
+    }
+
+    // Nil leaves the field out, as synthesized Encodable does.
+    public mutating func field(_ key: StaticString, _ value: String?) { if let value { field(key, value) } }
+    public mutating func field(_ key: StaticString, _ value: Int?) { if let value { field(key, value) } }
+    @inlinable
+    public mutating func field(_ key: StaticString, _ value: (some JSONWritable)?) { if let value { field(key, value) } }
+    @inlinable
+    public mutating func field(_ key: StaticString, _ values: [some JSONWritable]?) { if let values { field(key, values) } }
+
+    @usableFromInline
+    mutating func beginField(_ key: StaticString) {
+        if memberCounts[memberCounts.count - 1] > 0 { output.bytes.append(UInt8(ascii: ",")) }
+        memberCounts[memberCounts.count - 1] += 1
+        // Keys are Swift identifiers here: nothing to escape.
+        output.bytes.append(UInt8(ascii: "\""))
+        output.appendLiteral(key)
+        output.appendLiteral("\":")
+    }
+}
+
+extension StreamingJSONEncoder {
+    func write(_ value: some JSONWritable) throws -> [UInt8] {
+        var writer = JSONWriter()
+        value.writeJSON(to: &writer)
+        if let number = writer.invalidNumber {
+            throw EncodingError.invalidValue(number, .init(codingPath: [], debugDescription: "\(number) is not a valid JSON number"))
+        }
+        return writer.output.bytes
+    }
+}
