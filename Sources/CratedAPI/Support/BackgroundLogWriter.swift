@@ -100,14 +100,11 @@ public final class BackgroundLogWriter: @unchecked Sendable {
 /// `2026-11-23T06:17:36Z info crated: [hb.request.id=…] message`.
 public struct BackgroundLogHandler: LogHandler {
     public var logLevel: Logger.Level = .info
-    public var metadata: Logger.Metadata = [:] {
-        didSet { formattedMetadata = Self.format(metadata) }
-    }
+    public var metadata: Logger.Metadata = [:]
     public var metadataProvider: Logger.MetadataProvider?
 
     private let label: String
     private let writer: BackgroundLogWriter
-    private var formattedMetadata = ""
 
     public init(label: String, writer: BackgroundLogWriter, metadataProvider: Logger.MetadataProvider? = nil) {
         self.label = label
@@ -121,13 +118,12 @@ public struct BackgroundLogHandler: LogHandler {
     }
 
     public func log(event: LogEvent) {
-        var extra = metadataProvider?.get() ?? [:]
-        if let eventMetadata = event.metadata { extra.merge(eventMetadata) { _, new in new } }
-        var fields = formattedMetadata
-        if !extra.isEmpty {
-            let merged = metadata.merging(extra) { _, new in new }
-            fields = Self.format(merged)
-        }
+        // Formatted here rather than when metadata is set: every request sets some (its id, its
+        // user) and most requests log one line.
+        var merged = metadata
+        if let provided = metadataProvider?.get() { merged.merge(provided) { _, new in new } }
+        if let eventMetadata = event.metadata { merged.merge(eventMetadata) { _, new in new } }
+        let fields = Self.format(merged)
         let time = Timestamp.string(fromEpochSeconds: Int64(Date().timeIntervalSince1970))
         let line = "\(time) \(event.level) \(label):\(fields.isEmpty ? "" : " [\(fields)]") \(event.message)\n"
         writer.write(line, urgent: event.level >= .error)
