@@ -184,3 +184,96 @@ struct HealthDTO: ResponseCodable {
     var status: String
     var version: String
 }
+
+// Album pages are the busiest route after the grid; see `JSONWritable`.
+
+extension AlbumDetailDTO: JSONWritable {
+    func writeJSON(to json: inout JSONWriter) {
+        json.object {
+            $0.field("id", id)
+            $0.field("title", title)
+            $0.field("artistCredit", artistCredit)
+            $0.field("artists", artists)
+            $0.field("year", year)
+            $0.field("released", released)
+            $0.field("country", country)
+            $0.field("discogsReleaseId", discogsReleaseId)
+            $0.field("discogsMasterId", discogsMasterId)
+            $0.field("labels", labels)
+            $0.field("formats", formats)
+            $0.field("genres", genres)
+            $0.field("styles", styles)
+            $0.field("images", images)
+            $0.field("sides", sides)
+            $0.field("copies", copies)
+            $0.field("playCount", playCount)
+            $0.field("lastPlayedAt", lastPlayedAt)
+        }
+    }
+}
+
+extension AlbumDetailDTO.Credit: JSONWritable {
+    func writeJSON(to json: inout JSONWriter) {
+        json.object {
+            $0.field("id", id)
+            $0.field("name", name)
+            $0.field("discogsId", discogsId)
+            $0.field("joinPhrase", joinPhrase)
+        }
+    }
+}
+
+extension AlbumDetailDTO.Label: JSONWritable {
+    func writeJSON(to json: inout JSONWriter) {
+        json.object {
+            $0.field("name", name)
+            $0.field("catalogNumber", catalogNumber)
+        }
+    }
+}
+
+extension AlbumDetailDTO.Format: JSONWritable {
+    func writeJSON(to json: inout JSONWriter) {
+        json.object {
+            $0.field("name", name)
+            $0.field("quantity", quantity)
+            $0.field("descriptions", descriptions)
+            $0.field("text", text)
+        }
+    }
+}
+
+extension AlbumDetailDTO.Image: JSONWritable {
+    func writeJSON(to json: inout JSONWriter) {
+        json.object {
+            $0.field("uri", uri)
+            $0.field("uri150", uri150)
+            $0.field("width", width)
+            $0.field("height", height)
+            $0.field("primary", primary)
+        }
+    }
+}
+
+extension AlbumDetailDTO.TrackDTO: JSONWritable {
+    func writeJSON(to json: inout JSONWriter) {
+        json.object {
+            $0.field("id", id)
+            $0.field("position", position)
+            $0.field("title", title)
+            $0.field("durationMs", durationMs)
+            $0.field("kind", kind)
+            $0.field("parentId", parentId)
+        }
+    }
+}
+
+extension AlbumDetailDTO.Side: JSONWritable {
+    func writeJSON(to json: inout JSONWriter) {
+        json.object {
+            $0.field("side", side)
+            $0.field("tracks", tracks)
+            $0.field("durationMs", durationMs)
+        }
+    }
+}

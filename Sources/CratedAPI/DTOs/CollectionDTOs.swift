@@ -107,3 +107,29 @@ struct EditCopyBody: StrictBody {
             crateIds: try container.decodeIfPresent([Int64].self, forKey: .crateIds))
     }
 }
+
+extension CopyDTO: JSONWritable {
+    func writeJSON(to json: inout JSONWriter) {
+        json.object {
+            $0.field("id", id)
+            $0.field("albumId", albumId)
+            $0.field("dateAdded", dateAdded)
+            $0.field("rating", rating)
+            $0.field("mediaCondition", mediaCondition)
+            $0.field("sleeveCondition", sleeveCondition)
+            $0.field("notes", notes)
+            $0.field("customFields", customFields)
+            $0.field("discogsInstanceId", discogsInstanceId)
+            $0.field("crates", crates)
+        }
+    }
+}
+
+extension CrateRefDTO: JSONWritable {
+    func writeJSON(to json: inout JSONWriter) {
+        json.object {
+            $0.field("id", id)
+            $0.field("name", name)
+        }
+    }
+}

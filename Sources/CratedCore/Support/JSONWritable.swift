@@ -63,9 +63,35 @@ public struct JSONWriter {
         output.bytes.append(UInt8(ascii: "]"))
     }
 
+    public mutating func field(_ key: StaticString, _ values: [String]) {
+        beginField(key)
+        output.bytes.append(UInt8(ascii: "["))
+        for index in values.indices {
+            if index > 0 { output.bytes.append(UInt8(ascii: ",")) }
+            output.appendString(values[index])
+        }
+        output.bytes.append(UInt8(ascii: "]"))
+    }
+
+    /// An object of the dictionary's entries, in its iteration order, as `Dictionary`'s Encodable has it.
+    public mutating func field(_ key: StaticString, _ entries: [String: String]) {
+        beginField(key)
+        output.bytes.append(UInt8(ascii: "{"))
+        var first = true
+        for (name, value) in entries {
+            if !first { output.bytes.append(UInt8(ascii: ",")) }
+            first = false
+            output.appendString(name)
+            output.bytes.append(UInt8(ascii: ":"))
+            output.appendString(value)
+        }
+        output.bytes.append(UInt8(ascii: "}"))
+    }
+
     // Nil leaves the field out, as synthesized Encodable does.
     public mutating func field(_ key: StaticString, _ value: String?) { if let value { field(key, value) } }
     public mutating func field(_ key: StaticString, _ value: Int?) { if let value { field(key, value) } }
+    public mutating func field(_ key: StaticString, _ value: Int64?) { if let value { field(key, value) } }
     @inlinable
     public mutating func field(_ key: StaticString, _ value: (some JSONWritable)?) { if let value { field(key, value) } }
     @inlinable
