@@ -6,13 +6,16 @@ import Foundation
 extension CollectionItem {
     /// Custom field name to value; empty when the stored text is not a JSON object of strings.
     public var customFieldValues: [String: String] {
-        customFields == "{}" ? [:] : (try? JSONDecoder().decode([String: String].self, from: Data(customFields.utf8))) ?? [:]
+        if customFields == "{}" { return [:] }
+        return FlatJSON.stringObject(customFields)
+            ?? (try? JSONDecoder().decode([String: String].self, from: Data(customFields.utf8))) ?? [:]
     }
 }
 
 extension AlbumFormat {
     /// The format's descriptions (`Album`, `RE`, `Gatefold`); empty when the stored text is not a JSON array of strings.
     public var descriptionList: [String] {
-        descriptions == "[]" ? [] : (try? JSONDecoder().decode([String].self, from: Data(descriptions.utf8))) ?? []
+        if descriptions == "[]" { return [] }
+        return FlatJSON.stringArray(descriptions) ?? (try? JSONDecoder().decode([String].self, from: Data(descriptions.utf8))) ?? []
     }
 }
