@@ -8,8 +8,40 @@ public enum Timestamp {
         string(fromEpochSeconds: Int64(date.timeIntervalSince1970.rounded(.down)))
     }
 
-    /// Formats whole seconds since 1970 without Foundation's calendar machinery (the import hot path).
+    /// Formats whole seconds since 1970 without Foundation's calendar machinery: every imported copy
+    /// and every logged request. Years 0 to 9999 are written digit by digit into the string's own
+    /// storage; others (no real date) take the general way.
     public static func string(fromEpochSeconds seconds: Int64) -> String {
+        let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
+        let secondOfDay = seconds - days * 86_400
+        let (year, month, day) = CivilDate.fromDays(days)
+        guard (0...9999).contains(year) else { return paddedString(fromEpochSeconds: seconds) }
+        return String(unsafeUninitializedCapacity: 20) { buffer in
+            func put(_ value: Int64, width: Int, at offset: Int) {
+                var value = value
+                for index in (offset..<offset + width).reversed() {
+                    buffer[index] = UInt8(ascii: "0") + UInt8(value % 10)
+                    value /= 10
+                }
+            }
+            put(year, width: 4, at: 0)
+            buffer[4] = UInt8(ascii: "-")
+            put(month, width: 2, at: 5)
+            buffer[7] = UInt8(ascii: "-")
+            put(day, width: 2, at: 8)
+            buffer[10] = UInt8(ascii: "T")
+            put(secondOfDay / 3600, width: 2, at: 11)
+            buffer[13] = UInt8(ascii: ":")
+            put(secondOfDay / 60 % 60, width: 2, at: 14)
+            buffer[16] = UInt8(ascii: ":")
+            put(secondOfDay % 60, width: 2, at: 17)
+            buffer[19] = UInt8(ascii: "Z")
+            return 20
+        }
+    }
+
+    /// The general way, for any year: each part padded to its width.
+    static func paddedString(fromEpochSeconds seconds: Int64) -> String {
         let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
         let secondOfDay = seconds - days * 86_400
         let (year, month, day) = CivilDate.fromDays(days)
