@@ -221,7 +221,7 @@ enum PlaybackRepository {
         try db.firstRow("""
             SELECT COUNT(DISTINCT listening_id), COUNT(*), MAX(played_at_ms)
             FROM play_history WHERE user_id = ? AND album_id = ?
-            """, arguments: [userId, albumId]) { columns in
+            """, ids: [userId, albumId]) { columns in
             AlbumPlayStats(playCount: try columns.int(0), trackPlayCount: try columns.int(1),
                            lastPlayedAt: try columns.optionalInt64(2).map(RFC3339.seconds))
         } ?? AlbumPlayStats(playCount: 0, trackPlayCount: 0, lastPlayedAt: nil)

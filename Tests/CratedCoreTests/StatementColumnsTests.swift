@@ -39,6 +39,29 @@ import Testing
         }
     }
 
+    @Test func idsAreBoundInOrderAndCountedAgainstTheStatement() throws {
+        let db = try DatabaseQueue()
+        try db.write { db in
+            try db.execute(sql: "CREATE TABLE t (id INTEGER PRIMARY KEY, owner INTEGER NOT NULL)")
+            try db.execute(sql: "INSERT INTO t (owner) VALUES (1), (2), (1), (2)")
+        }
+        let sql = "SELECT id FROM t WHERE owner = ? AND id >= ? ORDER BY id"
+        try db.read { db in
+            #expect(try db.rows(sql, ids: [2, 1]) { try $0.int64(0) } == [2, 4])
+            // Read halfway, then bound again: the statement is reset first.
+            var seen: [Int64] = []
+            try db.forEachRow(sql, ids: [1, 1]) { seen.append(try $0.int64(0)) }
+            #expect(seen == [1, 3])
+            #expect(try db.firstRow(sql, ids: [1, 2]) { try $0.int64(0) } == 3)
+            #expect(try db.firstRow(sql, ids: [9, 1]) { try $0.int64(0) } == nil)
+            // GRDB's arguments and these take turns on the one cached statement.
+            #expect(try db.rows(sql, arguments: [2, 3]) { try $0.int64(0) } == [4])
+            #expect(try db.rows(sql, ids: [2, 3]) { try $0.int64(0) } == [4])
+            #expect(throws: DatabaseError.self) { try db.rows(sql, ids: [1]) { try $0.int64(0) } }
+            #expect(throws: DatabaseError.self) { try db.rows(sql, ids: [1, 2, 3]) { try $0.int64(0) } }
+        }
+    }
+
     @Test func rowsComeInOrderAndTheCachedStatementRunsAgainWithOtherArguments() throws {
         let db = try DatabaseQueue()
         try db.write { db in

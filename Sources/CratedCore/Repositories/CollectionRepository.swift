@@ -51,28 +51,28 @@ extension AppDatabase {
         try read { db in
             // Copies are sorted here: ordering in SQL makes SQLite walk the user's copies in date
             // order instead of seeking the album's few copies.
-            let copies = try db.rows(AlbumPageSQL.copies, arguments: [albumId, userId], CollectionItem.init)
+            let copies = try db.rows(AlbumPageSQL.copies, ids: [albumId, userId], CollectionItem.init)
                 .sorted { ($0.dateAdded, $0.id!) < ($1.dateAdded, $1.id!) }
-            guard !copies.isEmpty, let album = try db.firstRow(AlbumPageSQL.album, arguments: [albumId], Album.init) else { return nil }
-            let artists = try db.rows(AlbumPageSQL.artists, arguments: [albumId]) { columns in
+            guard !copies.isEmpty, let album = try db.firstRow(AlbumPageSQL.album, ids: [albumId], Album.init) else { return nil }
+            let artists = try db.rows(AlbumPageSQL.artists, ids: [albumId]) { columns in
                 let artistId = try columns.int64(2)
                 return (AlbumArtist(albumId: try columns.int64(0), position: try columns.int(1), artistId: artistId, joinPhrase: try columns.string(3)),
                         Artist(id: artistId, name: try columns.string(4), discogsName: try columns.string(5),
                                discogsId: try columns.optionalInt64(6), sortName: try columns.string(7)))
             }
             var cratesByCopy: [Int64: [Crate]] = [:]
-            try db.forEachRow(AlbumPageSQL.crates, arguments: [albumId, userId]) { columns in
+            try db.forEachRow(AlbumPageSQL.crates, ids: [albumId, userId]) { columns in
                 let crate = Crate(id: try columns.int64(1), userId: try columns.int64(2), name: try columns.string(3),
                                   discogsFolderId: try columns.optionalInt64(4), createdAt: try columns.string(5), updatedAt: try columns.string(6))
                 cratesByCopy[try columns.int64(0), default: []].append(crate)
             }
             return AlbumBundle(
                 album: album, artists: artists,
-                labels: try db.rows(AlbumPageSQL.labels, arguments: [albumId], AlbumLabel.init),
-                formats: try db.rows(AlbumPageSQL.formats, arguments: [albumId], AlbumFormat.init),
-                genres: try db.rows(AlbumPageSQL.genres, arguments: [albumId], AlbumGenre.init),
-                images: try db.rows(AlbumPageSQL.images, arguments: [albumId], AlbumImage.init),
-                tracks: try db.rows(AlbumPageSQL.tracks, arguments: [albumId], Track.init),
+                labels: try db.rows(AlbumPageSQL.labels, ids: [albumId], AlbumLabel.init),
+                formats: try db.rows(AlbumPageSQL.formats, ids: [albumId], AlbumFormat.init),
+                genres: try db.rows(AlbumPageSQL.genres, ids: [albumId], AlbumGenre.init),
+                images: try db.rows(AlbumPageSQL.images, ids: [albumId], AlbumImage.init),
+                tracks: try db.rows(AlbumPageSQL.tracks, ids: [albumId], Track.init),
                 copies: copies.map { ($0, cratesByCopy[$0.id!] ?? []) })
         }
     }
