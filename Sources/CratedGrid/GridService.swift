@@ -147,7 +147,7 @@ private struct PagePlan {
             SELECT ca.album_id, a.title, a.artist_credit, a.year, ca.copies, ca.best_rating, ca.latest_added
             FROM collection_album ca JOIN album a ON a.id = ca.album_id
             WHERE ca.user_id = ? AND ca.album_id IN (\(placeholders))
-            """, arguments: StatementArguments([userId] + ids)) { columns in
+            """, ids: [userId] + ids) { columns in
             let albumId = try columns.int64(0)
             let rating = try columns.int(5)
             cells[albumId] = GridItem(
@@ -158,7 +158,7 @@ private struct PagePlan {
         try db.forEachRow("""
             SELECT album_id, uri, uri150, width FROM album_image WHERE album_id IN (\(placeholders))
             ORDER BY album_id, kind <> 'primary', position
-            """, arguments: StatementArguments(ids)) { columns in
+            """, ids: ids) { columns in
             let albumId = try columns.int64(0)
             guard cells[albumId]?.artwork == nil else { return }
             cells[albumId]?.artwork = GridArtwork.variant(uri: try columns.string(1), uri150: try columns.string(2),
