@@ -205,12 +205,13 @@ struct GridSQL {
         return (sql, StatementArguments(arguments))
     }
 
-    /// `count` anchors from `offset` rows past `lower` (included): the page query, an index seek.
-    func anchorsStatement(from lower: GridAnchor, offset: Int, count: Int) -> (sql: String, arguments: StatementArguments) {
+    /// `count` anchors from `offset` rows past `lower` (included, or not when `strictly`): the page
+    /// query, an index seek.
+    func anchorsStatement(from lower: GridAnchor, strictly: Bool = false, offset: Int, count: Int) -> (sql: String, arguments: StatementArguments) {
         let condition = whereClause(.probe)
         return ("""
             SELECT ca.\(keyColumn), ca.album_id FROM collection_album ca
-            WHERE \(condition.sql) AND \(keysetCondition(.atOrAfter)) \(orderBy) LIMIT ? OFFSET ?
+            WHERE \(condition.sql) AND \(keysetCondition(strictly ? .after : .atOrAfter)) \(orderBy) LIMIT ? OFFSET ?
             """, StatementArguments(condition.arguments + arguments(lower) + [count.databaseValue, offset.databaseValue]))
     }
 

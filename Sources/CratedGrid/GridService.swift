@@ -67,7 +67,12 @@ private struct PagePlan {
 
     func page(_ db: Database, snapshot: GridSnapshot) throws -> GridPage {
         let (start, count) = try placement(db, snapshot)
-        let anchors = try snapshot.anchors(db, from: start, count: count, sql: sql)
+        let anchors: [GridAnchor]
+        if case .cursor = request.position, let cursor, cursor.direction == .after {
+            anchors = try snapshot.anchors(db, after: cursor.anchor, at: start, count: count, sql: sql)
+        } else {
+            anchors = try snapshot.anchors(db, from: start, count: count, sql: sql)
+        }
         let items = try self.items(db, anchors: anchors, start: start)
         func token(_ direction: GridCursor.Direction, _ anchor: GridAnchor) -> String {
             GridCursor(userId: userId, order: request.orderFingerprint, direction: direction, anchor: anchor).token

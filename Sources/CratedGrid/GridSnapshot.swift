@@ -73,6 +73,15 @@ struct GridSnapshot: Sendable {
         return try sql.fetchAnchors(db, sql.anchorsStatement(from: checkpoints[checkpoint], offset: start - checkpoint * stride, count: count))
     }
 
+    /// The anchors right after `anchor`, which stands at `start - 1` (or would, when it is gone):
+    /// a page that follows a cursor. One seek from the anchor itself, where `anchors(from:)` seeks the
+    /// checkpoint before `start` and steps over up to a stride of rows to reach it.
+    func anchors(_ db: Database, after anchor: GridAnchor, at start: Int, count: Int, sql: GridSQL) throws -> [GridAnchor] {
+        guard start < total, count > 0 else { return [] }
+        if stride == 1 { return try anchors(db, from: start, count: count, sql: sql) }
+        return try sql.fetchAnchors(db, sql.anchorsStatement(from: anchor, strictly: true, offset: 0, count: count))
+    }
+
     /// The jump bar: `A`...`Z` for keys starting with a Latin letter (sort keys are folded, so `É` is
     /// under E), `#` for digits, symbols and other scripts, each with the position of its first album.
     private func computeSections(_ db: Database, sql: GridSQL) throws -> [GridSection] {
