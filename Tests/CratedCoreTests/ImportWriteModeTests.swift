@@ -62,7 +62,7 @@ import Testing
             #expect(attached.contains(SearchIndexBuilder.schemaName))
             try db.inTransaction(.deferred) {
                 try builder.lockMainDatabase(db)
-                try builder.start(from: db)
+                try builder.start(from: db, expectedAlbums: 1)
                 builder.add([SearchIndexBuilder.Album(id: 1, title: "Déjà Vu", artists: "Crosby", labels: "Atlantic", catalogNumbers: "SD 7200")])
                 builder.finish()
                 // No album 1 in the catalogue: the copy is all this test looks at.
@@ -74,6 +74,87 @@ import Testing
             #expect(FileManager.default.fileExists(atPath: builder.path))
             builder.detach(db)
             #expect(try !String.fetchAll(db, sql: "SELECT name FROM pragma_database_list").contains(SearchIndexBuilder.schemaName))
+            return builder.path
+        }
+        #expect(!FileManager.default.fileExists(atPath: path))
+        #expect(try TableCounts(database) == .empty)
+    }
+
+    /// The builder indexes albums as they are handed over, one INSERT each in one transaction, where
+    /// `SearchIndex.add` runs one INSERT ... SELECT: for a collection large enough for the bulk buffer,
+    /// with pending terms written out several times on the way, FTS5's tables still come out the same.
+    @Test func theSearchIndexBuiltBesideTheImportIsTheOneSearchIndexAddBuilds() throws {
+        let count = SearchIndex.bulkAlbums + 2000
+        let albums = (1...count).map { n in
+            SearchIndexBuilder.Album(
+                id: Int64(n), title: "Déjà Title \(n) \(n % 97) word\(n % 1013)", artists: "Artist \(n % 389) & Band \(n % 7)",
+                labels: "Label \(n % 53)", catalogNumbers: n % 5 == 0 ? "" : "CAT-\(n)")
+        }
+        func shadowTables(_ database: AppDatabase) throws -> [String: [String]] {
+            try database.reader.read { db in
+                var tables: [String: [String]] = [:]
+                for table in SearchIndexBuilder.shadowTables {
+                    tables[table] = try Row.fetchAll(db, sql: "SELECT * FROM \(table) ORDER BY 1").map(\.description)
+                }
+                return tables
+            }
+        }
+        let directory = try TemporaryDirectory()
+        // The catalogue's way: the albums' rows, then one `SearchIndex.add`.
+        let added = try directory.database("added.sqlite")
+        try added.writer.write { db in
+            for album in albums {
+                try db.execute(sql: """
+                    INSERT INTO album (id, title, sort_title, artist_credit, artist_sort_name, created_at, updated_at)
+                    VALUES (?, ?, '', ?, '', '', '')
+                    """, arguments: [album.id, album.title, album.artists])
+                try db.execute(sql: "INSERT INTO album_label (album_id, position, name, catalog_number) VALUES (?, 0, ?, ?)",
+                               arguments: [album.id, album.labels, album.catalogNumbers.isEmpty ? nil : album.catalogNumbers])
+            }
+            try SearchIndex.add(db, newAlbumIds: albums.map(\.id))
+        }
+        // The builder's way, the albums handed over in batches as the import writes them.
+        let built = try directory.database("built.sqlite")
+        try built.writer.writeWithoutTransaction { db in
+            let builder = try SearchIndexBuilder(attachingTo: db)
+            defer { builder.detach(db) }
+            try db.inTransaction(.deferred) {
+                try builder.lockMainDatabase(db)
+                try builder.start(from: db, expectedAlbums: count)
+                for start in stride(from: 0, to: count, by: 1000) {
+                    builder.add(Array(albums[start..<min(start + 1000, count)]))
+                }
+                builder.finish()
+                try builder.copy(into: db)
+                return .commit
+            }
+        }
+        let (one, other) = (try shadowTables(added), try shadowTables(built))
+        // Compared whole, reported by table (the rows run to megabytes).
+        #expect(SearchIndexBuilder.shadowTables.filter { one[$0] != other[$0] } == [])
+        // Several segments were written on the way (the data table holds more than the structure).
+        #expect((one["album_search_data"]?.count ?? 0) > 100)
+        let found = try built.reader.read { db in
+            try Int64.fetchAll(db, sql: "SELECT rowid FROM album_search WHERE album_search MATCH ? ORDER BY rowid",
+                               arguments: [SearchText.matchExpression("deja word1012")!])
+        }
+        #expect(found == albums.filter { $0.title.hasSuffix(" word1012") }.map(\.id))
+    }
+
+    /// An import that fails before its last album leaves the indexing thread waiting for more: the
+    /// builder's removal ends it instead of waiting for ever.
+    @Test func aBuilderLeftWithoutItsLastAlbumIsRemoved() throws {
+        let directory = try TemporaryDirectory()
+        let database = try directory.database()
+        let path = try database.writer.writeWithoutTransaction { db in
+            let builder = try SearchIndexBuilder(attachingTo: db)
+            try db.inTransaction(.deferred) {
+                try builder.lockMainDatabase(db)
+                try builder.start(from: db, expectedAlbums: 10)
+                builder.add([SearchIndexBuilder.Album(id: 1, title: "Déjà Vu", artists: "Crosby", labels: "Atlantic", catalogNumbers: "SD 7200")])
+                return .rollback
+            }
+            builder.detach(db)
             return builder.path
         }
         #expect(!FileManager.default.fileExists(atPath: path))

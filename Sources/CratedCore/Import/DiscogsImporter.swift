@@ -191,7 +191,8 @@ public struct DiscogsImporter: Sendable {
         let writer = try CollectionImportWriter(db: db, userId: user.id!, catalogueInMemory: bulk)
         try writer.deferGridUpkeep()
         let searchBuilder = try bulk && SearchIndexBuilder.canReplace(db) ? searchBuilder : nil
-        try searchBuilder?.start(from: db)
+        // At most one new album per row: the file size tells about how many, as for the write mode.
+        try searchBuilder?.start(from: db, expectedAlbums: size / Self.estimatedBytesPerRow)
         writer.searchBuilder = searchBuilder
         var summary = ImportSummary(file: path, user: user.name, dryRun: options.dryRun)
         summary.customFields = header.customFields.map(\.name)
@@ -241,7 +242,8 @@ public struct DiscogsImporter: Sendable {
         if problemCount > 0 && !options.skipInvalid {
             throw ImportError.invalidRows(problems, total: problemCount)
         }
-        // The search index is built beside the grid recount and the index builds that follow.
+        // The search index has been built beside the rows; its last albums are indexed beside the
+        // grid recount and the index builds that follow.
         try writer.flush()
         searchBuilder?.finish()
         try writer.finishGridUpkeep()
