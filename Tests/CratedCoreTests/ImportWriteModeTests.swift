@@ -212,6 +212,14 @@ import Testing
         #expect(try TableCounts(database) == .empty)
     }
 
+    /// `crated import` turns SQLite's memory statistics off before it opens the database (its two
+    /// connections contended for their mutex); once a connection is open the setting no longer takes.
+    @Test func memoryStatisticsAreSetBeforeTheFirstConnection() throws {
+        let directory = try TemporaryDirectory()
+        _ = try directory.database()
+        #expect(SQLiteProcess.disableMemoryStatistics() == false)
+    }
+
     @Test func scratchFilesOfEndedImportsAreRemoved() throws {
         let folder = FileManager.default.temporaryDirectory
         // A process id that has ended: a child that has run to its end.
