@@ -77,10 +77,7 @@ final class CollectionImportWriter {
     private struct PendingCopy {
         var id: Int64
         var albumId: Int64
-        var dateAdded: String
-        var ordinal: Int
-        var row: DiscogsExportRow
-        var customFields: String
+        var prepared: PreparedRow
     }
 
     private(set) var artistsAdded = 0
@@ -257,7 +254,7 @@ final class CollectionImportWriter {
         if pendingCopies.count == Self.copyBatchSize { try writePendingCopies() }
         let id = nextCopyId
         nextCopyId += 1
-        pendingCopies.append(PendingCopy(id: id, albumId: albumId, dateAdded: dateAdded, ordinal: ordinal, row: row, customFields: customFields))
+        pendingCopies.append(PendingCopy(id: id, albumId: albumId, prepared: prepared))
         return (id, .added)
     }
 
@@ -356,9 +353,9 @@ final class CollectionImportWriter {
             statement.bind(first, copy.id)
             statement.bind(first + 1, userId)
             statement.bind(first + 2, copy.albumId)
-            statement.bind(first + 3, copy.dateAdded)
-            statement.bind(first + 4, copy.ordinal)
-            bindCopyFields(statement, from: first + 5, copy.row, customFields: copy.customFields)
+            statement.bind(first + 3, copy.prepared.dateAdded)
+            statement.bind(first + 4, copy.prepared.ordinal)
+            bindCopyFields(statement, from: first + 5, copy.prepared.row, customFields: copy.prepared.customFields)
         }
         pendingCopies.removeAll(keepingCapacity: true)
         // A waiting copy is new, so its crate entry is too (OR IGNORE as for any entry).
