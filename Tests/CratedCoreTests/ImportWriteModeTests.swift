@@ -220,6 +220,32 @@ import Testing
         #expect(SQLiteProcess.disableMemoryStatistics() == false)
     }
 
+    /// The bulk write sets aside every per-row INSERT trigger of the tables it writes (`ImportTriggers`):
+    /// a new one must be looked at, to see whether the writer must do its work while it is set aside.
+    @Test func theTriggersSetAsideAreEveryInsertTriggerOfTheTablesWritten() throws {
+        let directory = try TemporaryDirectory()
+        let database = try directory.database()
+        let found = try database.reader.read { db in
+            try String.fetchAll(db, sql: """
+                SELECT name FROM sqlite_schema WHERE type = 'trigger' AND sql LIKE '%AFTER INSERT ON%'
+                AND tbl_name IN ('artist', 'album', 'album_artist', 'album_label', 'album_format', 'collection_item',
+                                 'collection_album', 'crate', 'crate_item', 'grid_pending')
+                ORDER BY name
+                """)
+        }
+        #expect(found == ImportTriggers.names.sorted())
+        // Set aside and made again, they are as the migrations wrote them.
+        let before = try DatabaseSnapshot(database)
+        try database.writer.write { db in
+            let triggers = try ImportTriggers.setAside(db)
+            #expect(triggers.setAside.count == ImportTriggers.names.count)
+            #expect(try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM sqlite_schema WHERE name IN (SELECT value FROM json_each(?))",
+                                     arguments: ["[" + ImportTriggers.names.map { "\"\($0)\"" }.joined(separator: ",") + "]"]) == 0)
+            try triggers.restore(db)
+        }
+        #expect(try DatabaseSnapshot(database).differences(from: before) == [])
+    }
+
     @Test func scratchFilesOfEndedImportsAreRemoved() throws {
         let folder = FileManager.default.temporaryDirectory
         // A process id that has ended: a child that has run to its end.

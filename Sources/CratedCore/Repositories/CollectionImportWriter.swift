@@ -36,6 +36,8 @@ final class CollectionImportWriter {
     private let insertCrateItems: MultiRowInsert
     private let insertGridRows: MultiRowInsert
     private let countGridCopy: BulkStatement
+    /// See `notesGridPending`.
+    private let noteGridPending: BulkStatement?
 
     /// New albums wait here with their credits, labels and formats, and go in with the copies waiting
     /// (before them: the copies' foreign key needs the album), a batch per INSERT, as copies do. The
@@ -93,7 +95,10 @@ final class CollectionImportWriter {
     /// and the import finds them there instead of by an index seek per row; meant for an import that is
     /// large against the catalogue (the dictionaries hold no more than the import would add anyway), and
     /// needed when the artist indexes are set aside (`ImportIndexes`).
-    init(db: Database, userId: Int64, catalogueInMemory: Bool = false) throws {
+    ///
+    /// With `notesGridPending`, the writer notes the new copies of albums it did not create in
+    /// `grid_pending` itself, as the trigger set aside does (`ImportTriggers`).
+    init(db: Database, userId: Int64, catalogueInMemory: Bool = false, notesGridPending: Bool = false) throws {
         self.db = db
         self.userId = userId
         self.now = Timestamp.now()
@@ -130,6 +135,9 @@ final class CollectionImportWriter {
             UPDATE collection_album SET copies = copies + 1, latest_added = max(latest_added, ?), best_rating = max(best_rating, ?)
             WHERE album_id = ? AND user_id = ?
             """)
+        // As `collection_item_grid_insert_deferred` (migration 0009) notes a copy.
+        noteGridPending = notesGridPending
+            ? try BulkStatement(db, sql: "INSERT OR IGNORE INTO grid_pending (album_id, user_id) VALUES (?, ?)") : nil
         findCopy = try BulkStatement(db, sql: """
             SELECT id, rating, media_condition, sleeve_condition, notes, custom_fields FROM collection_item
             WHERE user_id = ? AND album_id = ? AND date_added = ? AND copy_ordinal = ?
@@ -249,7 +257,13 @@ final class CollectionImportWriter {
             }
         }
         // Counted before a full batch is written, so that an album waiting goes in with this copy counted.
-        if albumIsNew { try countInGrid(albumId: albumId, dateAdded: dateAdded, rating: row.rating) }
+        if albumIsNew {
+            try countInGrid(albumId: albumId, dateAdded: dateAdded, rating: row.rating)
+        } else if let noteGridPending {
+            noteGridPending.bind(1, albumId)
+            noteGridPending.bind(2, userId)
+            try noteGridPending.execute()
+        }
         // A full batch goes first, so that the copy added here is still waiting when this returns.
         if pendingCopies.count == Self.copyBatchSize { try writePendingCopies() }
         let id = nextCopyId
