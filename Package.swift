@@ -31,11 +31,14 @@ let package = Package(
                 grdb, logging,
                 // SQLite's C API, for the import's prepared statements (BulkStatement).
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
+                "CSQLiteConfig",
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             plugins: ["EmbedResources"]
         ),
+        // sqlite3_config, which is variadic, for Swift (see SQLiteProcess).
+        .target(name: "CSQLiteConfig", linkerSettings: [.linkedLibrary("sqlite3")]),
         // Grid pagination sized to the client's resolved layout environment.
         .target(name: "CratedGrid", dependencies: ["CratedCore", grdb]),
         // The mini-player's playback state and play history.

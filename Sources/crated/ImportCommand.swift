@@ -30,6 +30,8 @@ struct ImportCommand: AsyncParsableCommand {
     var json = false
 
     func run() async throws {
+        // Before the database is opened (see SQLiteProcess); this process does nothing but the import.
+        SQLiteProcess.disableMemoryStatistics()
         let configuration = try await global.loadConfiguration()
         let database = try global.openDatabase(configuration)
         let options = ImportOptions(userName: user, dryRun: dryRun, skipInvalid: skipInvalid, defaultUserName: configuration.defaultUserName)

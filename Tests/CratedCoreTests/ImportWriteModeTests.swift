@@ -53,6 +53,57 @@ import Testing
         try bulk.writer.write { db in try db.execute(sql: "INSERT INTO album_search (album_search) VALUES ('integrity-check')") }
     }
 
+    /// The import writes the grid rows of the albums it creates itself, as it goes (migration 0009):
+    /// with copies of those albums far down the file, after their rows went in, and albums that were
+    /// there before (recounted at the end, as before), the rows are the ones a recount gives. The
+    /// per-row listing triggers stay quiet meanwhile.
+    @Test(arguments: [ImportWriteMode.incremental, .bulk])
+    func theGridRowsAreTheOnesARecountGives(mode: ImportWriteMode) throws {
+        let directory = try TemporaryDirectory()
+        let database = try directory.database()
+        // 1000 rows, then later copies of the first 300 releases (another date, other ratings).
+        let laterCopies = syntheticExport(rows: 300, ratingShift: 2).dropFirst(exportHeader.count + 1)
+            .replacingOccurrences(of: ",2021-", with: ",2024-")
+        let file = try directory.write("collection.csv", syntheticExport(rows: 1000) + laterCopies)
+        func recount() throws -> (grid: [String], recounted: [String]) {
+            try database.reader.read { db in
+                (try Row.fetchAll(db, sql: """
+                    SELECT user_id, album_id, copies, latest_added, best_rating, artist_key, title_key, year_key
+                    FROM collection_album ORDER BY user_id, album_id
+                    """).map(\.description),
+                 try Row.fetchAll(db, sql: """
+                    SELECT c.user_id, c.album_id, COUNT(*) AS copies, MAX(c.date_added) AS latest_added,
+                           COALESCE(MAX(c.rating), 0) AS best_rating, a.artist_sort_name AS artist_key,
+                           a.sort_title AS title_key, COALESCE(a.year, 99999) AS year_key
+                    FROM collection_item c JOIN album a ON a.id = c.album_id
+                    GROUP BY c.user_id, c.album_id ORDER BY c.user_id, c.album_id
+                    """).map(\.description))
+            }
+        }
+        let generation = try database.reader.read(ListingGeneration.current)
+        let first = try importing(file, into: database, mode)
+        #expect(first.copiesAdded == 1300 && first.albumsAdded == first.albums)
+        let afterFirst = try recount()
+        #expect(afterFirst.grid == afterFirst.recounted)
+        #expect(afterFirst.grid.count == first.albums)
+        let counts = try database.reader.read { db in
+            try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM collection_album WHERE copies >= 2 AND latest_added LIKE '2024-%'")!
+        }
+        #expect(counts > 250)
+        // The end of the deferral and the search index advance the generation; no grid row did.
+        let advanced = try database.reader.read(ListingGeneration.current) - generation
+        #expect(advanced >= 1 && advanced <= 2)
+
+        // Another user, the same albums (now in the catalogue) and new ones.
+        let more = try directory.write("more.csv", exportHeader + "\n" + laterCopies + syntheticExport(rows: 200, firstRelease: 5000).dropFirst(exportHeader.count + 1))
+        let second = try importing(more, into: database, mode, user: "second")
+        #expect(second.copiesAdded == 500 && second.albumsAdded > 150 && second.albumsAdded < second.albums)
+        let afterSecond = try recount()
+        #expect(afterSecond.grid == afterSecond.recounted)
+        #expect(afterSecond.grid.count == first.albums + second.albums)
+        #expect(try database.reader.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM grid_pending") } == 0)
+    }
+
     @Test func theScratchSearchIndexIsAttachedAndRemoved() throws {
         let directory = try TemporaryDirectory()
         let database = try directory.database()
@@ -62,7 +113,7 @@ import Testing
             #expect(attached.contains(SearchIndexBuilder.schemaName))
             try db.inTransaction(.deferred) {
                 try builder.lockMainDatabase(db)
-                try builder.start(from: db)
+                try builder.start(from: db, expectedAlbums: 1)
                 builder.add([SearchIndexBuilder.Album(id: 1, title: "Déjà Vu", artists: "Crosby", labels: "Atlantic", catalogNumbers: "SD 7200")])
                 builder.finish()
                 // No album 1 in the catalogue: the copy is all this test looks at.
@@ -78,6 +129,121 @@ import Testing
         }
         #expect(!FileManager.default.fileExists(atPath: path))
         #expect(try TableCounts(database) == .empty)
+    }
+
+    /// The builder indexes albums as they are handed over, one INSERT each in one transaction, where
+    /// `SearchIndex.add` runs one INSERT ... SELECT: for a collection large enough for the bulk buffer,
+    /// with pending terms written out several times on the way, FTS5's tables still come out the same.
+    @Test func theSearchIndexBuiltBesideTheImportIsTheOneSearchIndexAddBuilds() throws {
+        let count = SearchIndex.bulkAlbums + 2000
+        let albums = (1...count).map { n in
+            SearchIndexBuilder.Album(
+                id: Int64(n), title: "Déjà Title \(n) \(n % 97) word\(n % 1013)", artists: "Artist \(n % 389) & Band \(n % 7)",
+                labels: "Label \(n % 53)", catalogNumbers: n % 5 == 0 ? "" : "CAT-\(n)")
+        }
+        func shadowTables(_ database: AppDatabase) throws -> [String: [String]] {
+            try database.reader.read { db in
+                var tables: [String: [String]] = [:]
+                for table in SearchIndexBuilder.shadowTables {
+                    tables[table] = try Row.fetchAll(db, sql: "SELECT * FROM \(table) ORDER BY 1").map(\.description)
+                }
+                return tables
+            }
+        }
+        let directory = try TemporaryDirectory()
+        // The catalogue's way: the albums' rows, then one `SearchIndex.add`.
+        let added = try directory.database("added.sqlite")
+        try added.writer.write { db in
+            for album in albums {
+                try db.execute(sql: """
+                    INSERT INTO album (id, title, sort_title, artist_credit, artist_sort_name, created_at, updated_at)
+                    VALUES (?, ?, '', ?, '', '', '')
+                    """, arguments: [album.id, album.title, album.artists])
+                try db.execute(sql: "INSERT INTO album_label (album_id, position, name, catalog_number) VALUES (?, 0, ?, ?)",
+                               arguments: [album.id, album.labels, album.catalogNumbers.isEmpty ? nil : album.catalogNumbers])
+            }
+            try SearchIndex.add(db, newAlbumIds: albums.map(\.id))
+        }
+        // The builder's way, the albums handed over in batches as the import writes them.
+        let built = try directory.database("built.sqlite")
+        try built.writer.writeWithoutTransaction { db in
+            let builder = try SearchIndexBuilder(attachingTo: db)
+            defer { builder.detach(db) }
+            try db.inTransaction(.deferred) {
+                try builder.lockMainDatabase(db)
+                try builder.start(from: db, expectedAlbums: count)
+                for start in stride(from: 0, to: count, by: 1000) {
+                    builder.add(Array(albums[start..<min(start + 1000, count)]))
+                }
+                builder.finish()
+                try builder.copy(into: db)
+                return .commit
+            }
+        }
+        let (one, other) = (try shadowTables(added), try shadowTables(built))
+        // Compared whole, reported by table (the rows run to megabytes).
+        #expect(SearchIndexBuilder.shadowTables.filter { one[$0] != other[$0] } == [])
+        // Several segments were written on the way (the data table holds more than the structure).
+        #expect((one["album_search_data"]?.count ?? 0) > 100)
+        let found = try built.reader.read { db in
+            try Int64.fetchAll(db, sql: "SELECT rowid FROM album_search WHERE album_search MATCH ? ORDER BY rowid",
+                               arguments: [SearchText.matchExpression("deja word1012")!])
+        }
+        #expect(found == albums.filter { $0.title.hasSuffix(" word1012") }.map(\.id))
+    }
+
+    /// An import that fails before its last album leaves the indexing thread waiting for more: the
+    /// builder's removal ends it instead of waiting for ever.
+    @Test func aBuilderLeftWithoutItsLastAlbumIsRemoved() throws {
+        let directory = try TemporaryDirectory()
+        let database = try directory.database()
+        let path = try database.writer.writeWithoutTransaction { db in
+            let builder = try SearchIndexBuilder(attachingTo: db)
+            try db.inTransaction(.deferred) {
+                try builder.lockMainDatabase(db)
+                try builder.start(from: db, expectedAlbums: 10)
+                builder.add([SearchIndexBuilder.Album(id: 1, title: "Déjà Vu", artists: "Crosby", labels: "Atlantic", catalogNumbers: "SD 7200")])
+                return .rollback
+            }
+            builder.detach(db)
+            return builder.path
+        }
+        #expect(!FileManager.default.fileExists(atPath: path))
+        #expect(try TableCounts(database) == .empty)
+    }
+
+    /// `crated import` turns SQLite's memory statistics off before it opens the database (its two
+    /// connections contended for their mutex); once a connection is open the setting no longer takes.
+    @Test func memoryStatisticsAreSetBeforeTheFirstConnection() throws {
+        let directory = try TemporaryDirectory()
+        _ = try directory.database()
+        #expect(SQLiteProcess.disableMemoryStatistics() == false)
+    }
+
+    /// The bulk write sets aside every per-row INSERT trigger of the tables it writes (`ImportTriggers`):
+    /// a new one must be looked at, to see whether the writer must do its work while it is set aside.
+    @Test func theTriggersSetAsideAreEveryInsertTriggerOfTheTablesWritten() throws {
+        let directory = try TemporaryDirectory()
+        let database = try directory.database()
+        let found = try database.reader.read { db in
+            try String.fetchAll(db, sql: """
+                SELECT name FROM sqlite_schema WHERE type = 'trigger' AND sql LIKE '%AFTER INSERT ON%'
+                AND tbl_name IN ('artist', 'album', 'album_artist', 'album_label', 'album_format', 'collection_item',
+                                 'collection_album', 'crate', 'crate_item', 'grid_pending')
+                ORDER BY name
+                """)
+        }
+        #expect(found == ImportTriggers.names.sorted())
+        // Set aside and made again, they are as the migrations wrote them.
+        let before = try DatabaseSnapshot(database)
+        try database.writer.write { db in
+            let triggers = try ImportTriggers.setAside(db)
+            #expect(triggers.setAside.count == ImportTriggers.names.count)
+            #expect(try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM sqlite_schema WHERE name IN (SELECT value FROM json_each(?))",
+                                     arguments: ["[" + ImportTriggers.names.map { "\"\($0)\"" }.joined(separator: ",") + "]"]) == 0)
+            try triggers.restore(db)
+        }
+        #expect(try DatabaseSnapshot(database).differences(from: before) == [])
     }
 
     @Test func scratchFilesOfEndedImportsAreRemoved() throws {

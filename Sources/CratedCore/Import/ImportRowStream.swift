@@ -1,23 +1,26 @@
 import Foundation
 
 /// A valid export row with the text the import writer derives from it, prepared ahead of the writer.
-struct PreparedRow: Sendable {
-    var row: DiscogsExportRow
+///
+/// A class: the writer keeps rows waiting in several places (the stream's batch, its albums and copies
+/// waiting to be written), and a struct of a dozen strings was copied, reference by reference, each time.
+final class PreparedRow: Sendable {
+    let row: DiscogsExportRow
     /// The credit as shown (`DiscogsText.displayName`), and its sort key, also the artist's.
-    var credit: String
-    var creditSortKey: String
-    var titleSortKey: String
-    var labels: [(name: String, catalogNumber: String?)]
+    let credit: String
+    let creditSortKey: String
+    let titleSortKey: String
+    let labels: [(name: String, catalogNumber: String?)]
     /// Formats with their descriptions as the JSON text stored.
-    var formats: [(name: String, quantity: Int, descriptions: String)]
+    let formats: [(name: String, quantity: Int, descriptions: String)]
     /// RFC 3339, as stored.
-    var dateAdded: String
-    var customFields: String
+    let dateAdded: String
+    let customFields: String
     /// Identical rows are several copies: the nth valid row with the same release and date added is
-    /// copy n (from 0). Set by the reading thread, which sees every row in file order.
-    var ordinal = 0
+    /// copy n (from 0). Given by the reading thread, which sees every row in file order.
+    let ordinal: Int
 
-    init(_ row: DiscogsExportRow) {
+    init(_ row: DiscogsExportRow, ordinal: Int) {
         self.row = row
         credit = DiscogsText.displayName(row.artistCredit)
         creditSortKey = DiscogsText.sortKey(credit)
@@ -26,6 +29,7 @@ struct PreparedRow: Sendable {
         formats = DiscogsText.formats(row.format).map { ($0.name, $0.quantity, JSONText.array($0.descriptions)) }
         dateAdded = Timestamp.string(fromEpochSeconds: row.dateAdded)
         customFields = JSONText.object(row.customFields)
+        self.ordinal = ordinal
     }
 }
 
@@ -117,10 +121,11 @@ final class ImportRowStream: @unchecked Sendable {
         do {
             while let record = try nextRecord(reader) {
                 do throws(RowProblem) {
-                    var prepared = PreparedRow(try DiscogsExportRow(record: record, header: header))
-                    let key = CopyKey(release: prepared.row.releaseId, dateAdded: prepared.row.dateAdded)
-                    prepared.ordinal = copiesSeen[key, default: 0]
-                    copiesSeen[key] = prepared.ordinal + 1
+                    let row = try DiscogsExportRow(record: record, header: header)
+                    let key = CopyKey(release: row.releaseId, dateAdded: row.dateAdded)
+                    let ordinal = copiesSeen[key, default: 0]
+                    copiesSeen[key] = ordinal + 1
+                    let prepared = PreparedRow(row, ordinal: ordinal)
                     tally.credits.insert(prepared.row.artistCredit)
                     if let folder = prepared.row.folder { tally.folders.insert(folder) }
                     items.append(.row(prepared))

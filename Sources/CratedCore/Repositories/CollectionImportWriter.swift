@@ -34,12 +34,29 @@ final class CollectionImportWriter {
     private let insertCopies: MultiRowInsert
     private let insertCrateItem: BulkStatement
     private let insertCrateItems: MultiRowInsert
+    private let insertGridRows: MultiRowInsert
+    private let countGridCopy: BulkStatement
+    /// See `notesGridPending`.
+    private let noteGridPending: BulkStatement?
 
     /// New albums wait here with their credits, labels and formats, and go in with the copies waiting
     /// (before them: the copies' foreign key needs the album), a batch per INSERT, as copies do. The
-    /// writer gives their ids itself, as for copies.
-    private var pendingAlbums: [(id: Int64, artistId: Int64, prepared: PreparedRow)] = []
+    /// writer gives their ids itself, as for copies: the albums waiting have consecutive ids.
+    private var pendingAlbums: [PendingAlbum] = []
     private var nextAlbumId: Int64
+    /// The first id this writer gives: the albums from it on are new, and their grid rows are the writer's
+    /// to write (see `deferGridUpkeep`).
+    private let firstNewAlbumId: Int64
+
+    private struct PendingAlbum {
+        var id: Int64
+        var artistId: Int64
+        var prepared: PreparedRow
+        /// The album's grid row so far (`collection_album`): a new album's copies are all this import's.
+        var copies = 0
+        var latestAdded = ""
+        var bestRating = 0
+    }
 
     /// When set, new albums are indexed for search by this builder, beside the import (a bulk import
     /// into an empty search index), handed over a thousand or so at a time.
@@ -62,10 +79,7 @@ final class CollectionImportWriter {
     private struct PendingCopy {
         var id: Int64
         var albumId: Int64
-        var dateAdded: String
-        var ordinal: Int
-        var row: DiscogsExportRow
-        var customFields: String
+        var prepared: PreparedRow
     }
 
     private(set) var artistsAdded = 0
@@ -81,7 +95,10 @@ final class CollectionImportWriter {
     /// and the import finds them there instead of by an index seek per row; meant for an import that is
     /// large against the catalogue (the dictionaries hold no more than the import would add anyway), and
     /// needed when the artist indexes are set aside (`ImportIndexes`).
-    init(db: Database, userId: Int64, catalogueInMemory: Bool = false) throws {
+    ///
+    /// With `notesGridPending`, the writer notes the new copies of albums it did not create in
+    /// `grid_pending` itself, as the trigger set aside does (`ImportTriggers`).
+    init(db: Database, userId: Int64, catalogueInMemory: Bool = false, notesGridPending: Bool = false) throws {
         self.db = db
         self.userId = userId
         self.now = Timestamp.now()
@@ -109,6 +126,18 @@ final class CollectionImportWriter {
         insertLabels = MultiRowInsert(db, "INSERT INTO album_label (album_id, position, name, catalog_number)", columns: 4)
         insertFormats = MultiRowInsert(db, "INSERT INTO album_format (album_id, position, name, quantity, descriptions)", columns: 5)
         nextAlbumId = try Int64.fetchOne(db, sql: "SELECT COALESCE(MAX(id), 0) + 1 FROM album")!
+        firstNewAlbumId = nextAlbumId
+        insertGridRows = MultiRowInsert(db, """
+            INSERT INTO collection_album (user_id, album_id, copies, latest_added, best_rating, artist_key, title_key, year_key)
+            """, columns: 8)
+        // As the grid trigger of migration 0005 counts a copy into an album's row.
+        countGridCopy = try BulkStatement(db, sql: """
+            UPDATE collection_album SET copies = copies + 1, latest_added = max(latest_added, ?), best_rating = max(best_rating, ?)
+            WHERE album_id = ? AND user_id = ?
+            """)
+        // As `collection_item_grid_insert_deferred` (migration 0009) notes a copy.
+        noteGridPending = notesGridPending
+            ? try BulkStatement(db, sql: "INSERT OR IGNORE INTO grid_pending (album_id, user_id) VALUES (?, ?)") : nil
         findCopy = try BulkStatement(db, sql: """
             SELECT id, rating, media_condition, sleeve_condition, notes, custom_fields FROM collection_item
             WHERE user_id = ? AND album_id = ? AND date_added = ? AND copy_ordinal = ?
@@ -129,8 +158,12 @@ final class CollectionImportWriter {
     /// Postpones the upkeep of the album grids' summary (`collection_album`, migration 0005) to
     /// `finishGridUpkeep`, which recounts every album touched in one statement instead of a trigger
     /// per copy. Both run inside the import's transaction.
+    ///
+    /// The albums this writer creates are left out of that (migration 0009): their copies are all
+    /// new, all written here, so the writer counts them as it goes and writes each new album's grid
+    /// row with the album. Recounting them took most of a large first import's upkeep.
     func deferGridUpkeep() throws {
-        try db.execute(sql: "INSERT INTO grid_deferral (id) VALUES (1)")
+        try db.execute(sql: "INSERT INTO grid_deferral (id, writer_counts_from) VALUES (1, ?)", arguments: [firstNewAlbumId])
     }
 
     /// Writes the albums and copies still waiting, and hands the last new albums to the search builder.
@@ -194,7 +227,7 @@ final class CollectionImportWriter {
 
         let albumId = nextAlbumId
         nextAlbumId += 1
-        pendingAlbums.append((albumId, artistId, prepared))
+        pendingAlbums.append(PendingAlbum(id: albumId, artistId: artistId, prepared: prepared))
         newAlbumIds.append(albumId)
         albumIds[row.releaseId] = (albumId, true, true)
         albumsSeenCount += 1
@@ -223,15 +256,40 @@ final class CollectionImportWriter {
                 return (found.id, .updated)
             }
         }
+        // Counted before a full batch is written, so that an album waiting goes in with this copy counted.
+        if albumIsNew {
+            try countInGrid(albumId: albumId, dateAdded: dateAdded, rating: row.rating)
+        } else if let noteGridPending {
+            noteGridPending.bind(1, albumId)
+            noteGridPending.bind(2, userId)
+            try noteGridPending.execute()
+        }
         // A full batch goes first, so that the copy added here is still waiting when this returns.
         if pendingCopies.count == Self.copyBatchSize { try writePendingCopies() }
         let id = nextCopyId
         nextCopyId += 1
-        pendingCopies.append(PendingCopy(id: id, albumId: albumId, dateAdded: dateAdded, ordinal: ordinal, row: row, customFields: customFields))
+        pendingCopies.append(PendingCopy(id: id, albumId: albumId, prepared: prepared))
         return (id, .added)
     }
 
-    /// Writes the albums waiting, with their credits, labels and formats.
+    /// Counts a new copy of a new album into the album's grid row: the row waiting with the album, or
+    /// the one written with it.
+    private func countInGrid(albumId: Int64, dateAdded: String, rating: Int?) throws {
+        if let first = pendingAlbums.first?.id, albumId >= first {
+            let index = Int(albumId - first)
+            pendingAlbums[index].copies += 1
+            pendingAlbums[index].latestAdded = max(pendingAlbums[index].latestAdded, dateAdded)
+            pendingAlbums[index].bestRating = max(pendingAlbums[index].bestRating, rating ?? 0)
+        } else {
+            countGridCopy.bind(1, dateAdded)
+            countGridCopy.bind(2, rating ?? 0)
+            countGridCopy.bind(3, albumId)
+            countGridCopy.bind(4, userId)
+            try countGridCopy.execute()
+        }
+    }
+
+    /// Writes the albums waiting, with their credits, labels, formats and grid rows.
     private func writePendingAlbums() throws {
         guard !pendingAlbums.isEmpty else { return }
         let now = now
@@ -271,6 +329,18 @@ final class CollectionImportWriter {
             statement.bind(first + 3, format.2.quantity)
             statement.bind(first + 4, format.2.descriptions)
         }
+        // The keys as the album row holds them (`artist_sort_name`, `sort_title`, `year`).
+        let userId = userId
+        try insertGridRows.insert(pendingAlbums) { statement, first, album in
+            statement.bind(first, userId)
+            statement.bind(first + 1, album.id)
+            statement.bind(first + 2, album.copies)
+            statement.bind(first + 3, album.latestAdded)
+            statement.bind(first + 4, album.bestRating)
+            statement.bind(first + 5, album.prepared.creditSortKey)
+            statement.bind(first + 6, album.prepared.titleSortKey)
+            statement.bind(first + 7, album.prepared.row.year ?? 99999)
+        }
         if let searchBuilder {
             // The text `SearchIndex.insertSQL` would read back: labels and catalogue numbers in order,
             // joined by spaces, the numbers Discogs gives as `none` (nil) left out; no tracks yet.
@@ -297,9 +367,9 @@ final class CollectionImportWriter {
             statement.bind(first, copy.id)
             statement.bind(first + 1, userId)
             statement.bind(first + 2, copy.albumId)
-            statement.bind(first + 3, copy.dateAdded)
-            statement.bind(first + 4, copy.ordinal)
-            bindCopyFields(statement, from: first + 5, copy.row, customFields: copy.customFields)
+            statement.bind(first + 3, copy.prepared.dateAdded)
+            statement.bind(first + 4, copy.prepared.ordinal)
+            bindCopyFields(statement, from: first + 5, copy.prepared.row, customFields: copy.prepared.customFields)
         }
         pendingCopies.removeAll(keepingCapacity: true)
         // A waiting copy is new, so its crate entry is too (OR IGNORE as for any entry).

@@ -29,19 +29,24 @@ public enum SearchIndex {
         try insert(db, count: newAlbumIds.count, sql: insertSQL(albumsWhere: "a.id IN (SELECT value FROM json_each(?))"), arguments: [ids])
     }
 
-    /// Runs `sql`, an INSERT of `count` albums' search rows in one statement, as `add` does; also for
-    /// `SearchIndexBuilder`, whose index must come out the same.
+    /// Runs `sql`, an INSERT of `count` albums' search rows in one statement, as `add` does.
     static func insert(_ db: Database, count: Int, sql: String, arguments: StatementArguments = []) throws {
-        guard count >= bulkAlbums else {
-            try db.execute(sql: sql, arguments: arguments)
+        try indexing(db, albums: count) { try db.execute(sql: sql, arguments: arguments) }
+    }
+
+    /// Runs `insert`, which adds the search rows of about `albums` albums, with the pending-terms
+    /// buffer sized for that many. Also for `SearchIndexBuilder`, whose index must come out the same.
+    static func indexing(_ db: Database, albums: Int, _ insert: () throws -> Void) throws {
+        guard albums >= bulkAlbums else {
+            try insert()
             return
         }
-        // Within the statement FTS5 also writes a segment each time its pending terms pass `hashsize`
-        // (1 MiB by default); for a whole collection a larger buffer means fewer segments to merge.
-        // The setting is stored in the table, so the one found is put back, in the same transaction.
+        // FTS5 writes a segment each time its pending terms pass `hashsize` (1 MiB by default); for a
+        // whole collection a larger buffer means fewer segments to merge. The setting is stored in the
+        // table, so the one found is put back, in the same transaction.
         let hashSize = try String.fetchOne(db, sql: "SELECT v FROM album_search_config WHERE k = 'hashsize'")
         try db.execute(sql: "INSERT INTO album_search (album_search, rank) VALUES ('hashsize', ?)", arguments: [bulkHashSize])
-        try db.execute(sql: sql, arguments: arguments)
+        try insert()
         try db.execute(sql: "INSERT INTO album_search (album_search, rank) VALUES ('hashsize', ?)", arguments: [hashSize ?? defaultHashSize])
     }
 
@@ -49,7 +54,7 @@ public enum SearchIndex {
     static let columns = "rowid, title, artists, labels, catalog_numbers, tracks"
 
     /// From this many albums on, `add` indexes with a `bulkHashSize` buffer.
-    private static let bulkAlbums = 10_000
+    static let bulkAlbums = 10_000
     private static let bulkHashSize = "8388608"
     /// FTS5's own default (`FTS5_DEFAULT_HASHSIZE`).
     private static let defaultHashSize = "1048576"

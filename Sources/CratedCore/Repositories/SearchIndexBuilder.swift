@@ -5,14 +5,16 @@ import GRDB
 /// thread of its own, while the import's connection writes the rest; the import then copies the
 /// finished index into `album_search`.
 ///
-/// Indexing is the largest single cost of a large import (FTS5 with two prefix indexes: ~1.5 s of
-/// 200,000 rows), and SQLite does all of one connection's work on one core. Here it runs beside the
-/// import's grid recount and index builds, and the copy is a plain append of its rows.
+/// Indexing is the largest single cost of a large import (FTS5 with two prefix indexes: ~1.7 s of
+/// 200,000 rows), and SQLite does all of one connection's work on one core. Here it runs while the
+/// import writes its rows: the writer hands each batch of new albums over as it writes them, and they
+/// are indexed at once, so that little is left to do when the rows are in. The copy is then a plain
+/// append of its rows.
 ///
 /// Only for a search index that is empty (a first import): the copy replaces FTS5's own tables
 /// (`album_search_data`, `_idx`, `_content`, `_docsize`, `_config`) whole. The scratch index starts as
-/// a copy of the import database's (its configuration and empty structure), takes the same
-/// statements `SearchIndex.add` would, in the same order, and so ends with the same rows.
+/// a copy of the import database's (its configuration and empty structure), takes the albums
+/// `SearchIndex.add` would, in the same order, in one transaction, and so ends with the same rows.
 ///
 /// The scratch file is attached to the import's connection before its transaction (SQLite does not
 /// attach inside one) and removed after it; one that a killed import left is removed by the next.
@@ -29,6 +31,12 @@ final class SearchIndexBuilder: @unchecked Sendable {
     private let failure = NSLock()
     private var error: (any Error)?
     private var started = false
+    /// Albums handed over by `add` and not yet indexed, and the ends of either side; guarded by `feed`.
+    private let feed = NSCondition()
+    private var waitingAlbums: [[Album]] = []
+    private var albumsEnded = false
+    private var indexingEnded = false
+    private static let albumBatchesAhead = 32
 
     private static let filePrefix = "crated-import-search-"
 
@@ -45,6 +53,8 @@ final class SearchIndexBuilder: @unchecked Sendable {
 
     /// Detaches and removes the scratch file (outside a transaction).
     func detach(_ db: Database) {
+        // An import that failed before `finish` leaves the indexing thread waiting for albums.
+        finish()
         queue.sync { scratch = nil }
         try? db.execute(sql: "DETACH DATABASE \(Self.schemaName)")
         for suffix in ["", "-journal", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
@@ -73,8 +83,11 @@ final class SearchIndexBuilder: @unchecked Sendable {
         try !Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM album_search_content)")!
     }
 
-    /// Starts the scratch index as a copy of the import database's (empty) one.
-    func start(from db: Database) throws {
+    /// Starts the scratch index as a copy of the import database's (empty) one, and starts indexing:
+    /// the albums that `add` hands over are indexed as they come, while the import writes its rows.
+    /// `expectedAlbums` sizes FTS5's buffer as `SearchIndex.add` would for that many albums; the file's
+    /// size gives it, the number of new albums being known only at the end.
+    func start(from db: Database, expectedAlbums: Int) throws {
         let create = try String.fetchOne(db, sql: "SELECT sql FROM sqlite_schema WHERE name = 'album_search'")!
         let data = try Row.fetchAll(db, sql: "SELECT id, block FROM album_search_data").map { ($0["id"] as DatabaseValue, $0["block"] as DatabaseValue) }
         let config = try Row.fetchAll(db, sql: "SELECT k, v FROM album_search_config").map { ($0["k"] as DatabaseValue, $0["v"] as DatabaseValue) }
@@ -89,11 +102,27 @@ final class SearchIndexBuilder: @unchecked Sendable {
             for (key, value) in config {
                 try scratch.execute(sql: "INSERT INTO album_search_config (k, v) VALUES (?, ?)", arguments: [key, value])
             }
-            // What `SearchIndex.insertSQL` reads from the catalogue, for the new albums.
-            try scratch.execute(sql: """
-                CREATE TABLE pending (id INTEGER PRIMARY KEY, title TEXT NOT NULL, artists TEXT NOT NULL,
-                                      labels TEXT NOT NULL, catalog_numbers TEXT NOT NULL, tracks TEXT NOT NULL)
-                """)
+        }
+        // One transaction for the whole index, one single-row INSERT per album. FTS5 writes its pending
+        // terms out as a segment when they pass its buffer, at a savepoint and at the commit; a
+        // single-row INSERT opens no savepoint (an INSERT ... SELECT does, hence `SearchIndex.add`'s
+        // one statement), so the segments come out as that one statement's would: the same rows.
+        run { [self] scratch in
+            defer { endIndexing() }
+            let insert = try BulkStatement(scratch, sql: "INSERT INTO album_search (\(SearchIndex.columns)) VALUES (?, ?, ?, ?, ?, '')")
+            try SearchIndex.indexing(scratch, albums: expectedAlbums) {
+                while let albums = nextAlbums() {
+                    for album in albums {
+                        // As `SearchIndex.insertSQL` reads them; no tracks before sync.
+                        insert.bind(1, album.id)
+                        insert.bind(2, album.title)
+                        insert.bind(3, album.artists)
+                        insert.bind(4, album.labels)
+                        insert.bind(5, album.catalogNumbers)
+                        try insert.execute()
+                    }
+                }
+            }
         }
     }
 
@@ -106,31 +135,42 @@ final class SearchIndexBuilder: @unchecked Sendable {
         var catalogNumbers: String
     }
 
-    /// Queues new albums (in id order) for the index.
+    /// Hands new albums (in id order) to the indexing thread. Waits while `albumBatchesAhead` batches
+    /// are waiting already, so that memory stays flat if indexing falls behind the import.
     func add(_ albums: [Album]) {
         guard started, !albums.isEmpty else { return }
-        run { scratch in
-            let insert = MultiRowInsert(scratch, "INSERT INTO pending (id, title, artists, labels, catalog_numbers, tracks)", columns: 6)
-            try insert.insert(albums) { statement, first, album in
-                statement.bind(first, album.id)
-                statement.bind(first + 1, album.title)
-                statement.bind(first + 2, album.artists)
-                statement.bind(first + 3, album.labels)
-                statement.bind(first + 4, album.catalogNumbers)
-                statement.bind(first + 5, "")
-            }
-        }
+        feed.lock()
+        defer { feed.unlock() }
+        while waitingAlbums.count >= Self.albumBatchesAhead && !indexingEnded { feed.wait() }
+        // Indexing has failed: `copy` reports why.
+        guard !indexingEnded else { return }
+        waitingAlbums.append(albums)
+        feed.broadcast()
     }
 
-    /// Indexes every album queued, in the background: `copy` waits for it.
+    /// Marks the last album handed over: indexing ends after it, and `copy` waits for that.
     func finish() {
-        guard started else { return }
-        run { scratch in
-            try SearchIndex.insert(
-                scratch, count: try Int.fetchOne(scratch, sql: "SELECT COUNT(*) FROM pending")!,
-                sql: "INSERT INTO album_search (\(SearchIndex.columns)) SELECT id, title, artists, labels, catalog_numbers, tracks FROM pending ORDER BY id")
-            try scratch.execute(sql: "DROP TABLE pending")
-        }
+        feed.lock()
+        albumsEnded = true
+        feed.broadcast()
+        feed.unlock()
+    }
+
+    /// The next albums handed over, or nil after the last (see `finish`).
+    private func nextAlbums() -> [Album]? {
+        feed.lock()
+        defer { feed.unlock() }
+        while waitingAlbums.isEmpty && !albumsEnded { feed.wait() }
+        guard !waitingAlbums.isEmpty else { return nil }
+        feed.broadcast()
+        return waitingAlbums.removeFirst()
+    }
+
+    private func endIndexing() {
+        feed.lock()
+        indexingEnded = true
+        feed.broadcast()
+        feed.unlock()
     }
 
     /// Waits for the scratch index and replaces the import database's search index with it, inside
@@ -172,6 +212,8 @@ final class SearchIndexBuilder: @unchecked Sendable {
                 failure.lock()
                 self.error = error
                 failure.unlock()
+                // `add` must not wait for an indexing that will not run.
+                endIndexing()
             }
         }
     }
