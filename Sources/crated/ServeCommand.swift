@@ -25,6 +25,9 @@ struct ServeCommand: AsyncParsableCommand {
         var overrides: CratedConfiguration.Overrides = [:]
         if let host { overrides["server.host"] = ConfigValue(.string(host), isSecret: false) }
         if let port { overrides["server.port"] = ConfigValue(.int(port), isSecret: false) }
+        // Before the database is opened (see SQLiteProcess): the event loops read concurrently, and
+        // with memory statistics on, every allocation SQLite makes takes one process-wide mutex.
+        SQLiteProcess.disableMemoryStatistics()
         let configuration = try await global.loadConfiguration(overrides)
         if configuration.serverEventLoopExecutor {
             // Requests arrive on NIO's event loops and were handled on Swift's own thread pool: two
