@@ -8,10 +8,14 @@ import GRDB
 /// among the checkpoints plus a COUNT of at most `stride` rows after one, and `at=N` a seek to a
 /// checkpoint plus an OFFSET of less than `stride`. A grid of up to `allAnchorsLimit` albums keeps every
 /// anchor (as if the stride were 1) and answers positions without SQL, which also keeps sparse grids (a
-/// small crate in a large collection) from walking the collection's index on each page.
+/// small crate in a large collection) from walking the collection's index on each page. A larger grid
+/// keeps its first `leadingAnchors` anchors, read anyway to find out it is larger: the first pages,
+/// which every client asks for, need no SQL either.
 struct GridSnapshot: Sendable {
     var stride: Int
     var checkpoints: [GridAnchor]
+    /// The anchors at positions 0 ..< leading.count; empty when the stride is 1 (checkpoints hold all).
+    var leading: [GridAnchor] = []
     var total: Int
     var sections: [GridSection]?
 
@@ -20,6 +24,8 @@ struct GridSnapshot: Sendable {
     struct Tuning: Sendable {
         var stride = 64
         var allAnchorsLimit = 4096
+        /// Some thirty pages on an iPad, for 20 KB or so per snapshot.
+        var leadingAnchors = 512
     }
 
     static let empty = GridSnapshot(stride: 1, checkpoints: [], total: 0, sections: [])
@@ -36,6 +42,7 @@ struct GridSnapshot: Sendable {
             let checkpoints = try sql.fetchAnchors(db, sql.checkpointsStatement(stride: stride))
             let tail = try sql.fetchCount(db, sql.countStatement(from: checkpoints[checkpoints.count - 1], to: nil, including: false))
             snapshot = GridSnapshot(stride: stride, checkpoints: checkpoints, total: (checkpoints.count - 1) * stride + tail)
+            snapshot.leading = Array(leading.prefix(min(tuning.allAnchorsLimit, tuning.leadingAnchors)))
         }
         if withSections { snapshot.sections = try snapshot.computeSections(db, sql: sql) }
         return snapshot
@@ -51,24 +58,34 @@ struct GridSnapshot: Sendable {
     /// How many albums come before `anchor` in the grid (with `including`, the anchor too when it is
     /// there). The anchor need not be in the grid any more: a deleted album still has its place.
     func rank(_ db: Database, of anchor: GridAnchor, including: Bool, sql: GridSQL) throws -> Int {
+        // Among the leading anchors, by binary search alone: they are every position up to their end.
+        let leadingRank = Self.countPreceding(anchor, in: leading, including: including, sql: sql)
+        if leadingRank < leading.count { return leadingRank }
         // The last checkpoint at or before the anchor (before it, when not including it).
-        var low = 0
-        var high = checkpoints.count
-        while low < high {
-            let middle = (low + high) / 2
-            let order = sql.compare(checkpoints[middle], anchor)
-            if order < 0 || (including && order == 0) { low = middle + 1 } else { high = middle }
-        }
+        let low = Self.countPreceding(anchor, in: checkpoints, including: including, sql: sql)
         guard low > 0 else { return 0 }
         let checkpoint = low - 1
         if stride == 1 { return checkpoint + 1 }
         return try checkpoint * stride + sql.fetchCount(db, sql.countStatement(from: checkpoints[checkpoint], to: anchor, including: including))
     }
 
+    /// How many of `anchors` (in grid order) come before `anchor`, or are it when `including`.
+    private static func countPreceding(_ anchor: GridAnchor, in anchors: [GridAnchor], including: Bool, sql: GridSQL) -> Int {
+        var low = 0
+        var high = anchors.count
+        while low < high {
+            let middle = (low + high) / 2
+            let order = sql.compare(anchors[middle], anchor)
+            if order < 0 || (including && order == 0) { low = middle + 1 } else { high = middle }
+        }
+        return low
+    }
+
     /// The anchors at positions `start ..< start + count` (fewer at the end of the grid).
     func anchors(_ db: Database, from start: Int, count: Int, sql: GridSQL) throws -> [GridAnchor] {
         guard start < total, count > 0 else { return [] }
         if stride == 1 { return Array(checkpoints[start..<min(start + count, total)]) }
+        if min(start + count, total) <= leading.count { return Array(leading[start..<min(start + count, total)]) }
         let checkpoint = start / stride
         return try sql.fetchAnchors(db, sql.anchorsStatement(from: checkpoints[checkpoint], offset: start - checkpoint * stride, count: count))
     }
@@ -78,7 +95,7 @@ struct GridSnapshot: Sendable {
     /// checkpoint before `start` and steps over up to a stride of rows to reach it.
     func anchors(_ db: Database, after anchor: GridAnchor, at start: Int, count: Int, sql: GridSQL) throws -> [GridAnchor] {
         guard start < total, count > 0 else { return [] }
-        if stride == 1 { return try anchors(db, from: start, count: count, sql: sql) }
+        if stride == 1 || min(start + count, total) <= leading.count { return try anchors(db, from: start, count: count, sql: sql) }
         return try sql.fetchAnchors(db, sql.anchorsStatement(from: anchor, strictly: true, offset: 0, count: count))
     }
 
