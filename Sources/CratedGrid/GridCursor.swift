@@ -28,7 +28,7 @@ struct GridCursor: Equatable, Sendable {
     static let maximumLength = 4096
 
     /// In alphabetical order, as the first cursors were written (JSONEncoder with sorted keys).
-    private struct Payload: Encodable {
+    struct Payload: Encodable, JSONWritable {
         var c: String
         var d: Direction
         var i: Int64
@@ -36,6 +36,21 @@ struct GridCursor: Equatable, Sendable {
         var o: String
         var u: Int64
         var v: Int
+
+        func writeJSON(to json: inout JSONWriter) {
+            json.object {
+                $0.field("c", c)
+                $0.field("d", d.rawValue)
+                $0.field("i", i)
+                switch k {
+                case .integer(let value): $0.field("k", value)
+                case .text(let value): $0.field("k", value)
+                }
+                $0.field("o", o)
+                $0.field("u", u)
+                $0.field("v", v)
+            }
+        }
     }
 
     private var checksum: String {

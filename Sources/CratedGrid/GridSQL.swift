@@ -168,15 +168,15 @@ struct GridSQL {
     // MARK: Statements
 
     /// The first `limit` anchors of the grid, walking all of it with set conditions.
-    func leadingAnchorsStatement(limit: Int) -> (sql: String, arguments: StatementArguments) {
+    func leadingAnchorsStatement(limit: Int) -> (sql: String, arguments: [DatabaseValue]) {
         let condition = whereClause(.set)
         return ("SELECT ca.\(keyColumn), ca.album_id FROM collection_album ca WHERE \(condition.sql) \(orderBy) LIMIT ?",
-                StatementArguments(condition.arguments + [limit.databaseValue]))
+                condition.arguments + [limit.databaseValue])
     }
 
     /// Every `stride`-th anchor of the grid from the first, in one statement: a recursive walk in which
     /// each step seeks past the previous checkpoint and skips `stride - 1` rows of the index.
-    func checkpointsStatement(stride: Int) -> (sql: String, arguments: StatementArguments) {
+    func checkpointsStatement(stride: Int) -> (sql: String, arguments: [DatabaseValue]) {
         let condition = whereClause(.set)
         let sql = """
             WITH RECURSIVE checkpoint(key, album_id) AS (
@@ -190,11 +190,11 @@ struct GridSQL {
             )
             SELECT key, album_id FROM checkpoint
             """
-        return (sql, StatementArguments(condition.arguments + [userId.databaseValue] + condition.arguments + [(stride - 1).databaseValue]))
+        return (sql, condition.arguments + [userId.databaseValue] + condition.arguments + [(stride - 1).databaseValue])
     }
 
     /// How many rows lie from `lower` (included) to `upper` (included or not): a short index range.
-    func countStatement(from lower: GridAnchor, to upper: GridAnchor?, including includeUpper: Bool) -> (sql: String, arguments: StatementArguments) {
+    func countStatement(from lower: GridAnchor, to upper: GridAnchor?, including includeUpper: Bool) -> (sql: String, arguments: [DatabaseValue]) {
         let condition = whereClause(.probe)
         var sql = "SELECT COUNT(*) FROM collection_album ca WHERE \(condition.sql) AND \(keysetCondition(.atOrAfter))"
         var arguments = condition.arguments + self.arguments(lower)
@@ -202,37 +202,37 @@ struct GridSQL {
             sql += " AND \(keysetCondition(includeUpper ? .atOrBefore : .before))"
             arguments += self.arguments(upper)
         }
-        return (sql, StatementArguments(arguments))
+        return (sql, arguments)
     }
 
     /// `count` anchors from `offset` rows past `lower` (included, or not when `strictly`): the page
     /// query, an index seek.
-    func anchorsStatement(from lower: GridAnchor, strictly: Bool = false, offset: Int, count: Int) -> (sql: String, arguments: StatementArguments) {
+    func anchorsStatement(from lower: GridAnchor, strictly: Bool = false, offset: Int, count: Int) -> (sql: String, arguments: [DatabaseValue]) {
         let condition = whereClause(.probe)
         return ("""
             SELECT ca.\(keyColumn), ca.album_id FROM collection_album ca
             WHERE \(condition.sql) AND \(keysetCondition(strictly ? .after : .atOrAfter)) \(orderBy) LIMIT ? OFFSET ?
-            """, StatementArguments(condition.arguments + arguments(lower) + [count.databaseValue, offset.databaseValue]))
+            """, condition.arguments + arguments(lower) + [count.databaseValue, offset.databaseValue])
     }
 
     /// The first anchor whose key is at least `key` (sorts with sections are ascending).
-    func firstAnchorStatement(keyAtLeast key: String) -> (sql: String, arguments: StatementArguments) {
+    func firstAnchorStatement(keyAtLeast key: String) -> (sql: String, arguments: [DatabaseValue]) {
         let condition = whereClause(.probe)
         return ("SELECT ca.\(keyColumn), ca.album_id FROM collection_album ca WHERE \(condition.sql) AND ca.\(keyColumn) >= ? \(orderBy) LIMIT 1",
-                StatementArguments(condition.arguments + [key.databaseValue]))
+                condition.arguments + [key.databaseValue])
     }
 
     /// The anchor of one album, when it is in the grid.
-    func albumAnchorStatement(albumId: Int64) -> (sql: String, arguments: StatementArguments) {
+    func albumAnchorStatement(albumId: Int64) -> (sql: String, arguments: [DatabaseValue]) {
         let condition = whereClause(.probe)
         return ("SELECT ca.\(keyColumn), ca.album_id FROM collection_album ca WHERE \(condition.sql) AND ca.album_id = ?",
-                StatementArguments(condition.arguments + [albumId.databaseValue]))
+                condition.arguments + [albumId.databaseValue])
     }
 
     // MARK: Running them
 
-    func fetchAnchors(_ db: Database, _ statement: (sql: String, arguments: StatementArguments)) throws -> [GridAnchor] {
-        try db.rows(statement.sql, arguments: statement.arguments) { columns in
+    func fetchAnchors(_ db: Database, _ statement: (sql: String, arguments: [DatabaseValue])) throws -> [GridAnchor] {
+        try db.rows(statement.sql, values: statement.arguments) { columns in
             // Sort keys are integers (year, rating) or text (names, titles, dates); a NULL key sorts as ''.
             let key: SortKey
             if columns.isInteger(0) {
@@ -244,7 +244,7 @@ struct GridSQL {
         }
     }
 
-    func fetchCount(_ db: Database, _ statement: (sql: String, arguments: StatementArguments)) throws -> Int {
-        try Int.fetchOne(db.cachedStatement(sql: statement.sql), arguments: statement.arguments) ?? 0
+    func fetchCount(_ db: Database, _ statement: (sql: String, arguments: [DatabaseValue])) throws -> Int {
+        try db.rows(statement.sql, values: statement.arguments) { try $0.int(0) }.first ?? 0
     }
 }

@@ -62,6 +62,22 @@ import Testing
         }
     }
 
+    @Test func databaseValuesOfEveryKindAreBoundAsGRDBBindsThem() throws {
+        let db = try DatabaseQueue()
+        let values: [DatabaseValue] = [.null, 7.databaseValue, 2.5.databaseValue, "".databaseValue, "Déjà vu".databaseValue,
+                                       Data().databaseValue, Data([0, 1, 2]).databaseValue]
+        let sql = "SELECT quote(?), quote(?), quote(?), quote(?), hex(?), quote(?), quote(?)"
+        try db.read { db in
+            let ours = try db.rows(sql, values: values) { columns in try (0..<7).map { try columns.string(Int32($0)) } }
+            let grdbs = try Row.fetchAll(db, sql: sql, arguments: StatementArguments(values)).map { row in (0..<7).map { row[$0] as String } }
+            #expect(ours == grdbs)
+            #expect(ours.first?[3] == "''" && ours.first?[5] == "X''")
+            #expect(throws: DatabaseError.self) { try db.rows("SELECT ?", values: []) { _ in 0 } }
+            // A NUL inside a string is kept, as the import's statements keep it (GRDB stops there).
+            #expect(try db.rows("SELECT hex(?)", values: ["a\u{0}b".databaseValue]) { try $0.string(0) } == ["610062"])
+        }
+    }
+
     @Test func rowsComeInOrderAndTheCachedStatementRunsAgainWithOtherArguments() throws {
         let db = try DatabaseQueue()
         try db.write { db in

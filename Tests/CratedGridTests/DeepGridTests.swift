@@ -142,7 +142,7 @@ import Testing
                 "checkpoints": sql.checkpointsStatement(stride: 64),
             ]
             return try statements.mapValues { statement in
-                try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + statement.sql, arguments: statement.arguments).map { $0["detail"] as String }
+                try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + statement.sql, arguments: StatementArguments(statement.arguments)).map { $0["detail"] as String }
             }
         }
         let sortIndex = switch request.sort {

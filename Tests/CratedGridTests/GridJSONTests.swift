@@ -49,6 +49,14 @@ import Testing
         try expectSameJSON(GridPage(layout: layout, items: [], start: 0, total: 0, next: nil, previous: nil, sections: nil))
     }
 
+    @Test func cursorPayloadsMatchTheirCodableEncoding() throws {
+        let encoder = StreamingJSONEncoder()
+        for key in [SortKey.integer(-1969), .integer(0), .text("beatles \"the\" \\ é"), .text("")] {
+            let payload = GridCursor.Payload(c: "0123abcd", d: .before, i: 42, k: key, o: "order", u: 7, v: GridCursor.version)
+            #expect(try encoder.encode(payload) == (try encoder.encodeThroughCodable(payload)))
+        }
+    }
+
     @Test func aNumberJSONCannotHoldIsAnErrorAsThroughCodable() throws {
         var layout = GridLayout(environment: .iPhonePortrait)
         layout.spacing = .nan

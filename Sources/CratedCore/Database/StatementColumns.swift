@@ -43,29 +43,53 @@ extension Database {
 
     /// `firstRow`, for a statement whose arguments are all integers (ids).
     public func firstRow<T>(_ sql: String, ids: [Int64], _ read: (StatementColumns) throws -> T) throws -> T? {
-        let statement = try cachedStatement(sql: sql, binding: ids)
+        let statement = try cachedStatement(sql: sql, binding: ids.count) { sqlite3_bind_int64($0, $1, ids[Int($1) - 1]) }
         defer { sqlite3_reset(statement.sqliteStatement) }
         return try StatementColumns.step(statement) ? read(StatementColumns(statement)) : nil
     }
 
     /// `forEachRow`, for a statement whose arguments are all integers (ids).
     public func forEachRow(_ sql: String, ids: [Int64], _ body: (StatementColumns) throws -> Void) throws {
-        let statement = try cachedStatement(sql: sql, binding: ids)
+        let statement = try cachedStatement(sql: sql, binding: ids.count) { sqlite3_bind_int64($0, $1, ids[Int($1) - 1]) }
         defer { sqlite3_reset(statement.sqliteStatement) }
         let columns = StatementColumns(statement)
         while try StatementColumns.step(statement) { try body(columns) }
     }
 
-    /// The cached statement with `ids` bound to its parameters, in order; they must be as many.
-    private func cachedStatement(sql: String, binding ids: [Int64]) throws -> Statement {
+    /// `rows`, with database values bound through the C API (the grid's statements: keys and ids).
+    public func rows<T>(_ sql: String, values: [DatabaseValue], _ read: (StatementColumns) throws -> T) throws -> [T] {
+        let statement = try cachedStatement(sql: sql, binding: values.count) { handle, index in
+            switch values[Int(index) - 1].storage {
+            case .null: sqlite3_bind_null(handle, index)
+            case .int64(let value): sqlite3_bind_int64(handle, index, value)
+            case .double(let value): sqlite3_bind_double(handle, index, value)
+            case .string(let value):
+                value.withCString { sqlite3_bind_text(handle, index, $0, Int32(value.utf8.count), Self.transient) }
+            case .blob(let data):
+                data.withUnsafeBytes { sqlite3_bind_blob(handle, index, $0.baseAddress ?? UnsafeRawPointer(bitPattern: 1), Int32($0.count), Self.transient) }
+            }
+        }
+        defer { sqlite3_reset(statement.sqliteStatement) }
+        var rows: [T] = []
+        let columns = StatementColumns(statement)
+        while try StatementColumns.step(statement) { rows.append(try read(columns)) }
+        return rows
+    }
+
+    /// SQLite copies what it is given to bind.
+    private static var transient: sqlite3_destructor_type { unsafeBitCast(-1, to: sqlite3_destructor_type.self) }
+
+    /// The cached statement with its `count` parameters bound by `bind(handle, index)` (from 1), which
+    /// returns SQLite's result code; they must be as many as the statement has.
+    private func cachedStatement(sql: String, binding count: Int, _ bind: (OpaquePointer, Int32) -> Int32) throws -> Statement {
         let statement = try cachedStatement(sql: sql)
         let handle = statement.sqliteStatement
         sqlite3_reset(handle)  // binding needs a statement that is not under way
-        guard Int(sqlite3_bind_parameter_count(handle)) == ids.count else {
-            throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "\(ids.count) arguments for \(sqlite3_bind_parameter_count(handle)) parameters", sql: sql)
+        guard Int(sqlite3_bind_parameter_count(handle)) == count else {
+            throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "\(count) arguments for \(sqlite3_bind_parameter_count(handle)) parameters", sql: sql)
         }
-        for (index, id) in ids.enumerated() {
-            let code = sqlite3_bind_int64(handle, Int32(index + 1), id)
+        for index in 0..<Int32(count) {
+            let code = bind(handle, index + 1)
             guard code == SQLITE_OK else { throw DatabaseError(resultCode: ResultCode(rawValue: code), sql: sql) }
         }
         return statement
