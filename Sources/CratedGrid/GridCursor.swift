@@ -23,6 +23,15 @@ struct GridCursor: Equatable, Sendable {
     var order: String
     var direction: Direction
     var anchor: GridAnchor
+    /// Where the anchor stood, at which listing generation: while the generation is the same nothing
+    /// has moved, and the next page starts there without counting its way to the anchor. Cursors
+    /// without them (the first ones written) still work, counting.
+    var placement: (position: Int, generation: Int64)?
+
+    static func == (lhs: GridCursor, rhs: GridCursor) -> Bool {
+        lhs.userId == rhs.userId && lhs.order == rhs.order && lhs.direction == rhs.direction && lhs.anchor == rhs.anchor
+            && lhs.placement?.position == rhs.placement?.position && lhs.placement?.generation == rhs.placement?.generation
+    }
 
     static let version = 1
     static let maximumLength = 4096
@@ -31,9 +40,11 @@ struct GridCursor: Equatable, Sendable {
     struct Payload: Encodable, JSONWritable {
         var c: String
         var d: Direction
+        var g: Int64?
         var i: Int64
         var k: SortKey
         var o: String
+        var p: Int?
         var u: Int64
         var v: Int
 
@@ -41,12 +52,14 @@ struct GridCursor: Equatable, Sendable {
             json.object {
                 $0.field("c", c)
                 $0.field("d", d.rawValue)
+                $0.field("g", g)
                 $0.field("i", i)
                 switch k {
                 case .integer(let value): $0.field("k", value)
                 case .text(let value): $0.field("k", value)
                 }
                 $0.field("o", o)
+                $0.field("p", p)
                 $0.field("u", u)
                 $0.field("v", v)
             }
@@ -54,11 +67,14 @@ struct GridCursor: Equatable, Sendable {
     }
 
     private var checksum: String {
-        StableHash.hex(of: "crated-grid-cursor", "\(Self.version)", "\(userId)", order, direction.rawValue, anchor.key.checksumText, "\(anchor.albumId)")
+        let base = ["crated-grid-cursor", "\(Self.version)", "\(userId)", order, direction.rawValue, anchor.key.checksumText, "\(anchor.albumId)"]
+        guard let placement else { return StableHash.hex(of: base) }
+        return StableHash.hex(of: base + ["\(placement.position)@\(placement.generation)"])
     }
 
     var token: String {
-        let payload = Payload(c: checksum, d: direction, i: anchor.albumId, k: anchor.key, o: order, u: userId, v: Self.version)
+        let payload = Payload(c: checksum, d: direction, g: placement?.generation, i: anchor.albumId, k: anchor.key, o: order,
+                              p: placement?.position, u: userId, v: Self.version)
         // Encoding these plain values cannot fail. Every page has one or two cursors: they are
         // written with the streaming encoder and mapped to base64url byte by byte, not with
         // Foundation's `replacingOccurrences`: with JSONEncoder, they were 8% of a grid page's time.
@@ -96,7 +112,13 @@ struct GridCursor: Equatable, Sendable {
         case .integer(let value): .integer(value)
         case .string(let value): .text(value)
         }
-        let cursor = GridCursor(userId: cursorUser, order: cursorOrder, direction: direction, anchor: GridAnchor(key: sortKey, albumId: albumId))
+        var cursor = GridCursor(userId: cursorUser, order: cursorOrder, direction: direction, anchor: GridAnchor(key: sortKey, albumId: albumId))
+        switch (fields["p"], fields["g"]) {
+        case (nil, nil): break
+        case (.integer(let position)?, .integer(let generation)?) where position >= 0 && position <= Int64(Int32.max):
+            cursor.placement = (Int(position), generation)
+        default: throw notACursor
+        }
         guard cursor.checksum == checksum else { throw notACursor }
         guard cursor.userId == userId else {
             throw GridError.badParameter("cursor", "belongs to another user")
@@ -107,11 +129,12 @@ struct GridCursor: Equatable, Sendable {
         self = cursor
     }
 
-    init(userId: Int64, order: String, direction: Direction, anchor: GridAnchor) {
+    init(userId: Int64, order: String, direction: Direction, anchor: GridAnchor, placement: (position: Int, generation: Int64)? = nil) {
         self.userId = userId
         self.order = order
         self.direction = direction
         self.anchor = anchor
+        self.placement = placement
     }
 }
 

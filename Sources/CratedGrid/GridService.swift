@@ -47,10 +47,10 @@ public struct GridService: Sendable {
 
         return try database.read { db in
             try plan.checkReferences(db)
-            let snapshot = try snapshots.value(for: "\(userId)/\(order)", in: db) {
+            let (snapshot, generation) = try snapshots.valueAndGeneration(for: "\(userId)/\(order)", in: db) {
                 try GridSnapshot.build(db, sql: sql, withSections: request.sort.hasSections, tuning: tuning)
             }
-            return try plan.page(db, snapshot: snapshot)
+            return try plan.page(db, snapshot: snapshot, generation: generation)
         }
     }
 }
@@ -65,8 +65,8 @@ private struct PagePlan {
     let artworkPixels: Double
     let includeSections: Bool
 
-    func page(_ db: Database, snapshot: GridSnapshot) throws -> GridPage {
-        let (start, count) = try placement(db, snapshot)
+    func page(_ db: Database, snapshot: GridSnapshot, generation: Int64) throws -> GridPage {
+        let (start, count) = try placement(db, snapshot, generation: generation)
         let anchors: [GridAnchor]
         if case .cursor = request.position, let cursor, cursor.direction == .after {
             anchors = try snapshot.anchors(db, after: cursor.anchor, at: start, count: count, sql: sql)
@@ -74,18 +74,19 @@ private struct PagePlan {
             anchors = try snapshot.anchors(db, from: start, count: count, sql: sql)
         }
         let items = try self.items(db, anchors: anchors, start: start)
-        func token(_ direction: GridCursor.Direction, _ anchor: GridAnchor) -> String {
-            GridCursor(userId: userId, order: request.orderFingerprint, direction: direction, anchor: anchor).token
+        func token(_ direction: GridCursor.Direction, _ anchor: GridAnchor, at position: Int) -> String {
+            GridCursor(userId: userId, order: request.orderFingerprint, direction: direction, anchor: anchor,
+                       placement: (position, generation)).token
         }
         return GridPage(
             layout: layout, items: items, start: start, total: snapshot.total,
-            next: anchors.last.flatMap { start + anchors.count < snapshot.total ? token(.after, $0) : nil },
-            previous: anchors.first.flatMap { start > 0 ? token(.before, $0) : nil },
+            next: anchors.last.flatMap { start + anchors.count < snapshot.total ? token(.after, $0, at: start + anchors.count - 1) : nil },
+            previous: anchors.first.flatMap { start > 0 ? token(.before, $0, at: start) : nil },
             sections: includeSections ? snapshot.sections : nil)
     }
 
     /// The absolute position the page starts at and how many items it asks for.
-    private func placement(_ db: Database, _ snapshot: GridSnapshot) throws -> (start: Int, count: Int) {
+    private func placement(_ db: Database, _ snapshot: GridSnapshot, generation: Int64) throws -> (start: Int, count: Int) {
         let total = snapshot.total
         func forward(from start: Int) -> (Int, Int) { (start, layout.pageSize(startingAt: start)) }
         switch request.position {
@@ -102,11 +103,18 @@ private struct PagePlan {
             return (position - position % layout.pageSize, layout.pageSize)
         case .cursor:
             guard let cursor else { return forward(from: 0) }
+            // Where the anchor stands: as the cursor says while nothing has changed, else counted.
+            func anchorPosition(including: Bool) throws -> Int {
+                if let placement = cursor.placement, placement.generation == generation, placement.position < total {
+                    return placement.position + (including ? 1 : 0)
+                }
+                return try snapshot.rank(db, of: cursor.anchor, including: including, sql: sql)
+            }
             switch cursor.direction {
             case .after:
-                return forward(from: try snapshot.rank(db, of: cursor.anchor, including: true, sql: sql))
+                return forward(from: try anchorPosition(including: true))
             case .before:
-                let end = try snapshot.rank(db, of: cursor.anchor, including: false, sql: sql)
+                let end = try anchorPosition(including: false)
                 // Nothing is left before the anchor: the first page.
                 guard end > 0 else { return forward(from: 0) }
                 // Whole rows up to the end of the row holding the anchor, cut at the anchor: the page

@@ -36,7 +36,9 @@ struct StableHash {
         return String(repeating: "0", count: 16 - digits.count) + digits
     }
 
-    static func hex(of parts: String...) -> String {
+    static func hex(of parts: String...) -> String { hex(of: parts) }
+
+    static func hex(of parts: [String]) -> String {
         var hash = StableHash()
         for part in parts { hash.combine(part) }
         return hash.hex

@@ -52,8 +52,10 @@ import Testing
     @Test func cursorPayloadsMatchTheirCodableEncoding() throws {
         let encoder = StreamingJSONEncoder()
         for key in [SortKey.integer(-1969), .integer(0), .text("beatles \"the\" \\ é"), .text("")] {
-            let payload = GridCursor.Payload(c: "0123abcd", d: .before, i: 42, k: key, o: "order", u: 7, v: GridCursor.version)
-            #expect(try encoder.encode(payload) == (try encoder.encodeThroughCodable(payload)))
+            for (g, p) in [(nil, nil), (Int64(31), 150_000)] as [(Int64?, Int?)] {
+                let payload = GridCursor.Payload(c: "0123abcd", d: .before, g: g, i: 42, k: key, o: "order", p: p, u: 7, v: GridCursor.version)
+                #expect(try encoder.encode(payload) == (try encoder.encodeThroughCodable(payload)))
+            }
         }
     }
 

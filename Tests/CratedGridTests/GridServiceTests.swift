@@ -366,8 +366,11 @@ import Testing
         let awkward = "Déjà \"Vu\" \\ back/slash\n\t\u{01}\u{1F} 😀 ünïcode"
         for key in [SortKey.text(awkward), .text(""), .integer(-42), .integer(Int64.max)] {
             for direction in [GridCursor.Direction.after, .before] {
-                let cursor = GridCursor(userId: 7, order: "abc123", direction: direction, anchor: GridAnchor(key: key, albumId: 99))
-                #expect(try GridCursor(token: cursor.token, userId: 7, order: "abc123") == cursor)
+                for placement in [nil, (position: 150_000, generation: Int64(12)), (position: 0, generation: Int64(-1))] {
+                    let cursor = GridCursor(userId: 7, order: "abc123", direction: direction, anchor: GridAnchor(key: key, albumId: 99),
+                                            placement: placement)
+                    #expect(try GridCursor(token: cursor.token, userId: 7, order: "abc123") == cursor)
+                }
             }
         }
         // The same object as another encoder writes it: escaped slashes, \u escapes, a surrogate pair
@@ -394,6 +397,37 @@ import Testing
                 try GridCursor(token: base64url(Data(broken.utf8)), userId: 7, order: "abc123")
             }
         }
+    }
+
+    @Test func aCursorsPlacementIsCheckedAndUsedOnlyWhileNothingChanged() throws {
+        let fixture = try GridServiceTests.Fixture()
+        let first = try fixture.page(["layout": "iPhonePortrait", "limit": "2"])
+        let next = try #require(first.next)
+        let json = String(decoding: try #require(Data(base64Encoded: base64(next))), as: UTF8.self)
+        #expect(json.contains(#""p":1"#) && json.contains(#""g":"#), "\(json)")
+        // Altered, or half there: refused like any altered cursor.
+        for broken in [json.replacingOccurrences(of: #""p":1"#, with: #""p":0"#),
+                       json.replacingOccurrences(of: #""p":1,"#, with: ""),
+                       json.replacingOccurrences(of: #""p":1"#, with: #""p":-1"#)] {
+            #expect(throws: GridError.self, "\(broken)") {
+                try fixture.page(["layout": "iPhonePortrait", "limit": "2", "cursor": base64url(Data(broken.utf8))])
+            }
+        }
+        // The page it leads to is the page after the first, with or without its placement.
+        let withPlacement = try fixture.page(["layout": "iPhonePortrait", "limit": "2", "cursor": next])
+        var counted = try GridCursor(token: next, userId: fixture.collector, order: GridRequest(scope: .collection, query: ["layout": "iPhonePortrait"]).orderFingerprint)
+        counted.placement = nil
+        let withoutPlacement = try fixture.page(["layout": "iPhonePortrait", "limit": "2", "cursor": counted.token])
+        #expect(withPlacement.start == 2 && withPlacement.items.map(\.albumId) == withoutPlacement.items.map(\.albumId))
+        #expect(withPlacement.start == withoutPlacement.start)
+        // Once something changes, the placement is stale and the position is counted again.
+        try fixture.temporary.database.writer.write { db in
+            try db.execute(sql: "DELETE FROM collection_item WHERE user_id = ? AND album_id = ?", arguments: [fixture.collector, first.items[0].albumId])
+        }
+        let afterDelete = try fixture.page(["layout": "iPhonePortrait", "limit": "2", "cursor": next])
+        #expect(afterDelete.start == 1)
+        // Position 1 of two columns: the page fills the partial row first.
+        #expect(afterDelete.items.map(\.albumId) == [withPlacement.items[0].albumId])
     }
 
     @Test func badCursorsAreRefusedNamingTheCursor() throws {

@@ -67,10 +67,15 @@ public final class GenerationCache<Value: Sendable>: Sendable {
 
     /// The value for `key` at the generation `db` sees, computed and kept when there is none.
     public func value(for key: String, in db: Database, compute: () throws -> Value) throws -> Value {
+        try valueAndGeneration(for: key, in: db, compute: compute).value
+    }
+
+    /// `value(for:in:compute:)` and the generation it belongs to.
+    public func valueAndGeneration(for key: String, in db: Database, compute: () throws -> Value) throws -> (value: Value, generation: Int64) {
         let generation = try ListingGeneration.current(db)
-        if let value = value(for: key, generation: generation) { return value }
+        if let value = value(for: key, generation: generation) { return (value, generation) }
         let value = try compute()
         store(value, for: key, generation: generation)
-        return value
+        return (value, generation)
     }
 }
