@@ -19,7 +19,11 @@ public struct GridPage: Codable, Sendable, Equatable {
     /// request's `If-None-Match` holds it.
     public var etag: String
 
-    init(layout: GridLayout, items: [GridItem], start: Int, total: Int, next: String?, previous: String?, sections: [GridSection]?) {
+    /// - Parameter cursorIdentities: what the cursors address, for the ETag in place of the tokens,
+    ///   which also carry a placement hint that changes with every listing generation (another
+    ///   user's edit among them) without changing what they address. Nil: the tokens themselves.
+    init(layout: GridLayout, items: [GridItem], start: Int, total: Int, next: String?, previous: String?, sections: [GridSection]?,
+         cursorIdentities: (next: String?, previous: String?)? = nil) {
         self.layout = layout
         self.items = items
         self.start = start
@@ -28,7 +32,7 @@ public struct GridPage: Codable, Sendable, Equatable {
         self.previous = previous
         self.sections = sections
         self.etag = ""
-        self.etag = Self.etag(of: self)
+        self.etag = Self.etag(of: self, cursors: cursorIdentities ?? (next, previous))
     }
 
     /// Whether `ifNoneMatch` (the request header, possibly a list or `*`) matches this page.
@@ -39,16 +43,17 @@ public struct GridPage: Codable, Sendable, Equatable {
         }
     }
 
-    /// Hashes every field the page's JSON carries, so any change of content changes the tag. Fed field
-    /// by field rather than by encoding the page: encoding it a second time cost as much as the query.
-    private static func etag(of page: GridPage) -> String {
+    /// Hashes every field the page's JSON carries, so any change of content changes the tag (of the
+    /// cursors, what they address). Fed field by field rather than by encoding the page: encoding it a
+    /// second time cost as much as the query.
+    private static func etag(of page: GridPage, cursors: (next: String?, previous: String?)) -> String {
         var hash = StableHash()
         let layout = page.layout
         hash.combine(layout.environment.rawValue)
         for number in [layout.spacing, layout.padding, layout.itemWidth] { hash.combine(number) }
         for number in [layout.columns, layout.rows, layout.pageSize, page.start, page.total, page.items.count] { hash.combine(number) }
-        hash.combine(page.next) { $0.combine($1) }
-        hash.combine(page.previous) { $0.combine($1) }
+        hash.combine(cursors.next) { $0.combine($1) }
+        hash.combine(cursors.previous) { $0.combine($1) }
         for item in page.items {
             hash.combine(item.position)
             hash.combine(item.albumId)

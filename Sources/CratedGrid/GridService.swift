@@ -78,11 +78,15 @@ private struct PagePlan {
             GridCursor(userId: userId, order: request.orderFingerprint, direction: direction, anchor: anchor,
                        placement: (position, generation)).token
         }
+        let nextAnchor = anchors.last.flatMap { start + anchors.count < snapshot.total ? $0 : nil }
+        let previousAnchor = anchors.first.flatMap { start > 0 ? $0 : nil }
         return GridPage(
             layout: layout, items: items, start: start, total: snapshot.total,
-            next: anchors.last.flatMap { start + anchors.count < snapshot.total ? token(.after, $0, at: start + anchors.count - 1) : nil },
-            previous: anchors.first.flatMap { start > 0 ? token(.before, $0, at: start) : nil },
-            sections: includeSections ? snapshot.sections : nil)
+            next: nextAnchor.map { token(.after, $0, at: start + anchors.count - 1) },
+            previous: previousAnchor.map { token(.before, $0, at: start) },
+            sections: includeSections ? snapshot.sections : nil,
+            cursorIdentities: (nextAnchor.map { "after \($0.key.checksumText) \($0.albumId)" },
+                               previousAnchor.map { "before \($0.key.checksumText) \($0.albumId)" }))
     }
 
     /// The absolute position the page starts at and how many items it asks for.

@@ -325,6 +325,15 @@ import Testing
         #expect(!first.matches(ifNoneMatch: "\"other\""))
         #expect(try fixture.page(["layout": "iPadFullscreen"]).etag != first.etag)
         #expect(try fixture.page(["layout": "iPhonePortrait", "scale": "1", "width": "375"]).etag != first.etag)
+        // Another user's change moves the listing generation, which the cursors carry, not this page.
+        let small = try fixture.page(["layout": "iPhonePortrait", "limit": "2"])
+        try fixture.temporary.database.writer.write { db in
+            try db.execute(sql: "UPDATE collection_item SET rating = 1 WHERE user_id = ?", arguments: [fixture.other])
+        }
+        let unchanged = try fixture.page(["layout": "iPhonePortrait", "limit": "2"])
+        #expect(small.next != nil && unchanged.next != small.next, "the cursor's placement hint follows the generation")
+        #expect(unchanged.etag == small.etag)
+        #expect(try fixture.page(["layout": "iPhonePortrait"]).etag == first.etag)
         try fixture.temporary.database.writer.write { db in
             try db.execute(sql: "UPDATE collection_item SET rating = 4 WHERE album_id = ?", arguments: [fixture.albums["Blue Train"]!])
         }
