@@ -92,6 +92,13 @@ import Testing
         }
     }
 
+    @Test func waitsAreLoggedInTenthsOfASecond() {
+        #expect(Duration.seconds(1.0101884048394734).logText == "1.0 s")
+        #expect(Duration.milliseconds(95_349).logText == "95.3 s")
+        #expect(Duration.milliseconds(960).logText == "1.0 s")
+        #expect(Duration.zero.logText == "0.0 s")
+    }
+
     @Test func statusEncodesAsTheAPIsJSON() throws {
         let status = SyncStatus(
             running: false, progress: nil, albums: SyncStateCounts(), lastRun: nil, nextRunAt: "2026-01-01T00:00:00Z",

@@ -219,7 +219,7 @@ public struct DiscogsClient: Sendable {
                 if error == .cancelled { throw CancellationError() }
                 guard error.isTransient, !isLastAttempt else { throw DiscogsError.transport(error) }
                 let wait = policy.backoff(afterAttempt: attempt, jitter: jitter())
-                logger.info("GET \(path): \(error); retrying in \(wait) (attempt \(attempt) of \(policy.maxAttempts))")
+                logger.info("GET \(path): \(error); retrying in \(wait.logText) (attempt \(attempt) of \(policy.maxAttempts))")
                 try await clock.sleepUnlessShuttingDown(for: wait)
                 continue
             }
@@ -242,13 +242,13 @@ public struct DiscogsClient: Sendable {
                     throw response.status == 429 ? DiscogsError.rateLimited(retryAfter: retryAfter) : DiscogsError.httpStatus(503)
                 }
                 let wait = retryAfter ?? policy.backoff(afterAttempt: attempt, jitter: jitter())
-                logger.info("GET \(path): \(response.status); every request to this host waits \(wait)")
+                logger.info("GET \(path): \(response.status); every request to this host waits \(wait.logText)")
                 // The host is over its limit for everyone here, not only for this request.
                 await limiter.pause(for: wait)
             case 500..<600:
                 guard !isLastAttempt else { throw DiscogsError.httpStatus(response.status) }
                 let wait = policy.backoff(afterAttempt: attempt, jitter: jitter())
-                logger.info("GET \(path): \(response.status); retrying in \(wait) (attempt \(attempt) of \(policy.maxAttempts))")
+                logger.info("GET \(path): \(response.status); retrying in \(wait.logText) (attempt \(attempt) of \(policy.maxAttempts))")
                 try await clock.sleepUnlessShuttingDown(for: wait)
             default:
                 throw DiscogsError.httpStatus(response.status)

@@ -42,6 +42,12 @@ extension SyncClock {
 }
 
 extension Duration {
+    /// `1.0 s`, `95.3 s`: for log lines, where `Duration`'s own text has sixteen decimals.
+    var logText: String {
+        let tenths = (seconds * 10).rounded()
+        return "\(Int(tenths) / 10).\(Int(tenths) % 10) s"
+    }
+
     var seconds: Double {
         let (whole, fraction) = components
         return Double(whole) + Double(fraction) / 1e18
