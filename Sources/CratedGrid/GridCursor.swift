@@ -7,8 +7,9 @@ import GRDB
 /// while albums are added or removed.
 ///
 /// On the wire it is base64url (no padding) of a small JSON object: version, user, order fingerprint,
-/// direction, anchor key and id, and a checksum over them, so that a cursor that was altered, cut short,
-/// or made for another user or order is refused as a bad `cursor`. The checksum is not a signature: a
+/// direction, anchor key and id, the anchor's position at a listing generation (a hint, see
+/// `placement`), and a checksum over them, so that a cursor that was altered, cut short, or made for
+/// another user or order is refused as a bad `cursor`. The checksum is not a signature: a
 /// forged cursor could only address a position in the caller's own grid, because the user and the
 /// order always come from the request, never from the cursor.
 struct GridCursor: Equatable, Sendable {
