@@ -1,7 +1,7 @@
 /// A value that writes its own JSON: the bytes its `Encodable` conformance gives through
 /// `StreamingJSONEncoder`, without Codable's containers.
 ///
-/// For the largest answers of the busiest routes only (grid pages): there, Codable's generic
+/// For the busiest routes only (grid pages, album pages, grid cursors): there, Codable's generic
 /// containers cost more than the page's queries. Fields go in declaration order and nil ones are
 /// left out, as synthesized `Encodable` does; a test holds the two encodings of each type together.
 public protocol JSONWritable: Encodable {
