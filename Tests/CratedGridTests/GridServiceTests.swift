@@ -293,6 +293,9 @@ import Testing
             // A secondary image listed first is not the cover.
             try db.insertImage(albumId: fixture.albums["Blue Train"]!, position: 0, kind: "secondary", uri: "https://img/back.jpg", uri150: "https://img/back-150.jpg", width: 500)
             try db.insertImage(albumId: fixture.albums["Blue Train"]!, position: 1, uri: "https://img/blue.jpg", uri150: "https://img/blue-150.jpg", width: nil)
+            // No primary image: the first one.
+            try db.insertImage(albumId: fixture.albums["Revolver"]!, position: 1, kind: "secondary", uri: "https://img/rev-1.jpg", uri150: "https://img/rev-1-150.jpg", width: 300)
+            try db.insertImage(albumId: fixture.albums["Revolver"]!, position: 0, kind: "secondary", uri: "https://img/rev-0.jpg", uri150: "https://img/rev-0-150.jpg", width: 300)
         }
         func artwork(_ title: String, _ query: [String: String]) throws -> GridArtwork? {
             try fixture.page(query.merging(["sort": "title"]) { a, _ in a }).items.first { $0.title == title }?.artwork
@@ -304,7 +307,9 @@ import Testing
         // At scale 3, 502.5 pixels: the full image. Its width unknown, it is taken as the larger one.
         #expect(try artwork("Blue Train", ["layout": "iPhonePortrait", "width": "375", "scale": "3"]) == GridArtwork(url: "https://img/blue.jpg", width: nil))
         #expect(try artwork("Blue Train", ["layout": "iPadSlideOver", "width": "320", "scale": "1"]) == GridArtwork(url: "https://img/blue-150.jpg", width: 150))
-        #expect(try artwork("Revolver", [:]) == nil)
+        #expect(try artwork("Revolver", ["layout": "iPhonePortrait", "width": "375", "scale": "1"]) == GridArtwork(url: "https://img/rev-0.jpg", width: 300))
+        // No image at all: none.
+        #expect(try artwork("A Love Supreme", [:]) == nil)
         // Nothing is large enough: the largest there is.
         #expect(GridArtwork.variant(uri: "full", uri150: "thumb", width: 600, pixels: 1200) == GridArtwork(url: "full", width: 600))
         #expect(GridArtwork.variant(uri: "full", uri150: "thumb", width: 120, pixels: 400) == GridArtwork(url: "thumb", width: 150))
