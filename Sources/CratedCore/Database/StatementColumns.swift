@@ -6,8 +6,9 @@ import GRDBSQLite
 // column index. Fetching through GRDB's `Row`, every run of a statement read all of its column names
 // into a dictionary of lower-cased names, and every row went through a cursor object: an album page
 // runs ten statements, and that was more of its time than SQLite's own work. Arguments are bound by
-// GRDB, which checks their count against the statement, except ids (`ids:`), bound here: an album
-// page's statements take nothing else, and `StatementArguments` boxes every value.
+// GRDB, which checks their count against the statement, or here, through the C API (`ids:` and
+// `values:`, counted here too): `StatementArguments` boxes every value, and the album page and the
+// grid bind nothing but ids and sort keys.
 
 extension Database {
     /// Runs the cached statement for `sql` and reads every row of its result with `read`.
