@@ -27,11 +27,11 @@ struct GridCursor: Equatable, Sendable {
     /// Where the anchor stood, at which listing generation: while the generation is the same nothing
     /// has moved, and the next page starts there without counting its way to the anchor. Cursors
     /// without them (the first ones written) still work, counting.
-    var placement: (position: Int, generation: Int64)?
+    var placement: Placement?
 
-    static func == (lhs: GridCursor, rhs: GridCursor) -> Bool {
-        lhs.userId == rhs.userId && lhs.order == rhs.order && lhs.direction == rhs.direction && lhs.anchor == rhs.anchor
-            && lhs.placement?.position == rhs.placement?.position && lhs.placement?.generation == rhs.placement?.generation
+    struct Placement: Equatable, Sendable {
+        var position: Int
+        var generation: Int64
     }
 
     static let version = 1
@@ -121,7 +121,7 @@ struct GridCursor: Equatable, Sendable {
         switch (fields["p"], fields["g"]) {
         case (nil, nil): break
         case (.integer(let position)?, .integer(let generation)?) where position >= 0 && position <= Int64(Int32.max):
-            cursor.placement = (Int(position), generation)
+            cursor.placement = Placement(position: Int(position), generation: generation)
         default: throw notACursor
         }
         guard cursor.checksum == checksum else { throw notACursor }
@@ -134,7 +134,7 @@ struct GridCursor: Equatable, Sendable {
         self = cursor
     }
 
-    init(userId: Int64, order: String, direction: Direction, anchor: GridAnchor, placement: (position: Int, generation: Int64)? = nil) {
+    init(userId: Int64, order: String, direction: Direction, anchor: GridAnchor, placement: Placement? = nil) {
         self.userId = userId
         self.order = order
         self.direction = direction

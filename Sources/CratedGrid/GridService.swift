@@ -76,7 +76,7 @@ private struct PagePlan {
         let items = try self.items(db, anchors: anchors, start: start)
         func token(_ direction: GridCursor.Direction, _ anchor: GridAnchor, at position: Int) -> String {
             GridCursor(userId: userId, order: request.orderFingerprint, direction: direction, anchor: anchor,
-                       placement: (position, generation)).token
+                       placement: GridCursor.Placement(position: position, generation: generation)).token
         }
         let nextAnchor = anchors.last.flatMap { start + anchors.count < snapshot.total ? $0 : nil }
         let previousAnchor = anchors.first.flatMap { start > 0 ? $0 : nil }

@@ -380,7 +380,7 @@ import Testing
         let awkward = "Déjà \"Vu\" \\ back/slash\n\t\u{01}\u{1F} 😀 ünïcode"
         for key in [SortKey.text(awkward), .text(""), .integer(-42), .integer(Int64.max)] {
             for direction in [GridCursor.Direction.after, .before] {
-                for placement in [nil, (position: 150_000, generation: Int64(12)), (position: 0, generation: Int64(-1))] {
+                for placement in [nil, GridCursor.Placement(position: 150_000, generation: 12), GridCursor.Placement(position: 0, generation: -1)] {
                     let cursor = GridCursor(userId: 7, order: "abc123", direction: direction, anchor: GridAnchor(key: key, albumId: 99),
                                             placement: placement)
                     #expect(try GridCursor(token: cursor.token, userId: 7, order: "abc123") == cursor)
