@@ -79,7 +79,8 @@ private struct LogFile {
     }
 }
 
-@Suite struct BackgroundLogWriterTests {
+/// A writer that stopped writing would make a flush wait for ever: the time limit turns that into a failure.
+@Suite(.timeLimit(.minutes(1))) struct BackgroundLogWriterTests {
     @Test func linesFromManyThreadsArriveWholeAndInTheirOrder() async throws {
         let log = try LogFile()
         defer { log.close() }

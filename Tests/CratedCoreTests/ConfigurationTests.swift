@@ -61,5 +61,11 @@ import Testing
         await #expect(throws: (any Error).self) {
             try await CratedConfiguration.load(environment: ["CRATED_SERVER_PORT": "eighty"])
         }
+        do {
+            _ = try await CratedConfiguration.load(environment: ["CRATED_SERVER_EVENT_LOOP_EXECUTOR": "maybe"])
+            Issue.record("a switch that is neither true nor false was accepted")
+        } catch {
+            #expect(String(describing: error).contains("CRATED_SERVER_EVENT_LOOP_EXECUTOR"), "\(error)")
+        }
     }
 }
