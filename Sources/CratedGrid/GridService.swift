@@ -41,7 +41,7 @@ public struct GridService: Sendable {
             cursor = decoded
         }
         let plan = PagePlan(
-            userId: userId, request: request, sql: sql, layout: layout, cursor: cursor,
+            userId: userId, request: request, order: order, sql: sql, layout: layout, cursor: cursor,
             artworkPixels: layout.itemWidth * request.layout.artworkScale,
             includeSections: request.sort.hasSections && (request.includeSections ?? (cursor == nil)))
 
@@ -59,6 +59,8 @@ public struct GridService: Sendable {
 private struct PagePlan {
     let userId: Int64
     let request: GridRequest
+    /// The request's `orderFingerprint`, worked out once.
+    let order: String
     let sql: GridSQL
     let layout: GridLayout
     let cursor: GridCursor?
@@ -75,7 +77,7 @@ private struct PagePlan {
         }
         let items = try self.items(db, anchors: anchors, start: start)
         func token(_ direction: GridCursor.Direction, _ anchor: GridAnchor, at position: Int) -> String {
-            GridCursor(userId: userId, order: request.orderFingerprint, direction: direction, anchor: anchor,
+            GridCursor(userId: userId, order: order, direction: direction, anchor: anchor,
                        placement: GridCursor.Placement(position: position, generation: generation)).token
         }
         let nextAnchor = anchors.last.flatMap { start + anchors.count < snapshot.total ? $0 : nil }
@@ -157,8 +159,9 @@ private struct PagePlan {
     private func items(_ db: Database, anchors: [GridAnchor], start: Int) throws -> [GridItem] {
         guard !anchors.isEmpty else { return [] }
         let ids = anchors.map(\.albumId)
-        let placeholders = databaseQuestionMarks(count: ids.count)
+        let placeholders = sqlQuestionMarks(count: ids.count)
         var cells: [Int64: GridItem] = [:]
+        cells.reserveCapacity(ids.count)
         // Cached: a layout asks for the same number of albums on every page, so the statement repeats.
         try db.forEachRow("""
             SELECT ca.album_id, a.title, a.artist_credit, a.year, ca.copies, ca.best_rating, ca.latest_added

@@ -97,6 +97,13 @@ extension Database {
     }
 }
 
+/// `?, ?, ?` for an `IN (...)` of `count` values (at least one). GRDB's `databaseQuestionMarks` joins a
+/// lazy sequence through unspecialized generic code: on a small grid page that was a tenth of its time.
+public func sqlQuestionMarks(count: Int) -> String {
+    precondition(count > 0, "an IN list needs a value")
+    return String(repeating: "?, ", count: count - 1) + "?"
+}
+
 /// The current row of a statement, read by column index (from 0, as in SQLite's C API). A value of
 /// another type than the one asked for throws, as GRDB's decoding does: a stored value of the wrong
 /// type is an error to report, not a reason to stop the daemon.
