@@ -47,11 +47,18 @@ public struct GridPage: Codable, Sendable, Equatable {
     /// cursors, what they address). Fed field by field rather than by encoding the page: encoding it a
     /// second time cost as much as the query.
     private static func etag(of page: GridPage, cursors: (next: String?, previous: String?)) -> String {
-        var hash = StableHash()
+        var hash = ContentHash()
         let layout = page.layout
         hash.combine(layout.environment.rawValue)
-        for number in [layout.spacing, layout.padding, layout.itemWidth] { hash.combine(number) }
-        for number in [layout.columns, layout.rows, layout.pageSize, page.start, page.total, page.items.count] { hash.combine(number) }
+        hash.combine(layout.spacing)
+        hash.combine(layout.padding)
+        hash.combine(layout.itemWidth)
+        hash.combine(layout.columns)
+        hash.combine(layout.rows)
+        hash.combine(layout.pageSize)
+        hash.combine(page.start)
+        hash.combine(page.total)
+        hash.combine(page.items.count)
         hash.combine(cursors.next) { $0.combine($1) }
         hash.combine(cursors.previous) { $0.combine($1) }
         for item in page.items {
@@ -74,7 +81,7 @@ public struct GridPage: Codable, Sendable, Equatable {
                 hash.combine(section.position)
             }
         }
-        return "\"g2-\(hash.hex)\""
+        return "\"g3-\(hash.hex)\""
     }
 }
 
