@@ -12,17 +12,20 @@ public struct GridService: Sendable {
     public let database: AppDatabase
     /// Position snapshots by user and grid order, each valid for one listing generation.
     private let snapshots: GenerationCache<GridSnapshot>
+    /// Cells by user and album, for one listing generation (internal: tests look at it).
+    let cells: GridCellCache
     private let tuning: GridSnapshot.Tuning
 
-    /// `cachesPositions: false` builds the grid's position snapshot on every request (tests compare the
-    /// two; the answers are the same).
-    public init(database: AppDatabase, cachesPositions: Bool = true) {
-        self.init(database: database, cachesPositions: cachesPositions, tuning: GridSnapshot.Tuning())
+    /// `caches: false` keeps nothing between requests: every page builds its grid's position snapshot
+    /// and reads its cells (tests compare the two; the answers are the same).
+    public init(database: AppDatabase, caches: Bool = true) {
+        self.init(database: database, caches: caches, tuning: GridSnapshot.Tuning())
     }
 
-    init(database: AppDatabase, cachesPositions: Bool, tuning: GridSnapshot.Tuning) {
+    init(database: AppDatabase, caches: Bool, tuning: GridSnapshot.Tuning, cellCapacity: Int = 20_000) {
         self.database = database
-        self.snapshots = GenerationCache(capacity: cachesPositions ? 64 : 0)
+        self.snapshots = GenerationCache(capacity: caches ? 64 : 0)
+        self.cells = GridCellCache(capacity: caches ? cellCapacity : 0)
         self.tuning = tuning
     }
 
@@ -50,7 +53,7 @@ public struct GridService: Sendable {
             let (snapshot, generation) = try snapshots.valueAndGeneration(for: "\(userId)/\(order)", in: db) {
                 try GridSnapshot.build(db, sql: sql, withSections: request.sort.hasSections, tuning: tuning)
             }
-            return try plan.page(db, snapshot: snapshot, generation: generation)
+            return try plan.page(db, snapshot: snapshot, generation: generation, cells: cells)
         }
     }
 }
@@ -67,7 +70,7 @@ private struct PagePlan {
     let artworkPixels: Double
     let includeSections: Bool
 
-    func page(_ db: Database, snapshot: GridSnapshot, generation: Int64) throws -> GridPage {
+    func page(_ db: Database, snapshot: GridSnapshot, generation: Int64, cells: GridCellCache) throws -> GridPage {
         let (start, count) = try placement(db, snapshot, generation: generation)
         let anchors: [GridAnchor]
         if case .cursor = request.position, let cursor, cursor.direction == .after {
@@ -75,7 +78,7 @@ private struct PagePlan {
         } else {
             anchors = try snapshot.anchors(db, from: start, count: count, sql: sql)
         }
-        let items = try self.items(db, anchors: anchors, start: start)
+        let items = try self.items(db, anchors: anchors, start: start, generation: generation, cache: cells)
         func token(_ direction: GridCursor.Direction, _ anchor: GridAnchor, at position: Int) -> String {
             GridCursor(userId: userId, order: order, direction: direction, anchor: anchor,
                        placement: GridCursor.Placement(position: position, generation: generation)).token
@@ -155,24 +158,42 @@ private struct PagePlan {
         }
     }
 
-    /// The cells for the anchors, in their order.
-    private func items(_ db: Database, anchors: [GridAnchor], start: Int) throws -> [GridItem] {
+    /// The cells for the anchors, in their order: kept ones from the cache, the rest read (and kept).
+    private func items(_ db: Database, anchors: [GridAnchor], start: Int, generation: Int64, cache: GridCellCache) throws -> [GridItem] {
         guard !anchors.isEmpty else { return [] }
         let ids = anchors.map(\.albumId)
+        var cells = cache.cells(userId: userId, albumIds: ids, generation: generation)
+        let missing = ids.indices.filter { cells[$0] == nil }
+        if !missing.isEmpty {
+            let read = try readCells(db, albumIds: missing.map { ids[$0] })
+            for index in missing { cells[index] = read[ids[index]] }
+            cache.store(read.map { ($0.key, $0.value) }, userId: userId, generation: generation)
+        }
+        // An album with no cell left the grid after its anchor was read: it is not shown.
+        return anchors.indices.compactMap { offset in
+            cells[offset].map { cell in
+                GridItem(position: start + offset, albumId: ids[offset], title: cell.title, artist: cell.artist, year: cell.year,
+                         copyCount: cell.copyCount, rating: cell.rating, dateAdded: cell.dateAdded,
+                         artwork: cell.image.flatMap { GridArtwork.variant(uri: $0.uri, uri150: $0.uri150, width: $0.width, pixels: artworkPixels) })
+            }
+        }
+    }
+
+    /// The cells of these albums of the user's, by album id: two statements, whatever their number.
+    private func readCells(_ db: Database, albumIds ids: [Int64]) throws -> [Int64: GridCellCache.Cell] {
         let placeholders = sqlQuestionMarks(count: ids.count)
-        var cells: [Int64: GridItem] = [:]
+        var cells: [Int64: GridCellCache.Cell] = [:]
         cells.reserveCapacity(ids.count)
-        // Cached: a layout asks for the same number of albums on every page, so the statement repeats.
+        // Cached statements: a layout asks for the same number of albums on every page.
         try db.forEachRow("""
             SELECT ca.album_id, a.title, a.artist_credit, a.year, ca.copies, ca.best_rating, ca.latest_added
             FROM collection_album ca JOIN album a ON a.id = ca.album_id
             WHERE ca.user_id = ? AND ca.album_id IN (\(placeholders))
             """, ids: [userId] + ids) { columns in
-            let albumId = try columns.int64(0)
             let rating = try columns.int(5)
-            cells[albumId] = GridItem(
-                position: 0, albumId: albumId, title: try columns.string(1), artist: try columns.string(2), year: try columns.optionalInt(3),
-                copyCount: try columns.int(4), rating: rating == 0 ? nil : rating, dateAdded: try columns.string(6), artwork: nil)
+            cells[try columns.int64(0)] = GridCellCache.Cell(
+                title: try columns.string(1), artist: try columns.string(2), year: try columns.optionalInt(3),
+                copyCount: try columns.int(4), rating: rating == 0 ? nil : rating, dateAdded: try columns.string(6), image: nil)
         }
         // The primary image, else the first one.
         try db.forEachRow("""
@@ -180,15 +201,12 @@ private struct PagePlan {
             ORDER BY album_id, kind <> 'primary', position
             """, ids: ids) { columns in
             let albumId = try columns.int64(0)
-            guard cells[albumId]?.artwork == nil else { return }
-            cells[albumId]?.artwork = GridArtwork.variant(uri: try columns.string(1), uri150: try columns.string(2),
-                                                          width: try columns.optionalInt(3), pixels: artworkPixels)
+            guard let cell = cells[albumId], cell.image == nil else { return }
+            let image = GridCellCache.Cell.Image(uri: try columns.string(1), uri150: try columns.string(2), width: try columns.optionalInt(3))
+            // Without a URL (the Discogs API without a token) an image is no artwork: the next one may be.
+            if !image.uri.isEmpty || !image.uri150.isEmpty { cells[albumId]?.image = image }
         }
-        return anchors.enumerated().compactMap { offset, anchor in
-            guard var cell = cells[anchor.albumId] else { return nil }
-            cell.position = start + offset
-            return cell
-        }
+        return cells
     }
 }
 
@@ -197,9 +215,11 @@ extension GridArtwork {
     /// wide; `uri` is the full image, assumed larger when its width is unknown. An empty URL (what the
     /// Discogs API sends without a token) is no variant; nil when none is left.
     static func variant(uri: String, uri150: String, width: Int?, pixels: Double) -> GridArtwork? {
-        let variants = [GridArtwork(url: uri150, width: 150), GridArtwork(url: uri, width: width)]
-            .filter { !$0.url.isEmpty }
-            .sorted { ($0.width ?? .max) < ($1.width ?? .max) }
-        return variants.first { Double($0.width ?? .max) >= pixels } ?? variants.last
+        let thumbnail = uri150.isEmpty ? nil : GridArtwork(url: uri150, width: 150)
+        let full = uri.isEmpty ? nil : GridArtwork(url: uri, width: width)
+        guard let thumbnail, let full else { return thumbnail ?? full }
+        // Both, narrower first (the thumbnail on a tie).
+        let (narrower, wider) = (full.width ?? .max) < 150 ? (full, thumbnail) : (thumbnail, full)
+        return Double(narrower.width ?? .max) >= pixels ? narrower : wider
     }
 }

@@ -9,11 +9,12 @@ import Testing
     static let seeds: [UInt64] = Array(1...24)
 
     /// Both snapshot shapes: every anchor kept (small grids, the usual case in tests) and checkpoints
-    /// every 3 albums with the rest counted in SQL (what a grid of over 4,096 albums gets).
+    /// every 3 albums with the rest counted in SQL (what a grid of over 4,096 albums gets), the latter with
+    /// room for 7 cells, so that pages are read partly from kept cells and partly from SQLite.
     static func services(_ database: AppDatabase, seed: UInt64) -> [GridService] {
         [
-            GridService(database: database, cachesPositions: seed % 2 == 0, tuning: GridSnapshot.Tuning()),
-            GridService(database: database, cachesPositions: seed % 2 == 1, tuning: GridSnapshot.Tuning(stride: 3, allAnchorsLimit: 5)),
+            GridService(database: database, caches: seed % 2 == 0, tuning: GridSnapshot.Tuning()),
+            GridService(database: database, caches: seed % 2 == 1, tuning: GridSnapshot.Tuning(stride: 3, allAnchorsLimit: 5), cellCapacity: 7),
         ]
     }
 

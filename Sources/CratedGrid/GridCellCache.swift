@@ -1,0 +1,78 @@
+import Synchronization
+
+/// What a grid cell shows of an album the user owns, before it is placed and its artwork sized: kept
+/// by user and album for one listing generation, so a page of albums shown before needs no SQL for
+/// them. Clients ask for the same albums again and again with other page boundaries: on rotation,
+/// in split view, when a layout changes, scrolling back, or in another grid of the same collection
+/// (a crate, an artist, another sort). Reading a cell costs two b-tree lookups (the user's copies
+/// and the album) and an image lookup, more than all the rest of a page.
+///
+/// Every table a cell is read from advances the listing generation when it changes
+/// (Migrations/0007_listing_generation.sql), so a cell kept for the generation a reader's transaction
+/// sees is exactly what it would read. Cells of an older generation are dropped as soon as a newer
+/// one is seen, and a reader of an older generation (a transaction begun before a write) is neither
+/// served nor allowed to store.
+final class GridCellCache: Sendable {
+    struct Cell: Sendable, Equatable {
+        var title: String
+        var artist: String
+        var year: Int?
+        var copyCount: Int
+        var rating: Int?
+        var dateAdded: String
+        /// The album's primary image, else its first one.
+        var image: Image?
+
+        struct Image: Sendable, Equatable {
+            var uri: String
+            var uri150: String
+            var width: Int?
+        }
+    }
+
+    private struct Key: Hashable {
+        var userId: Int64
+        var albumId: Int64
+    }
+
+    private struct State {
+        var generation = Int64.min
+        var cells: [Key: Cell] = [:]
+    }
+
+    private let capacity: Int
+    private let state = Mutex(State())
+
+    /// At most `capacity` cells (some 300 bytes each); 0 keeps none.
+    init(capacity: Int) {
+        self.capacity = capacity
+    }
+
+    /// The kept cells of `albumIds` in their order, nil for each one not kept at `generation`.
+    func cells(userId: Int64, albumIds: [Int64], generation: Int64) -> [Cell?] {
+        guard capacity > 0 else { return Array(repeating: nil, count: albumIds.count) }
+        return state.withLock { state in
+            guard state.generation == generation else { return Array(repeating: nil, count: albumIds.count) }
+            return albumIds.map { state.cells[Key(userId: userId, albumId: $0)] }
+        }
+    }
+
+    /// Keeps cells read at `generation`; nothing when a newer generation has been seen.
+    func store(_ cells: [(albumId: Int64, cell: Cell)], userId: Int64, generation: Int64) {
+        guard capacity > 0, !cells.isEmpty else { return }
+        state.withLock { state in
+            if generation > state.generation {
+                state.cells.removeAll(keepingCapacity: true)
+                state.generation = generation
+            }
+            guard generation == state.generation else { return }
+            // Full: start again rather than track what was used last; a working set larger than the
+            // cache is read from SQLite as it would be without one.
+            if state.cells.count + cells.count > capacity { state.cells.removeAll(keepingCapacity: true) }
+            for (albumId, cell) in cells.prefix(capacity) { state.cells[Key(userId: userId, albumId: albumId)] = cell }
+        }
+    }
+
+    /// How many cells are kept (tests).
+    var count: Int { state.withLock { $0.cells.count } }
+}
