@@ -49,6 +49,8 @@ struct GridCursor: Equatable, Sendable {
         var u: Int64
         var v: Int
 
+        var expectedJSONSize: Int { 256 }
+
         func writeJSON(to json: inout JSONWriter) {
             json.object {
                 $0.field("c", c)
@@ -94,17 +96,8 @@ struct GridCursor: Equatable, Sendable {
     /// Decodes and checks a cursor for this user and order; any failure is a bad `cursor` parameter.
     init(token: String, userId: Int64, order: String) throws {
         let notACursor = GridError.badParameter("cursor", "is not a cursor from this server, or it was altered; start again without a cursor")
-        guard !token.isEmpty, token.utf8.count <= Self.maximumLength,
-              token.utf8.allSatisfy({ $0.isBase64URLCharacter }) else { throw notACursor }
-        var base64 = Data(token.utf8.map { byte in
-            switch byte {
-            case UInt8(ascii: "-"): UInt8(ascii: "+")
-            case UInt8(ascii: "_"): UInt8(ascii: "/")
-            default: byte
-            }
-        })
-        base64.append(contentsOf: repeatElement(UInt8(ascii: "="), count: (4 - base64.count % 4) % 4))
-        guard let json = Data(base64Encoded: base64), let fields = FlatJSON.object(Array(json)),
+        guard !token.isEmpty, token.utf8.count <= Self.maximumLength, let json = Base64URL.decode(token),
+              let fields = FlatJSON.object(json),
               case .integer(Int64(Self.version))? = fields["v"],
               case .integer(let cursorUser)? = fields["u"], case .string(let cursorOrder)? = fields["o"],
               case .string(let direction)? = fields["d"], let direction = Direction(rawValue: direction),
@@ -140,16 +133,49 @@ struct GridCursor: Equatable, Sendable {
     }
 }
 
-extension UInt8 {
-    fileprivate var isBase64URLCharacter: Bool {
-        (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(self) || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(self)
-            || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(self) || self == UInt8(ascii: "-") || self == UInt8(ascii: "_")
-    }
-}
 
 /// base64url without padding (RFC 4648, section 5), the cursor's wire form.
 enum Base64URL {
     private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
+    /// Each byte's value in the alphabet; 0xff for a byte that is not in it.
+    private static let values: [UInt8] = {
+        var values = [UInt8](repeating: 0xff, count: 256)
+        for (value, byte) in alphabet.enumerated() { values[Int(byte)] = UInt8(value) }
+        return values
+    }()
+
+    /// The bytes of `text`; nil when it holds anything but the alphabet, padding included, or when
+    /// its length or its last character could not have been written by `encode`.
+    static func decode(_ text: String) -> [UInt8]? {
+        let characters = Array(text.utf8)
+        guard characters.count % 4 != 1 else { return nil }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(characters.count * 3 / 4)
+        var group: UInt32 = 0
+        for (index, character) in characters.enumerated() {
+            let value = values[Int(character)]
+            guard value != 0xff else { return nil }
+            group = group << 6 | UInt32(value)
+            if index % 4 == 3 {
+                bytes.append(UInt8(truncatingIfNeeded: group >> 16))
+                bytes.append(UInt8(truncatingIfNeeded: group >> 8))
+                bytes.append(UInt8(truncatingIfNeeded: group))
+                group = 0
+            }
+        }
+        // A last group of 2 or 3 characters holds 1 or 2 bytes; the bits left over must be zero.
+        switch characters.count % 4 {
+        case 2:
+            guard group & 0xf == 0 else { return nil }
+            bytes.append(UInt8(truncatingIfNeeded: group >> 4))
+        case 3:
+            guard group & 0x3 == 0 else { return nil }
+            bytes.append(UInt8(truncatingIfNeeded: group >> 10))
+            bytes.append(UInt8(truncatingIfNeeded: group >> 2))
+        default: break
+        }
+        return bytes
+    }
 
     static func encode(_ bytes: [UInt8]) -> String {
         String(unsafeUninitializedCapacity: (bytes.count * 4 + 2) / 3) { output in

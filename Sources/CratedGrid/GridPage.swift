@@ -122,6 +122,9 @@ public struct GridSection: Codable, Sendable, Equatable {
 // Grid pages are the API's largest answers on its busiest route; see `JSONWritable`.
 
 extension GridPage: JSONWritable {
+    /// Some 200 bytes a cell, a little more with artwork.
+    public var expectedJSONSize: Int { 1024 + 256 * items.count }
+
     public func writeJSON(to json: inout JSONWriter) {
         json.object {
             $0.field("layout", layout)

@@ -451,9 +451,18 @@ import Testing
         for length in 0...66 {
             let bytes = (0..<length).map { _ in UInt8.random(in: 0...255, using: &random) }
             #expect(Base64URL.encode(bytes) == base64url(Data(bytes)), "\(length) bytes")
+            #expect(Base64URL.decode(Base64URL.encode(bytes)) == bytes, "\(length) bytes")
         }
         #expect(Base64URL.encode(Array("subjects?_d".utf8)) == "c3ViamVjdHM_X2Q")
         #expect(Base64URL.encode([0xfb, 0xff]) == "-_8")
+        #expect(Base64URL.decode("-_8") == [0xfb, 0xff])
+        #expect(Base64URL.decode("") == [])
+        // Not what `encode` writes: padding, the other alphabet, a length no bytes have, bits left
+        // over in the last character, anything not ASCII.
+        #expect(Base64URL.decode("QQ") == [0x41])
+        for text in ["-_8=", "+/8", "c3ViamVjdHM/X2Q", "abcde", "-_9", "QR", "Zm9vYg==", "Zm9v Yg", "Zm9vé"] {
+            #expect(Base64URL.decode(text) == nil, "\(text)")
+        }
     }
 
     @Test func aCursorsPlacementIsCheckedAndUsedOnlyWhileNothingChanged() throws {

@@ -129,7 +129,7 @@ struct JSONOutput {
     @usableFromInline var bytes: [UInt8] = []
     var open: [Container] = []
 
-    init() { bytes.reserveCapacity(1024) }
+    init(capacity: Int = 1024) { bytes.reserveCapacity(capacity) }
 
     mutating func appendLiteral(_ text: StaticString) {
         text.withUTF8Buffer { bytes.append(contentsOf: $0) }
