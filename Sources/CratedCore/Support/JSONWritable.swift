@@ -16,7 +16,7 @@ extension JSONWritable {
 }
 
 /// Writes JSON objects and arrays field by field, with the separators and escapes.
-public struct JSONWriter {
+public struct JSONWriter: ~Copyable {
     @usableFromInline var output: JSONOutput
     /// Whether the innermost open object has a field yet (a comma goes before the next). One flag is
     /// enough: an object that closes leaves its parent with a field written, the one it was the value of.
@@ -124,6 +124,6 @@ extension StreamingJSONEncoder {
         if let number = writer.invalidNumber {
             throw EncodingError.invalidValue(number, .init(codingPath: [], debugDescription: "\(number) is not a valid JSON number"))
         }
-        return writer.output.bytes
+        return writer.output.bytes.array
     }
 }
