@@ -215,6 +215,16 @@ struct GridSQL {
             """, condition.arguments + arguments(lower) + [count.databaseValue, offset.databaseValue])
     }
 
+    /// The `count` anchors right before `upper`, nearest first: `anchorsStatement` walked backwards.
+    func anchorsStatement(before upper: GridAnchor, count: Int) -> (sql: String, arguments: [DatabaseValue]) {
+        let condition = whereClause(.probe)
+        let backwards = descending ? "ORDER BY ca.\(keyColumn), ca.album_id" : "ORDER BY ca.\(keyColumn) DESC, ca.album_id DESC"
+        return ("""
+            SELECT ca.\(keyColumn), ca.album_id FROM collection_album ca
+            WHERE \(condition.sql) AND \(keysetCondition(.before)) \(backwards) LIMIT ?
+            """, condition.arguments + arguments(upper) + [count.databaseValue])
+    }
+
     /// The first anchor whose key is at least `key` (sorts with sections are ascending).
     func firstAnchorStatement(keyAtLeast key: String) -> (sql: String, arguments: [DatabaseValue]) {
         let condition = whereClause(.probe)

@@ -71,9 +71,11 @@ private struct PagePlan {
     let includeSections: Bool
 
     func page(_ db: Database, snapshot: GridSnapshot, generation: Int64, cells: GridCellCache) throws -> GridPage {
-        let (start, count) = try placement(db, snapshot, generation: generation)
+        let (start, count, around) = try placement(db, snapshot, generation: generation)
         let anchors: [GridAnchor]
-        if case .cursor = request.position, let cursor, cursor.direction == .after {
+        if let around {
+            anchors = try snapshot.anchors(db, around: around.anchor, at: around.position, from: start, count: count, sql: sql)
+        } else if case .cursor = request.position, let cursor, cursor.direction == .after {
             anchors = try snapshot.anchors(db, after: cursor.anchor, at: start, count: count, sql: sql)
         } else {
             anchors = try snapshot.anchors(db, from: start, count: count, sql: sql)
@@ -94,10 +96,12 @@ private struct PagePlan {
                                previousAnchor.map { "before \($0.key.checksumText) \($0.albumId)" }))
     }
 
-    /// The absolute position the page starts at and how many items it asks for.
-    private func placement(_ db: Database, _ snapshot: GridSnapshot, generation: Int64) throws -> (start: Int, count: Int) {
+    /// The absolute position the page starts at and how many items it asks for; for `around`, also
+    /// the album's anchor and position, from which the page is read.
+    private func placement(_ db: Database, _ snapshot: GridSnapshot, generation: Int64) throws
+        -> (start: Int, count: Int, around: (anchor: GridAnchor, position: Int)?) {
         let total = snapshot.total
-        func forward(from start: Int) -> (Int, Int) { (start, layout.pageSize(startingAt: start)) }
+        func forward(from start: Int) -> (Int, Int, (GridAnchor, Int)?) { (start, layout.pageSize(startingAt: start), nil) }
         switch request.position {
         case .start:
             return forward(from: 0)
@@ -109,7 +113,7 @@ private struct PagePlan {
                 throw GridError.notFound("around", "album \(albumId) is not in this grid")
             }
             let position = try snapshot.rank(db, of: anchor, including: false, sql: sql)
-            return (position - position % layout.pageSize, layout.pageSize)
+            return (position - position % layout.pageSize, layout.pageSize, (anchor, position))
         case .cursor:
             guard let cursor else { return forward(from: 0) }
             // Where the anchor stands: as the cursor says while nothing has changed, else counted.
@@ -130,7 +134,7 @@ private struct PagePlan {
                 // ends where the page after it began, and starts on a row boundary.
                 let endOfRow = (end + layout.columns - 1) / layout.columns * layout.columns
                 let start = max(0, endOfRow - layout.pageSize)
-                return (start, end - start)
+                return (start, end - start, nil)
             }
         }
     }

@@ -99,6 +99,17 @@ struct GridSnapshot: Sendable {
         return try sql.fetchAnchors(db, sql.anchorsStatement(from: anchor, strictly: true, offset: 0, count: count))
     }
 
+    /// The anchors at positions `start ..< start + count`, where `anchor` stands at `position`: a page
+    /// around an album. Walked both ways from the anchor, where `anchors(from:)` seeks the checkpoint
+    /// before `start` and steps over up to a stride of rows to reach it.
+    func anchors(_ db: Database, around anchor: GridAnchor, at position: Int, from start: Int, count: Int, sql: GridSQL) throws -> [GridAnchor] {
+        guard start < total, count > 0 else { return [] }
+        if stride == 1 || min(start + count, total) <= leading.count { return try anchors(db, from: start, count: count, sql: sql) }
+        let before = position - start
+        let earlier = before > 0 ? try sql.fetchAnchors(db, sql.anchorsStatement(before: anchor, count: before)) : []
+        return earlier.reversed() + (try sql.fetchAnchors(db, sql.anchorsStatement(from: anchor, offset: 0, count: count - before)))
+    }
+
     /// The jump bar: `A`...`Z` for keys starting with a Latin letter (sort keys are folded, so `É` is
     /// under E), `#` for digits, symbols and other scripts, each with the position of its first album.
     private func computeSections(_ db: Database, sql: GridSQL) throws -> [GridSection] {
