@@ -6,7 +6,8 @@ import Synchronization
 /// transaction, it names the state of everything listings are computed from.
 public enum ListingGeneration {
     public static func current(_ db: Database) throws -> Int64 {
-        try Int64.fetchOne(db.cachedStatement(sql: "SELECT value FROM listing_generation WHERE id = 1")) ?? 0
+        // Read on every grid page and search: through the C API, not GRDB's fetchOne.
+        try db.firstRow("SELECT value FROM listing_generation WHERE id = 1", ids: []) { try $0.int64(0) } ?? 0
     }
 
     /// For writers that no trigger sees: the search index, a virtual table, takes no triggers.
