@@ -104,7 +104,7 @@ extension AppDatabase {
                  hash: try columns.data(3), lastUsed: try columns.optionalInt64(4))
             }
         }
-        guard let (principal, hash, lastUsed) = found, TokenSecret.constantTimeEqual(hash, TokenSecret.hash(token)) else { return nil }
+        guard let (principal, hash, lastUsed) = found, TokenSecret.token(token, hasHash: hash) else { return nil }
         let now = Int64(Date().timeIntervalSince1970)
         if lastUsed.map({ now - $0 >= 60 }) ?? true {
             try writer.write { db in
@@ -133,16 +133,36 @@ enum TokenSecret {
 
     /// `crt_<prefix>_<secret>` -> prefix; nil for anything else.
     static func prefix(of token: String) -> String? {
-        let parts = token.split(separator: "_", maxSplits: 2, omittingEmptySubsequences: false)
-        // The secret is base64url and may itself contain "_", so only the first two separators count.
-        guard parts.count == 3, parts[0] == "crt", parts[1].count == 12, !parts[2].isEmpty else { return nil }
-        return String(parts[1])
+        // Byte by byte: the secret is base64url and may itself contain "_", so only the first two
+        // separators count.
+        let bytes = token.utf8
+        guard bytes.count > 17, bytes.starts(with: "crt_".utf8) else { return nil }
+        let prefixStart = bytes.index(bytes.startIndex, offsetBy: 4)
+        let prefixEnd = bytes.index(prefixStart, offsetBy: 12)
+        // Prefixes are hex: letters and digits only, so the slice below falls on character boundaries.
+        guard bytes[prefixEnd] == UInt8(ascii: "_"),
+              bytes[prefixStart..<prefixEnd].allSatisfy(isASCIILetterOrDigit)
+        else { return nil }
+        return String(token[prefixStart..<prefixEnd])
     }
 
-    static func constantTimeEqual(_ a: Data, _ b: Data) -> Bool {
+    private static func isASCIILetterOrDigit(_ byte: UInt8) -> Bool {
+        (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte)
+            || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
+    }
+
+    /// Whether `token` hashes to `storedHash`, in time that does not depend on where they differ. On
+    /// every API request: compared in place, without a `Data` of the digest or Data's iterator.
+    static func token(_ token: String, hasHash storedHash: Data) -> Bool {
+        SHA256.hash(data: Array(token.utf8)).withUnsafeBytes { digest in
+            storedHash.withUnsafeBytes { stored in constantTimeEqual(digest, stored) }
+        }
+    }
+
+    static func constantTimeEqual(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Bool {
         guard a.count == b.count else { return false }
         var difference: UInt8 = 0
-        for (x, y) in zip(a, b) { difference |= x ^ y }
+        for index in 0..<a.count { difference |= a[index] ^ b[index] }
         return difference == 0
     }
 }
