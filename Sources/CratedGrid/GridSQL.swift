@@ -243,15 +243,40 @@ struct GridSQL {
 
     func fetchAnchors(_ db: Database, _ statement: (sql: String, arguments: [DatabaseValue])) throws -> [GridAnchor] {
         try db.rows(statement.sql, values: statement.arguments) { columns in
-            // Sort keys are integers (year, rating) or text (names, titles, dates); a NULL key sorts as ''.
-            let key: SortKey
-            if columns.isInteger(0) {
-                key = .integer(try columns.int64(0))
-            } else {
-                key = .text(columns.isNull(0) ? "" : try columns.string(0))
-            }
-            return GridAnchor(key: key, albumId: try columns.int64(1))
+            GridAnchor(key: try Self.key(columns), albumId: try columns.int64(1))
         }
+    }
+
+    /// `fetchAnchors` for a page: every album id, the keys of the first and last rows only.
+    func fetchPageAnchors(_ db: Database, _ statement: (sql: String, arguments: [DatabaseValue])) throws -> PageAnchors {
+        var albumIds: [Int64] = []
+        var first: GridAnchor?
+        // The latest row's key, as bytes until the last row is known.
+        var latestInteger: Int64?
+        var latestText: [UInt8] = []
+        try db.forEachRow(statement.sql, values: statement.arguments) { columns in
+            let albumId = try columns.int64(1)
+            albumIds.append(albumId)
+            if first == nil {
+                first = GridAnchor(key: try Self.key(columns), albumId: albumId)
+            } else if columns.isInteger(0) {
+                latestInteger = try columns.int64(0)
+            } else {
+                latestInteger = nil
+                latestText.removeAll(keepingCapacity: true)
+                if !columns.isNull(0) { try columns.withText(0) { latestText.append(contentsOf: $0) } }
+            }
+        }
+        guard let first, let lastId = albumIds.last else { return PageAnchors(albumIds: [], first: nil, last: nil) }
+        guard albumIds.count > 1 else { return PageAnchors(albumIds: albumIds, first: first, last: first) }
+        let lastKey: SortKey = latestInteger.map { .integer($0) } ?? .text(String(decoding: latestText, as: UTF8.self))
+        return PageAnchors(albumIds: albumIds, first: first, last: GridAnchor(key: lastKey, albumId: lastId))
+    }
+
+    /// A row's sort key: integers (year, rating) or text (names, titles, dates); a NULL key sorts as ''.
+    private static func key(_ columns: StatementColumns) throws -> SortKey {
+        if columns.isInteger(0) { return .integer(try columns.int64(0)) }
+        return .text(columns.isNull(0) ? "" : try columns.string(0))
     }
 
     func fetchCount(_ db: Database, _ statement: (sql: String, arguments: [DatabaseValue])) throws -> Int {

@@ -72,7 +72,7 @@ private struct PagePlan {
 
     func page(_ db: Database, snapshot: GridSnapshot, generation: Int64, cells: GridCellCache) throws -> GridPage {
         let (start, count, around) = try placement(db, snapshot, generation: generation)
-        let anchors: [GridAnchor]
+        let anchors: PageAnchors
         if let around {
             anchors = try snapshot.anchors(db, around: around.anchor, at: around.position, from: start, count: count, sql: sql)
         } else if case .cursor = request.position, let cursor, cursor.direction == .after {
@@ -80,16 +80,16 @@ private struct PagePlan {
         } else {
             anchors = try snapshot.anchors(db, from: start, count: count, sql: sql)
         }
-        let items = try self.items(db, anchors: anchors, start: start, generation: generation, cache: cells)
+        let items = try self.items(db, albumIds: anchors.albumIds, start: start, generation: generation, cache: cells)
         func token(_ direction: GridCursor.Direction, _ anchor: GridAnchor, at position: Int) -> String {
             GridCursor(userId: userId, order: order, direction: direction, anchor: anchor,
                        placement: GridCursor.Placement(position: position, generation: generation)).token
         }
-        let nextAnchor = anchors.last.flatMap { start + anchors.count < snapshot.total ? $0 : nil }
+        let nextAnchor = anchors.last.flatMap { start + anchors.albumIds.count < snapshot.total ? $0 : nil }
         let previousAnchor = anchors.first.flatMap { start > 0 ? $0 : nil }
         return GridPage(
             layout: layout, items: items, start: start, total: snapshot.total,
-            next: nextAnchor.map { token(.after, $0, at: start + anchors.count - 1) },
+            next: nextAnchor.map { token(.after, $0, at: start + anchors.albumIds.count - 1) },
             previous: previousAnchor.map { token(.before, $0, at: start) },
             sections: includeSections ? snapshot.sections : nil,
             cursorIdentities: (nextAnchor.map { "after \($0.key.checksumText) \($0.albumId)" },
@@ -162,10 +162,9 @@ private struct PagePlan {
         }
     }
 
-    /// The cells for the anchors, in their order: kept ones from the cache, the rest read (and kept).
-    private func items(_ db: Database, anchors: [GridAnchor], start: Int, generation: Int64, cache: GridCellCache) throws -> [GridItem] {
-        guard !anchors.isEmpty else { return [] }
-        let ids = anchors.map(\.albumId)
+    /// The cells of these albums, in their order: kept ones from the cache, the rest read (and kept).
+    private func items(_ db: Database, albumIds ids: [Int64], start: Int, generation: Int64, cache: GridCellCache) throws -> [GridItem] {
+        guard !ids.isEmpty else { return [] }
         var cells = cache.cells(userId: userId, albumIds: ids, generation: generation)
         let missing = ids.indices.filter { cells[$0] == nil }
         if !missing.isEmpty {
@@ -174,7 +173,7 @@ private struct PagePlan {
             cache.store(read.map { ($0.key, $0.value) }, userId: userId, generation: generation)
         }
         // An album with no cell left the grid after its anchor was read: it is not shown.
-        return anchors.indices.compactMap { offset in
+        return ids.indices.compactMap { offset in
             cells[offset].map { cell in
                 GridItem(position: start + offset, albumId: ids[offset], title: cell.title, artist: cell.artist, year: cell.year,
                          copyCount: cell.copyCount, rating: cell.rating, dateAdded: cell.dateAdded,

@@ -82,32 +82,32 @@ struct GridSnapshot: Sendable {
     }
 
     /// The anchors at positions `start ..< start + count` (fewer at the end of the grid).
-    func anchors(_ db: Database, from start: Int, count: Int, sql: GridSQL) throws -> [GridAnchor] {
-        guard start < total, count > 0 else { return [] }
-        if stride == 1 { return Array(checkpoints[start..<min(start + count, total)]) }
-        if min(start + count, total) <= leading.count { return Array(leading[start..<min(start + count, total)]) }
+    func anchors(_ db: Database, from start: Int, count: Int, sql: GridSQL) throws -> PageAnchors {
+        guard start < total, count > 0 else { return PageAnchors([]) }
+        if stride == 1 { return PageAnchors(checkpoints[start..<min(start + count, total)]) }
+        if min(start + count, total) <= leading.count { return PageAnchors(leading[start..<min(start + count, total)]) }
         let checkpoint = start / stride
-        return try sql.fetchAnchors(db, sql.anchorsStatement(from: checkpoints[checkpoint], offset: start - checkpoint * stride, count: count))
+        return try sql.fetchPageAnchors(db, sql.anchorsStatement(from: checkpoints[checkpoint], offset: start - checkpoint * stride, count: count))
     }
 
     /// The anchors right after `anchor`, which stands at `start - 1` (or would, when it is gone):
     /// a page that follows a cursor. One seek from the anchor itself, where `anchors(from:)` seeks the
     /// checkpoint before `start` and steps over up to a stride of rows to reach it.
-    func anchors(_ db: Database, after anchor: GridAnchor, at start: Int, count: Int, sql: GridSQL) throws -> [GridAnchor] {
-        guard start < total, count > 0 else { return [] }
+    func anchors(_ db: Database, after anchor: GridAnchor, at start: Int, count: Int, sql: GridSQL) throws -> PageAnchors {
+        guard start < total, count > 0 else { return PageAnchors([]) }
         if stride == 1 || min(start + count, total) <= leading.count { return try anchors(db, from: start, count: count, sql: sql) }
-        return try sql.fetchAnchors(db, sql.anchorsStatement(from: anchor, strictly: true, offset: 0, count: count))
+        return try sql.fetchPageAnchors(db, sql.anchorsStatement(from: anchor, strictly: true, offset: 0, count: count))
     }
 
     /// The anchors at positions `start ..< start + count`, where `anchor` stands at `position`: a page
     /// around an album. Walked both ways from the anchor, where `anchors(from:)` seeks the checkpoint
     /// before `start` and steps over up to a stride of rows to reach it.
-    func anchors(_ db: Database, around anchor: GridAnchor, at position: Int, from start: Int, count: Int, sql: GridSQL) throws -> [GridAnchor] {
-        guard start < total, count > 0 else { return [] }
+    func anchors(_ db: Database, around anchor: GridAnchor, at position: Int, from start: Int, count: Int, sql: GridSQL) throws -> PageAnchors {
+        guard start < total, count > 0 else { return PageAnchors([]) }
         if stride == 1 || min(start + count, total) <= leading.count { return try anchors(db, from: start, count: count, sql: sql) }
         let before = position - start
-        let earlier = before > 0 ? try sql.fetchAnchors(db, sql.anchorsStatement(before: anchor, count: before)) : []
-        return earlier.reversed() + (try sql.fetchAnchors(db, sql.anchorsStatement(from: anchor, offset: 0, count: count - before)))
+        let earlier = before > 0 ? try sql.fetchPageAnchors(db, sql.anchorsStatement(before: anchor, count: before)) : PageAnchors([])
+        return PageAnchors(joining: earlier, try sql.fetchPageAnchors(db, sql.anchorsStatement(from: anchor, offset: 0, count: count - before)))
     }
 
     /// The jump bar: `A`...`Z` for keys starting with a Latin letter (sort keys are folded, so `É` is

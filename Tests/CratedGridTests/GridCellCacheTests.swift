@@ -106,3 +106,28 @@ import Testing
         }
     }
 }
+
+@Suite struct PageAnchorsTests {
+    /// A page read without the keys in between has the same albums, first and last anchors as one
+    /// read with them: every sort (text keys, integer keys, a descending one), forwards and backwards.
+    @Test func aPageReadsTheSameAsItsAnchors() throws {
+        let fixture = try GridServiceTests.Fixture()
+        try fixture.temporary.database.read { db in
+            for sort in GridSort.allCases {
+                let sql = GridSQL(userId: fixture.collector, request: GridRequest(sort: sort))
+                let all = try sql.fetchAnchors(db, sql.leadingAnchorsStatement(limit: 100))
+                #expect(all.count == 4)
+                for count in 1...5 {
+                    for start in all.indices {
+                        let forwards = sql.anchorsStatement(from: all[start], offset: 0, count: count)
+                        #expect(try sql.fetchPageAnchors(db, forwards) == PageAnchors(try sql.fetchAnchors(db, forwards)), "\(sort) \(start) \(count)")
+                        let backwards = sql.anchorsStatement(before: all[start], count: count)
+                        #expect(try sql.fetchPageAnchors(db, backwards) == PageAnchors(try sql.fetchAnchors(db, backwards)), "\(sort) \(start) \(count)")
+                    }
+                }
+                let last = try #require(all.last)
+                #expect(try sql.fetchPageAnchors(db, sql.anchorsStatement(from: last, strictly: true, offset: 0, count: 3)) == PageAnchors([]))
+            }
+        }
+    }
+}

@@ -59,6 +59,13 @@ extension Database {
 
     /// `rows`, with database values bound through the C API (the grid's statements: keys and ids).
     public func rows<T>(_ sql: String, values: [DatabaseValue], _ read: (StatementColumns) throws -> T) throws -> [T] {
+        var rows: [T] = []
+        try forEachRow(sql, values: values) { rows.append(try read($0)) }
+        return rows
+    }
+
+    /// `forEachRow`, with database values bound through the C API.
+    public func forEachRow(_ sql: String, values: [DatabaseValue], _ body: (StatementColumns) throws -> Void) throws {
         let statement = try cachedStatement(sql: sql, binding: values.count) { handle, index in
             switch values[Int(index) - 1].storage {
             case .null: sqlite3_bind_null(handle, index)
@@ -71,10 +78,8 @@ extension Database {
             }
         }
         defer { sqlite3_reset(statement.sqliteStatement) }
-        var rows: [T] = []
         let columns = StatementColumns(statement)
-        while try StatementColumns.step(statement) { rows.append(try read(columns)) }
-        return rows
+        while try StatementColumns.step(statement) { try body(columns) }
     }
 
     /// SQLite copies what it is given to bind.
@@ -148,6 +153,13 @@ public struct StatementColumns {
         let count = Int(sqlite3_column_bytes(handle, column))
         guard let text = sqlite3_column_text(handle, column) else { return "" }
         return String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self)
+    }
+
+    /// The UTF-8 bytes of a text column, valid inside `body` only: for a value that is seldom kept.
+    public func withText<Result>(_ column: Int32, _ body: (UnsafeBufferPointer<UInt8>) throws -> Result) throws -> Result {
+        try expect(SQLITE_TEXT, column)
+        let count = Int(sqlite3_column_bytes(handle, column))
+        return try body(UnsafeBufferPointer(start: sqlite3_column_text(handle, column), count: count))
     }
 
     public func data(_ column: Int32) throws -> Data {
