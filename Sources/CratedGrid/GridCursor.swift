@@ -71,7 +71,9 @@ struct GridCursor: Equatable, Sendable {
 
     /// FNV-1a over the fields, each with a separator (`StableHash.hex(of:)` of their decimal forms),
     /// fed one by one: cursors written by earlier releases carry the same checksum.
-    private var checksum: String {
+    private var checksum: String { StableHash.hex(checksumValue) }
+
+    private var checksumValue: UInt64 {
         var hash = StableHash()
         hash.combine("crated-grid-cursor")
         hash.combine(String(Self.version))
@@ -81,7 +83,7 @@ struct GridCursor: Equatable, Sendable {
         hash.combine(anchor.key.checksumText)
         hash.combine(String(anchor.albumId))
         if let placement { hash.combine("\(placement.position)@\(placement.generation)") }
-        return hash.hex
+        return hash.value
     }
 
     var token: String {
@@ -114,7 +116,10 @@ struct GridCursor: Equatable, Sendable {
             cursor.placement = Placement(position: Int(position), generation: generation)
         default: throw notACursor
         }
-        guard cursor.checksum == checksum else { throw notACursor }
+        // Compared as numbers: the 16 lowercase hex digits `checksum` writes, and nothing else.
+        guard checksum.utf8.count == 16,
+              checksum.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains($0) }),
+              UInt64(checksum, radix: 16) == cursor.checksumValue else { throw notACursor }
         guard cursor.userId == userId else {
             throw GridError.badParameter("cursor", "belongs to another user")
         }

@@ -31,7 +31,9 @@ struct StableHash {
     }
 
     /// 16 lowercase hex digits.
-    var hex: String {
+    var hex: String { Self.hex(value) }
+
+    static func hex(_ value: UInt64) -> String {
         let digits = String(value, radix: 16)
         return String(repeating: "0", count: 16 - digits.count) + digits
     }

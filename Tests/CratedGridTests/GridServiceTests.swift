@@ -446,6 +446,23 @@ import Testing
         #expect(cursor.token == token)
     }
 
+    /// The checksum is compared as a number, but only as the 16 lowercase hex digits cursors carry.
+    @Test func aChecksumWrittenAnotherWayIsRefused() throws {
+        let cursor = GridCursor(userId: 7, order: "abc123", direction: .after, anchor: GridAnchor(key: .integer(1999), albumId: 5))
+        let json = String(decoding: try #require(Base64URL.decode(cursor.token)), as: UTF8.self)
+        let checksum = try #require(json.split(separator: "\"").dropFirst(3).first.map(String.init))
+        #expect(checksum.count == 16)
+        #expect(try GridCursor(token: Base64URL.encode(Array(json.utf8)), userId: 7, order: "abc123") == cursor)
+        let unpadded = String(UInt64(checksum, radix: 16)!, radix: 16)
+        for other in [checksum.uppercased(), "+" + checksum.dropFirst(), String(repeating: "0", count: 17 - unpadded.count) + unpadded, "0x" + checksum.dropFirst(2)]
+        where other != checksum {
+            let altered = json.replacingOccurrences(of: checksum, with: other)
+            #expect(throws: GridError.self, "\(other)") {
+                try GridCursor(token: Base64URL.encode(Array(altered.utf8)), userId: 7, order: "abc123")
+            }
+        }
+    }
+
     @Test func base64URLIsBase64WithTheURLAlphabetAndNoPadding() {
         var random = SeededGenerator(seed: 5)
         for length in 0...66 {

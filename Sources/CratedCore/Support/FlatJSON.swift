@@ -91,7 +91,16 @@ public enum FlatJSON {
 
         private mutating func string() -> String? {
             guard take(UInt8(ascii: "\"")) else { return nil }
-            var utf8: [UInt8] = []
+            // Most strings have no escape: made straight from their bytes.
+            let start = index
+            while index < bytes.count, bytes[index] != UInt8(ascii: "\""), bytes[index] != UInt8(ascii: "\\"), bytes[index] >= 0x20 {
+                index += 1
+            }
+            if index < bytes.count, bytes[index] == UInt8(ascii: "\"") {
+                index += 1
+                return String(validating: bytes[start..<index - 1], as: UTF8.self)
+            }
+            var utf8 = Array(bytes[start..<index])
             while index < bytes.count {
                 let byte = bytes[index]
                 index += 1
