@@ -43,7 +43,7 @@ final class GridCellCache: Sendable {
     private let capacity: Int
     private let state = Mutex(State())
 
-    /// At most `capacity` cells (some 300 bytes each); 0 keeps none.
+    /// At most `capacity` cells (some 300 bytes each, twice that with artwork URLs); 0 keeps none.
     init(capacity: Int) {
         self.capacity = capacity
     }
