@@ -172,7 +172,8 @@ private struct PagePlan {
             for index in missing { cells[index] = read[ids[index]] }
             cache.store(read.map { ($0.key, $0.value) }, userId: userId, generation: generation)
         }
-        // An album with no cell left the grid after its anchor was read: it is not shown.
+        // Anchors and cells come from one transaction, so every anchor has its cell; one without would
+        // be left out rather than shown empty.
         return ids.indices.compactMap { offset in
             cells[offset].map { cell in
                 GridItem(position: start + offset, albumId: ids[offset], title: cell.title, artist: cell.artist, year: cell.year,
