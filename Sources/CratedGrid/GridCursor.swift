@@ -1,5 +1,4 @@
 import CratedCore
-import Foundation
 import GRDB
 
 /// A keyset cursor: an anchor album and a direction, bound to one user and one order (scope, filters,
@@ -137,7 +136,6 @@ struct GridCursor: Equatable, Sendable {
         self.placement = placement
     }
 }
-
 
 /// base64url without padding (RFC 4648, section 5), the cursor's wire form.
 enum Base64URL {
