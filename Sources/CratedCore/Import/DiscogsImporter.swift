@@ -261,7 +261,7 @@ public struct DiscogsImporter: Sendable {
         // Counted by the reading thread over the valid rows, which are the rows written: a file with
         // an invalid row is written only with --skip-invalid, which skips just those rows.
         let tally = stream.tally
-        summary.artists = tally.credits.count
+        summary.artists = tally.credits
         summary.crates = tally.folders.subtracting(Self.foldersThatAreNotCrates).count
         summary.albumsAdded = writer.albumsAdded
         summary.artistsAdded = writer.artistsAdded

@@ -9,8 +9,14 @@ final class PreparedRow: Sendable {
     /// The credit as shown (`DiscogsText.displayName`), and its sort key, also the artist's.
     let credit: String
     let creditSortKey: String
+    /// The credit's number in the file: credits are numbered from 0 in the order they first appear, so
+    /// that the writer finds a credit's artist by number instead of hashing the text again.
+    let creditNumber: Int
     let titleSortKey: String
     let labels: [(name: String, catalogNumber: String?)]
+    /// The labels' names and catalogue numbers as the search index holds them (see `searchAlbum`).
+    let searchLabels: String
+    let searchCatalogNumbers: String
     /// Formats with their descriptions as the JSON text stored.
     let formats: [(name: String, quantity: Int, descriptions: String)]
     /// RFC 3339, as stored.
@@ -20,16 +26,26 @@ final class PreparedRow: Sendable {
     /// copy n (from 0). Given by the reading thread, which sees every row in file order.
     let ordinal: Int
 
-    init(_ row: DiscogsExportRow, ordinal: Int) {
+    init(_ row: DiscogsExportRow, credit: ImportRowStream.Credit, ordinal: Int) {
         self.row = row
-        credit = DiscogsText.displayName(row.artistCredit)
-        creditSortKey = DiscogsText.sortKey(credit)
+        self.credit = credit.displayName
+        creditSortKey = credit.sortKey
+        creditNumber = credit.number
         titleSortKey = DiscogsText.sortKey(row.title)
         labels = DiscogsText.labels(label: row.label, catalogNumbers: row.catalogNumbers)
+        // The text `SearchIndex.insertSQL` would read back: labels and catalogue numbers in order,
+        // joined by spaces, the numbers Discogs gives as `none` (nil) left out.
+        searchLabels = labels.map(\.name).joined(separator: " ")
+        searchCatalogNumbers = labels.compactMap(\.catalogNumber).joined(separator: " ")
         formats = DiscogsText.formats(row.format).map { ($0.name, $0.quantity, JSONText.array($0.descriptions)) }
         dateAdded = Timestamp.string(fromEpochSeconds: row.dateAdded)
         customFields = JSONText.object(row.customFields)
         self.ordinal = ordinal
+    }
+
+    /// The row's album as the search index holds it (no tracks before sync).
+    func searchAlbum(id: Int64) -> SearchIndexBuilder.Album {
+        SearchIndexBuilder.Album(id: id, title: row.title, artists: credit, labels: searchLabels, catalogNumbers: searchCatalogNumbers)
     }
 }
 
@@ -63,8 +79,17 @@ final class ImportRowStream: @unchecked Sendable {
     /// What the reading thread counted over the valid rows, for the summary: read once `next()` has
     /// returned nil (the thread has ended by then).
     struct Tally {
-        var credits = Set<String>()
+        /// Distinct artist credits.
+        var credits = 0
         var folders = Set<String>()
+    }
+
+    /// An artist credit's derived text, made once per distinct credit (the same credits recur
+    /// throughout a collection).
+    struct Credit {
+        var displayName: String
+        var sortKey: String
+        var number: Int
     }
     private var readerTally = Tally()
     var tally: Tally {
@@ -117,6 +142,7 @@ final class ImportRowStream: @unchecked Sendable {
         // of the two) to the database.
         struct CopyKey: Hashable { var release: Int64; var dateAdded: Int64 }
         var copiesSeen: [CopyKey: Int] = [:]
+        var credits: [String: Credit] = [:]
         var tally = Tally()
         do {
             while let record = try nextRecord(reader) {
@@ -125,9 +151,16 @@ final class ImportRowStream: @unchecked Sendable {
                     let key = CopyKey(release: row.releaseId, dateAdded: row.dateAdded)
                     let ordinal = copiesSeen[key, default: 0]
                     copiesSeen[key] = ordinal + 1
-                    let prepared = PreparedRow(row, ordinal: ordinal)
-                    tally.credits.insert(prepared.row.artistCredit)
-                    if let folder = prepared.row.folder { tally.folders.insert(folder) }
+                    let credit: Credit
+                    if let known = credits[row.artistCredit] {
+                        credit = known
+                    } else {
+                        let displayName = DiscogsText.displayName(row.artistCredit)
+                        credit = Credit(displayName: displayName, sortKey: DiscogsText.sortKey(displayName), number: credits.count)
+                        credits[row.artistCredit] = credit
+                    }
+                    let prepared = PreparedRow(row, credit: credit, ordinal: ordinal)
+                    if let folder = row.folder { tally.folders.insert(folder) }
                     items.append(.row(prepared))
                 } catch {
                     items.append(.problem(error))
@@ -140,6 +173,7 @@ final class ImportRowStream: @unchecked Sendable {
         } catch let thrown {
             error = thrown
         }
+        tally.credits = credits.count
         condition.lock()
         if !items.isEmpty { batches.append(Batch(items: items, bytesRead: reader.bytesRead)) }
         failure = error

@@ -14,6 +14,9 @@ final class CollectionImportWriter {
     private let userId: Int64
     private let now: String
     private var artistIds: [String: Int64] = [:]
+    /// The artist of each credit of the file met so far, by `PreparedRow.creditNumber`: one array read
+    /// per album instead of hashing the credit.
+    private var artistIdsByCreditNumber: [Int64?] = []
     /// By release id; `seen` once a row of this import named it (preloaded albums start unseen).
     private var albumIds: [Int64: (id: Int64, isNew: Bool, seen: Bool)] = [:]
     private var crateIds: [String: Int64] = [:]
@@ -179,6 +182,18 @@ final class CollectionImportWriter {
         try db.execute(sql: "DELETE FROM grid_deferral")
     }
 
+    /// The artist of the row's credit (see `artistId(credit:name:sortName:)`).
+    private func artistId(for prepared: PreparedRow) throws -> Int64 {
+        let number = prepared.creditNumber
+        if number < artistIdsByCreditNumber.count, let id = artistIdsByCreditNumber[number] { return id }
+        let id = try artistId(credit: prepared.row.artistCredit, name: prepared.credit, sortName: prepared.creditSortKey)
+        if number >= artistIdsByCreditNumber.count {
+            artistIdsByCreditNumber.append(contentsOf: repeatElement(nil, count: number + 1 - artistIdsByCreditNumber.count))
+        }
+        artistIdsByCreditNumber[number] = id
+        return id
+    }
+
     /// The artist that a CSV credit names. A credit cannot be split safely (commas and `&` occur inside
     /// names: `Earth, Wind & Fire`), so the whole credit is one artist until sync brings the real ones.
     private func artistId(credit: String, name: String, sortName: String) throws -> Int64 {
@@ -223,7 +238,7 @@ final class CollectionImportWriter {
             }
         }
         // The credit as shown names the one artist the CSV gives (see `artistId`), so both share a sort key.
-        let artistId = try artistId(credit: row.artistCredit, name: prepared.credit, sortName: prepared.creditSortKey)
+        let artistId = try artistId(for: prepared)
 
         let albumId = nextAlbumId
         nextAlbumId += 1
@@ -342,14 +357,8 @@ final class CollectionImportWriter {
             statement.bind(first + 7, album.prepared.row.year ?? 99999)
         }
         if let searchBuilder {
-            // The text `SearchIndex.insertSQL` would read back: labels and catalogue numbers in order,
-            // joined by spaces, the numbers Discogs gives as `none` (nil) left out; no tracks yet.
             for album in pendingAlbums {
-                let labels = album.prepared.labels
-                searchPending.append(SearchIndexBuilder.Album(
-                    id: album.id, title: album.prepared.row.title, artists: album.prepared.credit,
-                    labels: labels.map(\.name).joined(separator: " "),
-                    catalogNumbers: labels.compactMap(\.catalogNumber).joined(separator: " ")))
+                searchPending.append(album.prepared.searchAlbum(id: album.id))
             }
             if searchPending.count >= 1024 {
                 searchBuilder.add(searchPending)
@@ -438,17 +447,44 @@ final class CollectionImportWriter {
 /// Compact JSON text for the JSON columns, built without an encoder per row.
 enum JSONText {
     static func array(_ values: [String]) -> String {
-        "[" + values.map(quoted).joined(separator: ",") + "]"
+        if values.isEmpty { return "[]" }
+        var out = "["
+        out.reserveCapacity(values.reduce(2) { $0 + $1.utf8.count + 3 })
+        for (index, value) in values.enumerated() {
+            if index > 0 { out += "," }
+            appendQuoted(value, to: &out)
+        }
+        return out + "]"
     }
 
     /// Keys sorted, so the same fields always give the same text (re-import compares it).
     static func object(_ pairs: [(name: String, value: String)]) -> String {
         if pairs.isEmpty { return "{}" }
-        return "{" + pairs.sorted { $0.name < $1.name }.map { quoted($0.name) + ":" + quoted($0.value) }.joined(separator: ",") + "}"
+        var out = "{"
+        for (index, pair) in pairs.sorted(by: { $0.name < $1.name }).enumerated() {
+            if index > 0 { out += "," }
+            appendQuoted(pair.name, to: &out)
+            out += ":"
+            appendQuoted(pair.value, to: &out)
+        }
+        return out + "}"
     }
 
     static func quoted(_ text: String) -> String {
-        var out = "\""
+        var out = ""
+        appendQuoted(text, to: &out)
+        return out
+    }
+
+    private static func appendQuoted(_ text: String, to out: inout String) {
+        // Most text needs no escape: appended whole.
+        if !text.utf8.contains(where: { $0 == 0x22 || $0 == 0x5C || $0 < 0x20 }) {
+            out += "\""
+            out += text
+            out += "\""
+            return
+        }
+        out += "\""
         for scalar in text.unicodeScalars {
             switch scalar {
             case "\"": out += "\\\""
@@ -460,6 +496,6 @@ enum JSONText {
             default: out.unicodeScalars.append(scalar)
             }
         }
-        return out + "\""
+        out += "\""
     }
 }
