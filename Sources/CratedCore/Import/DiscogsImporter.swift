@@ -217,7 +217,11 @@ public struct DiscogsImporter: Sendable {
         let stream = ImportRowStream(reader: reader, header: header, nextRecord: Self.nextRecord)
         defer { stream.stop() }
         var bytesRead = 0
+        // The batch before the one being written: its rows are written by now (see `recycle`).
+        var written: [ImportRowStream.Item] = []
         while let batch = try stream.next() {
+            stream.recycle(written)
+            written = batch.items
             bytesRead = batch.bytesRead
             for item in batch.items {
                 summary.rowsRead += 1
@@ -236,7 +240,6 @@ public struct DiscogsImporter: Sendable {
                 // Once the file is known to be invalid nothing will be kept: only look for more problems.
                 if problemCount > 0 && !options.skipInvalid { continue }
 
-                let row = prepared.row
                 let album = try writer.album(for: prepared)
                 let copy = try writer.upsertCopy(prepared, albumId: album.id, albumIsNew: album.isNew, ordinal: prepared.ordinal)
                 switch copy.outcome {
@@ -244,9 +247,7 @@ public struct DiscogsImporter: Sendable {
                 case .updated: summary.copiesUpdated += 1
                 case .unchanged: summary.copiesUnchanged += 1
                 }
-                if let folder = row.folder, !Self.foldersThatAreNotCrates.contains(folder) {
-                    try writer.addToCrate(named: folder, itemId: copy.id, copyIsNew: copy.outcome == .added)
-                }
+                try writer.addToCrate(folderOf: prepared, itemId: copy.id, copyIsNew: copy.outcome == .added)
             }
         }
         progress?(ImportProgress(bytesRead: bytesRead, totalBytes: size, rowsRead: summary.rowsRead))

@@ -9,9 +9,12 @@ final class PreparedRow: Sendable {
     /// The credit as shown (`DiscogsText.displayName`), and its sort key, also the artist's.
     let credit: String
     let creditSortKey: String
-    /// The credit's number in the file: credits are numbered from 0 in the order they first appear, so
-    /// that the writer finds a credit's artist by number instead of hashing the text again.
+    /// The numbers of the row's credit, release and folder in the file: each distinct value is
+    /// numbered from 0 in the order it first appears, so that the writer finds its artist, album and
+    /// crate by number instead of hashing the text or id again.
     let creditNumber: Int
+    let releaseNumber: Int
+    let folderNumber: Int?
     let titleSortKey: String
     let labels: [(name: String, catalogNumber: String?)]
     /// The labels' names and catalogue numbers as the search index holds them (see `searchAlbum`).
@@ -26,11 +29,13 @@ final class PreparedRow: Sendable {
     /// copy n (from 0). Given by the reading thread, which sees every row in file order.
     let ordinal: Int
 
-    init(_ row: DiscogsExportRow, credit: ImportRowStream.Credit, ordinal: Int) {
+    init(_ row: DiscogsExportRow, credit: ImportRowStream.Credit, releaseNumber: Int, folderNumber: Int?, ordinal: Int) {
         self.row = row
         self.credit = credit.displayName
         creditSortKey = credit.sortKey
         creditNumber = credit.number
+        self.releaseNumber = releaseNumber
+        self.folderNumber = folderNumber
         titleSortKey = DiscogsText.sortKey(row.title)
         labels = DiscogsText.labels(label: row.label, catalogNumbers: row.catalogNumbers)
         // The text `SearchIndex.insertSQL` would read back: labels and catalogue numbers in order,
@@ -71,6 +76,8 @@ final class ImportRowStream: @unchecked Sendable {
     private let header: DiscogsExportHeader
     private let condition = NSCondition()
     private var batches: [Batch] = []
+    /// Rows the caller is done with, released by the reading thread (see `recycle`).
+    private var spent: [[Item]] = []
     private var readingEnded = false
     private var failure: (any Error)?
     private var stopping = false
@@ -82,6 +89,31 @@ final class ImportRowStream: @unchecked Sendable {
         /// Distinct artist credits.
         var credits = 0
         var folders = Set<String>()
+    }
+
+    /// A release met in the file: its number, and how many valid rows named it with each date added
+    /// (identical rows are several copies: the nth is copy n). Most releases have one date added.
+    struct ReleaseSeen {
+        var number: Int
+        var firstDateAdded: Int64
+        var rowsWithFirstDate = 1
+        var rowsWithOtherDates: [Int64: Int] = [:]
+
+        init(number: Int, firstDateAdded: Int64) {
+            self.number = number
+            self.firstDateAdded = firstDateAdded
+        }
+
+        /// The ordinal of one more row with this date added.
+        mutating func nextOrdinal(dateAdded: Int64) -> Int {
+            if dateAdded == firstDateAdded {
+                rowsWithFirstDate += 1
+                return rowsWithFirstDate - 1
+            }
+            let ordinal = rowsWithOtherDates[dateAdded, default: 0]
+            rowsWithOtherDates[dateAdded] = ordinal + 1
+            return ordinal
+        }
     }
 
     /// An artist credit's derived text, made once per distinct credit (the same credits recur
@@ -125,6 +157,16 @@ final class ImportRowStream: @unchecked Sendable {
         return nil
     }
 
+    /// Hands rows the caller is done with back to the reading thread, which releases them the next
+    /// time it hands a batch over: freeing a row's dozen strings and arrays was ~5% of the writing
+    /// thread's time. Rows still referenced elsewhere are freed wherever their last reference goes.
+    func recycle(_ items: [Item]) {
+        guard !items.isEmpty else { return }
+        condition.lock()
+        defer { condition.unlock() }
+        spent.append(items)
+    }
+
     /// Ends the reading thread, if it is still running, and waits for it.
     func stop() {
         condition.lock()
@@ -140,17 +182,22 @@ final class ImportRowStream: @unchecked Sendable {
         var error: (any Error)?
         // This bookkeeping needs only the file: done here, it leaves the writing thread (the busier
         // of the two) to the database.
-        struct CopyKey: Hashable { var release: Int64; var dateAdded: Int64 }
-        var copiesSeen: [CopyKey: Int] = [:]
+        var releases: [Int64: ReleaseSeen] = [:]
         var credits: [String: Credit] = [:]
-        var tally = Tally()
+        var folders: [String: Int] = [:]
         do {
             while let record = try nextRecord(reader) {
                 do throws(RowProblem) {
                     let row = try DiscogsExportRow(record: record, header: header)
-                    let key = CopyKey(release: row.releaseId, dateAdded: row.dateAdded)
-                    let ordinal = copiesSeen[key, default: 0]
-                    copiesSeen[key] = ordinal + 1
+                    let releaseNumber: Int, ordinal: Int
+                    if let index = releases.index(forKey: row.releaseId) {
+                        releaseNumber = releases.values[index].number
+                        ordinal = releases.values[index].nextOrdinal(dateAdded: row.dateAdded)
+                    } else {
+                        releaseNumber = releases.count
+                        ordinal = 0
+                        releases[row.releaseId] = ReleaseSeen(number: releaseNumber, firstDateAdded: row.dateAdded)
+                    }
                     let credit: Credit
                     if let known = credits[row.artistCredit] {
                         credit = known
@@ -159,8 +206,12 @@ final class ImportRowStream: @unchecked Sendable {
                         credit = Credit(displayName: displayName, sortKey: DiscogsText.sortKey(displayName), number: credits.count)
                         credits[row.artistCredit] = credit
                     }
-                    let prepared = PreparedRow(row, credit: credit, ordinal: ordinal)
-                    if let folder = row.folder { tally.folders.insert(folder) }
+                    var folderNumber: Int?
+                    if let folder = row.folder {
+                        folderNumber = folders[folder] ?? folders.count
+                        if folderNumber == folders.count { folders[folder] = folderNumber }
+                    }
+                    let prepared = PreparedRow(row, credit: credit, releaseNumber: releaseNumber, folderNumber: folderNumber, ordinal: ordinal)
                     items.append(.row(prepared))
                 } catch {
                     items.append(.problem(error))
@@ -173,7 +224,7 @@ final class ImportRowStream: @unchecked Sendable {
         } catch let thrown {
             error = thrown
         }
-        tally.credits = credits.count
+        let tally = Tally(credits: credits.count, folders: Set(folders.keys))
         condition.lock()
         if !items.isEmpty { batches.append(Batch(items: items, bytesRead: reader.bytesRead)) }
         failure = error
@@ -186,11 +237,14 @@ final class ImportRowStream: @unchecked Sendable {
 
     /// Queues a full batch, waiting while enough are ahead; false when the caller has stopped.
     private func hand(_ items: [Item]) -> Bool {
+        var released: [[Item]] = []
+        defer { released.removeAll() }  // outside the lock
         condition.lock()
         defer { condition.unlock() }
         while batches.count >= Self.batchesAhead && !stopping { condition.wait() }
         if stopping { return false }
         batches.append(Batch(items: items, bytesRead: reader.bytesRead))
+        swap(&released, &spent)
         condition.broadcast()
         return true
     }
