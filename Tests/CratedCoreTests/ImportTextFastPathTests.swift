@@ -71,6 +71,24 @@ import Testing
         }
     }
 
+    /// A field is decoded once and called valid exactly when `String(validating:)` accepts its bytes.
+    @Test func fieldsAreDecodedAndValidatedAsValidatingDoes() {
+        let pieces: [[UInt8]] = [
+            Array("a".utf8), Array("é".utf8), Array("坂".utf8), Array("😀".utf8), [0xFF], [0xC3], [0xE2, 0x82], [0xF0, 0x9F, 0x98],
+            [0xC0, 0xAF], [0xED, 0xA0, 0x80], [0xF4, 0x90, 0x80, 0x80], [0x80], [0xEF, 0xBF, 0xBD], [0x00], [0x7F],
+        ]
+        var generator = SplitMix64(seed: 11)
+        for _ in 0..<20_000 {
+            let bytes = (0..<Int.random(in: 0...6, using: &generator)).flatMap { _ in pieces.randomElement(using: &generator)! }
+            bytes.withUnsafeBufferPointer { buffer in
+                let decoded = CSVReader.decode(buffer[...])
+                let validated = String(validating: buffer, as: UTF8.self)
+                #expect(decoded.valid == (validated != nil), "\(bytes)")
+                #expect(decoded.string == (validated ?? String(decoding: buffer, as: UTF8.self)), "\(bytes)")
+            }
+        }
+    }
+
     @Test func datesAreReadAsTheGeneralWayReadsThem() {
         let pieces = ["2020", "1999", "11", "18", "2", "29", "31", "13", "0", "00", "59", "60", "12345", "-", "/", ".", " ", "T", ":", "Z", "\t", "x", "  "]
         var texts = Self.corpus(count: 50_000, seed: 8, pieces: pieces)

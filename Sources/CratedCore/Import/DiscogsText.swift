@@ -149,7 +149,9 @@ public enum DiscogsText {
             guard !pieces.isEmpty else { return nil }
             var name = pieces.removeFirst()
             var quantity = 1
-            if let x = name.firstIndex(of: "x"), let count = Int(name[..<x]), count > 0, name.index(after: x) < name.endIndex {
+            // Most names (`LP`, `CD`, `12"`) have no `x` byte, so no `x` Character to look for.
+            if name.utf8.contains(UInt8(ascii: "x")), let x = name.firstIndex(of: "x"), let count = Int(name[..<x]), count > 0,
+               name.index(after: x) < name.endIndex {
                 quantity = count
                 name = String(name[name.index(after: x)...])
             }
