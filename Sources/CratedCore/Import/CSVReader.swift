@@ -158,9 +158,14 @@ public final class CSVReader {
         }
     }
 
-    private static func decode(_ bytes: Slice<UnsafeBufferPointer<UInt8>>) -> (string: String, valid: Bool) {
-        if let string = String(validating: bytes, as: UTF8.self) { return (string, true) }
-        return (String(decoding: bytes, as: UTF8.self), false)
+    static func decode(_ bytes: Slice<UnsafeBufferPointer<UInt8>>) -> (string: String, valid: Bool) {
+        // `String(validating:)` on a slice took the generic way, with a runtime type lookup per field.
+        // Decoding repairs invalid bytes (as U+FFFD) and leaves valid ones as they are, so the text is
+        // valid exactly when its bytes come out unchanged; ASCII always does.
+        let buffer = UnsafeBufferPointer(rebasing: bytes)
+        let string = String(decoding: buffer, as: UTF8.self)
+        if buffer.allSatisfy({ $0 < 0x80 }) { return (string, true) }
+        return (string, string.utf8.elementsEqual(buffer))
     }
 
     /// Moves the unparsed tail to the front of the buffer and reads more bytes after it,

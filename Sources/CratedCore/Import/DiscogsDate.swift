@@ -7,54 +7,92 @@
 public enum DiscogsDate {
     /// Seconds since 1970 (UTC), or nil when the text is not a date crated can read.
     public static func epochSeconds(_ text: String) -> Int64? {
-        var numbers: [Int64] = []
-        var separators: [UInt8] = []
-        numbers.reserveCapacity(6)
-        separators.reserveCapacity(6)
+        var text = text
+        return text.withUTF8 { epochSeconds(utf8: $0) }
+    }
+
+    /// Up to six numbers and the separator after each (a date and a time). Fixed storage: one date
+    /// per imported row, and arrays cost an allocation each.
+    private struct Parts {
+        var numbers: (Int64, Int64, Int64, Int64, Int64, Int64) = (0, 0, 0, 0, 0, 0)
+        var separators: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) = (0, 0, 0, 0, 0, 0)
+        var count = 0
+        var separatorCount = 0
+
+        func number(_ index: Int) -> Int64 {
+            withUnsafeBytes(of: numbers) { $0.load(fromByteOffset: index * MemoryLayout<Int64>.stride, as: Int64.self) }
+        }
+
+        func separator(_ index: Int) -> UInt8 {
+            withUnsafeBytes(of: separators) { $0[index] }
+        }
+
+        /// False when there would be a seventh number: no accepted form has one.
+        mutating func append(_ number: Int64) -> Bool {
+            guard count < 6 else { return false }
+            withUnsafeMutableBytes(of: &numbers) { $0.storeBytes(of: number, toByteOffset: count * MemoryLayout<Int64>.stride, as: Int64.self) }
+            count += 1
+            return true
+        }
+
+        mutating func appendSeparator(_ byte: UInt8) {
+            withUnsafeMutableBytes(of: &separators) { $0[separatorCount] = byte }
+            separatorCount += 1
+        }
+    }
+
+    private static func epochSeconds(utf8 untrimmed: UnsafeBufferPointer<UInt8>) -> Int64? {
+        // Spaces and tabs around the text are ignored (as `trimmedSpaces` drops them).
+        var first = 0, end = untrimmed.count
+        while first < end, untrimmed[first] == 0x20 || untrimmed[first] == 0x09 { first += 1 }
+        while end > first, untrimmed[end - 1] == 0x20 || untrimmed[end - 1] == 0x09 { end -= 1 }
+        var parts = Parts()
         var current: Int64 = -1
         var digits = 0
-        for byte in text.trimmedSpaces.utf8 {
+        for byte in untrimmed[first..<end] {
             if byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") {
                 current = (current < 0 ? 0 : current) * 10 + Int64(byte - UInt8(ascii: "0"))
                 digits += 1
                 if digits > 4 { return nil }
             } else {
-                guard current >= 0 else { return nil }
-                numbers.append(current)
-                separators.append(byte)
+                guard current >= 0, parts.append(current) else { return nil }
+                parts.appendSeparator(byte)
                 current = -1
                 digits = 0
             }
         }
-        if current >= 0 { numbers.append(current) } else if !numbers.isEmpty { separators.removeLast() }
-        if separators.last == UInt8(ascii: "Z") { separators.removeLast() }
-        guard numbers.count >= 3 else { return nil }
+        if current >= 0 {
+            guard parts.append(current) else { return nil }
+        } else if parts.count > 0 {
+            parts.separatorCount -= 1
+        }
+        if parts.separatorCount > 0 && parts.separator(parts.separatorCount - 1) == UInt8(ascii: "Z") { parts.separatorCount -= 1 }
+        guard parts.count >= 3 else { return nil }
 
         var year: Int64, month: Int64, day: Int64
-        switch separators.first {
+        let firstSeparator = parts.separatorCount > 0 ? parts.separator(0) : 0
+        switch firstSeparator {
         case UInt8(ascii: "-"):
-            guard separators.count >= 2, separators[1] == UInt8(ascii: "-") else { return nil }
-            (year, month, day) = (numbers[0], numbers[1], numbers[2])
+            guard parts.separatorCount >= 2, parts.separator(1) == UInt8(ascii: "-") else { return nil }
+            (year, month, day) = (parts.number(0), parts.number(1), parts.number(2))
         case UInt8(ascii: "/"), UInt8(ascii: "."):
-            guard separators.count >= 2, separators[1] == separators[0] else { return nil }
-            (day, month, year) = (numbers[0], numbers[1], numbers[2])
-            if separators[0] == UInt8(ascii: "/") && month > 12 && day <= 12 { swap(&day, &month) }
+            guard parts.separatorCount >= 2, parts.separator(1) == firstSeparator else { return nil }
+            (day, month, year) = (parts.number(0), parts.number(1), parts.number(2))
+            if firstSeparator == UInt8(ascii: "/") && month > 12 && day <= 12 { swap(&day, &month) }
         default:
             return nil
         }
         guard (1000...9999).contains(year), (1...12).contains(month),
               day >= 1, day <= CivilDate.daysInMonth(year: year, month: month) else { return nil }
 
-        let time = numbers.dropFirst(3)
-        guard time.count <= 3 else { return nil }
-        if !time.isEmpty {
-            let timeSeparators = separators.dropFirst(3)
-            guard separators[2] == UInt8(ascii: " ") || separators[2] == UInt8(ascii: "T"),
-                  timeSeparators.allSatisfy({ $0 == UInt8(ascii: ":") }), time.count >= 2 else { return nil }
+        let timeCount = parts.count - 3
+        var time: (hour: Int64, minute: Int64, second: Int64) = (0, 0, 0)
+        if timeCount > 0 {
+            guard parts.separator(2) == UInt8(ascii: " ") || parts.separator(2) == UInt8(ascii: "T"), timeCount >= 2 else { return nil }
+            for index in 3..<parts.separatorCount where parts.separator(index) != UInt8(ascii: ":") { return nil }
+            time = (parts.number(3), parts.number(4), timeCount == 3 ? parts.number(5) : 0)
         }
-        let parts = Array(time) + Array(repeating: 0, count: 3 - time.count)
-        let (hour, minute, second) = (parts[0], parts[1], parts[2])
-        guard hour < 24, minute < 60, second < 60 else { return nil }
-        return CivilDate.toDays(year: year, month: month, day: day) * 86_400 + hour * 3600 + minute * 60 + second
+        guard time.hour < 24, time.minute < 60, time.second < 60 else { return nil }
+        return CivilDate.toDays(year: year, month: month, day: day) * 86_400 + time.hour * 3600 + time.minute * 60 + time.second
     }
 }

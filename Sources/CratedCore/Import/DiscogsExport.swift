@@ -146,11 +146,24 @@ struct DiscogsExportRow {
         mediaCondition = optional(header.mediaCondition)
         sleeveCondition = optional(header.sleeveCondition)
         // Notes keep their inner line breaks; only the ends are trimmed.
-        notes = header.notes.flatMap { fields[$0].isEmpty ? nil : fields[$0].trimmingCharacters(in: .whitespacesAndNewlines) }
+        notes = header.notes.flatMap { fields[$0].isEmpty ? nil : Self.trimmingWhitespaceAndNewlines(fields[$0]) }
             .flatMap { $0.isEmpty ? nil : $0 }
         customFields = header.customFields.compactMap { column in
             optional(column.index).map { (column.name, $0) }
         }
+    }
+}
+
+extension DiscogsExportRow {
+    /// `trimmingCharacters(in: .whitespacesAndNewlines)`, without Foundation's copy through NSString when
+    /// the text starts and ends with ASCII that is neither (the ends it would look at).
+    static func trimmingWhitespaceAndNewlines(_ text: String) -> String {
+        func kept(_ byte: UInt8?) -> Bool {
+            guard let byte else { return false }
+            return byte > 0x20 && byte < 0x80
+        }
+        if kept(text.utf8.first) && kept(text.utf8.last) { return text }
+        return text.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 }
 

@@ -1,11 +1,17 @@
 import Foundation
 
 /// How Discogs writes names, credits, formats and labels, and crated's display and sort forms of them.
+///
+/// The import calls these for every row. Text that is all ASCII, most of an export, takes byte-level
+/// paths that give what the general (Character and Foundation) ones give for it; any other text takes
+/// the general ones.
 public enum DiscogsText {
     /// Removes Discogs disambiguation suffixes: `Casey (2)` is shown as `Casey`, also inside a credit
     /// (`Casey (2) & Bob (14)` -> `Casey & Bob`).
     public static func displayName(_ discogsName: String) -> String {
-        guard discogsName.contains(" (") else { return discogsName }
+        // No " (" bytes: nothing to remove (the search below could not match either).
+        guard discogsName.utf8.containsSpaceParenthesis else { return discogsName }
+        if discogsName.utf8.isASCII { return asciiDisplayName(discogsName) }
         var result = ""
         result.reserveCapacity(discogsName.utf8.count)
         var scalars = Substring(discogsName)
@@ -25,10 +31,46 @@ public enum DiscogsText {
         return result
     }
 
+    /// `displayName` over bytes: in ASCII text every byte is a Character (CR LF aside, which never
+    /// touches " (", a digit or ")"), so byte and Character matching agree.
+    private static func asciiDisplayName(_ name: String) -> String {
+        var name = name
+        return name.withUTF8 { bytes in
+            var result: [UInt8] = []
+            result.reserveCapacity(bytes.count)
+            var rest = 0
+            var index = 0
+            while index + 1 < bytes.count {
+                guard bytes[index] == 0x20, bytes[index + 1] == 0x28 else { index += 1; continue }
+                result.append(contentsOf: bytes[rest..<index])
+                let afterOpen = index + 2
+                var end = afterOpen
+                while end < bytes.count, bytes[end] >= 0x30, bytes[end] <= 0x39 { end += 1 }
+                if end > afterOpen, end < bytes.count, bytes[end] == 0x29 {
+                    rest = end + 1
+                } else {
+                    result.append(0x20)
+                    result.append(0x28)
+                    rest = afterOpen
+                }
+                index = rest
+            }
+            result.append(contentsOf: bytes[rest...])
+            return String(decoding: result, as: UTF8.self)
+        }
+    }
+
     /// The key crated sorts names and titles by: diacritics folded, lowercased, a leading English
     /// article dropped (`The Beatles` sorts under `beatles`), surrounding spaces trimmed.
     public static func sortKey(_ text: String) -> String {
         var folded = fold(text).trimmedSpaces
+        if folded.utf8.isASCII {
+            // Bytes are Characters here (see `asciiDisplayName`): the same test and cut as below.
+            for article in ["the ", "a ", "an "] where folded.utf8.starts(with: article.utf8) && folded.utf8.count > article.utf8.count {
+                return String(folded.dropFirst(article.count))
+            }
+            return folded
+        }
         for article in ["the ", "a ", "an "] where folded.hasPrefix(article) && folded.count > article.count {
             folded.removeFirst(article.count)
             break
@@ -38,8 +80,19 @@ public enum DiscogsText {
 
     /// Diacritics folded and lowercased (`Déjà Vu` -> `deja vu`), for sorting and search.
     public static func fold(_ text: String) -> String {
-        if text.utf8.allSatisfy({ $0 < 0x80 }) { return text.lowercased() }
+        if text.utf8.isASCII { return asciiLowercased(text) }
         return text.folding(options: [.diacriticInsensitive, .caseInsensitive, .widthInsensitive], locale: nil)
+    }
+
+    /// `lowercased()` of ASCII text, without a copy when it has no capital.
+    private static func asciiLowercased(_ text: String) -> String {
+        guard text.utf8.contains(where: { $0 >= 0x41 && $0 <= 0x5A }) else { return text }
+        return String(unsafeUninitializedCapacity: text.utf8.count) { buffer in
+            for (offset, byte) in text.utf8.enumerated() {
+                buffer[offset] = byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte
+            }
+            return text.utf8.count
+        }
     }
 
     /// Splits a `Label` or `Catalog#` cell (values joined by `, `) into trimmed values.
@@ -47,13 +100,28 @@ public enum DiscogsText {
         cell.split(onASCII: ", ").map(\.trimmedSpaces).filter { !$0.isEmpty }
     }
 
+    /// Whether a catalogue number is Discogs' `none`, in any case (only ASCII letters lowercase to
+    /// those of `none`).
+    private static func isNone(_ text: String) -> Bool {
+        let bytes = text.utf8
+        guard bytes.count == 4 else { return false }
+        return zip(bytes, "none".utf8).allSatisfy { $0 | 0x20 == $1 }
+    }
+
     /// Pairs the `Label` and `Catalog#` cells of an export row. Discogs joins the values of each with
     /// `, ` and writes `none` for a missing catalogue number; when the counts differ the pairing is
     /// unknown, so every label keeps the whole catalogue cell rather than a guessed part of it.
     public static func labels(label: String, catalogNumbers: String) -> [(name: String, catalogNumber: String?)] {
+        // One label and at most one number, as most rows have: what the general way gives them.
+        if !label.utf8.containsCommaSpace && !catalogNumbers.utf8.containsCommaSpace {
+            let name = label.trimmedSpaces
+            if name.isEmpty { return [] }
+            let number = catalogNumbers.trimmedSpaces
+            return [(name, number.isEmpty || isNone(number) ? nil : number)]
+        }
         let names = splitList(label)
-        let numbers = splitList(catalogNumbers).map { $0.lowercased() == "none" ? nil : $0 }
         if names.isEmpty { return [] }
+        let numbers = splitList(catalogNumbers).map { isNone($0) ? nil : $0 }
         if numbers.count == names.count {
             return zip(names, numbers).map { ($0, $1) }
         }
@@ -63,7 +131,7 @@ public enum DiscogsText {
             return zip(names, known).map { ($0, $1) }
         }
         let whole = catalogNumbers.trimmedSpaces
-        let shared: String? = numbers.count == 1 ? numbers[0] : (whole.isEmpty || whole.lowercased() == "none" ? nil : whole)
+        let shared: String? = numbers.count == 1 ? numbers[0] : (whole.isEmpty || isNone(whole) ? nil : whole)
         return names.map { ($0, shared) }
     }
 
@@ -81,11 +149,35 @@ public enum DiscogsText {
             guard !pieces.isEmpty else { return nil }
             var name = pieces.removeFirst()
             var quantity = 1
-            if let x = name.firstIndex(of: "x"), let count = Int(name[..<x]), count > 0, name.index(after: x) < name.endIndex {
+            // Most names (`LP`, `CD`, `12"`) have no `x` byte, so no `x` Character to look for.
+            if name.utf8.contains(UInt8(ascii: "x")), let x = name.firstIndex(of: "x"), let count = Int(name[..<x]), count > 0,
+               name.index(after: x) < name.endIndex {
                 quantity = count
                 name = String(name[name.index(after: x)...])
             }
             return Format(name: name, quantity: quantity, descriptions: pieces)
         }
+    }
+}
+
+extension String.UTF8View {
+    /// Whether every byte is ASCII.
+    var isASCII: Bool {
+        withContiguousStorageIfAvailable { $0.allSatisfy { $0 < 0x80 } } ?? allSatisfy { $0 < 0x80 }
+    }
+
+    /// Whether the bytes " (" occur.
+    var containsSpaceParenthesis: Bool { contains(0x20, followedBy: 0x28) }
+
+    /// Whether the bytes ", " occur (the separator of `splitList`).
+    var containsCommaSpace: Bool { contains(0x2C, followedBy: 0x20) }
+
+    private func contains(_ first: UInt8, followedBy second: UInt8) -> Bool {
+        var previous: UInt8 = 0
+        for byte in self {
+            if byte == second && previous == first { return true }
+            previous = byte
+        }
+        return false
     }
 }

@@ -6,13 +6,17 @@ import GRDBSQLite
 /// a `StatementArguments` array of boxed values and converted every one of them, which cost as much as
 /// SQLite's own work. Here a run is a few C calls.
 ///
-/// Only for statements the caller fully binds before each run (bindings survive a reset), and only on
-/// the database connection's own thread, inside the caller's transaction.
+/// Only for statements the caller fully binds before each run, and only on the database connection's
+/// own thread, inside the caller's transaction.
 final class BulkStatement {
     private let db: Database
     /// Owns the `sqlite3_stmt` (GRDB finalizes it), and gives its SQL to error messages.
     private let statement: Statement
     private let handle: SQLiteStatement
+    /// The text bound for the next run, copied here and bound as SQLITE_STATIC; the bindings are
+    /// cleared after each run, before the space is used again. Bound as SQLITE_TRANSIENT, SQLite freed
+    /// the last run's copy of every value and allocated the next: a tenth of the import's writing thread.
+    private var text = TextArena()
 
     init(_ db: Database, sql: String) throws {
         self.db = db
@@ -35,17 +39,9 @@ final class BulkStatement {
     }
 
     func bind(_ index: Int32, _ value: String) {
-        var value = value
-        value.withUTF8 { bytes in
-            guard let start = bytes.baseAddress else {
-                // An empty buffer may have no address, and a null pointer would bind NULL, not ''.
-                sqlite3_bind_text(handle, index, "", 0, Self.transient)
-                return
-            }
-            start.withMemoryRebound(to: CChar.self, capacity: bytes.count) {
-                _ = sqlite3_bind_text(handle, index, $0, Int32(bytes.count), Self.transient)
-            }
-        }
+        // Never a null pointer (which would bind NULL, not ''), also for an empty string.
+        let copy = text.copy(value.utf8)
+        sqlite3_bind_text(handle, index, copy.baseAddress, Int32(copy.count), Self.staticText)
     }
 
     func bind(_ index: Int32, _ value: String?) {
@@ -57,13 +53,13 @@ final class BulkStatement {
     /// Runs a statement that returns no rows.
     func execute() throws {
         let code = sqlite3_step(handle)
-        sqlite3_reset(handle)
+        endRun()
         guard code == SQLITE_DONE else { throw error(code) }
     }
 
     /// Runs a query and reads its first row with `read`, or returns nil when there is none.
     func fetchFirst<T>(_ read: (Row) -> T) throws -> T? {
-        defer { sqlite3_reset(handle) }
+        defer { endRun() }
         switch sqlite3_step(handle) {
         case SQLITE_ROW: return read(Row(handle))
         case SQLITE_DONE: return nil
@@ -91,13 +87,68 @@ final class BulkStatement {
         }
     }
 
+    /// Resets the statement and lets go of the text bound for the run.
+    private func endRun() {
+        sqlite3_reset(handle)
+        sqlite3_clear_bindings(handle)
+        text.removeAll()
+    }
+
     private func error(_ code: Int32) -> DatabaseError {
         let message = db.sqliteConnection.flatMap { sqlite3_errmsg($0) }.map { String(cString: $0) }
         return DatabaseError(resultCode: ResultCode(rawValue: code), message: message, sql: statement.sql)
     }
 
-    /// SQLite copies the bytes: the Swift string's buffer does not outlive the call.
-    private static var transient: sqlite3_destructor_type { unsafeBitCast(-1, to: sqlite3_destructor_type.self) }
+    /// SQLite uses the bytes where they are (in `text`) until the bindings are cleared.
+    private static var staticText: sqlite3_destructor_type? { nil }
+}
+
+/// Space for the text of one run of a statement: blocks that are never moved while the run's values
+/// point into them, emptied for the next run and kept.
+struct TextArena: ~Copyable {
+    private var blocks: [UnsafeMutableRawBufferPointer] = []
+    /// The block being filled, and how much of it is.
+    private var current = 0
+    private var used = 0
+    private static let blockSize = 64 * 1024
+
+    /// Copies `bytes` into the arena; the copy stays in place until `removeAll`.
+    mutating func copy(_ bytes: String.UTF8View) -> UnsafeBufferPointer<CChar> {
+        let count = bytes.count
+        if current == blocks.count || used + count > blocks[current].count {
+            nextBlock(holding: count)
+        }
+        let destination = blocks[current].baseAddress! + used
+        used += count
+        let copied = bytes.withContiguousStorageIfAvailable { source -> Bool in
+            if let base = source.baseAddress { destination.copyMemory(from: base, byteCount: count) }
+            return true
+        } ?? false
+        if !copied {
+            for (offset, byte) in bytes.enumerated() { destination.storeBytes(of: byte, toByteOffset: offset, as: UInt8.self) }
+        }
+        return UnsafeBufferPointer(start: destination.assumingMemoryBound(to: CChar.self), count: count)
+    }
+
+    /// Moves on to a block with room for `count` bytes: the next one kept, or a new one (larger than
+    /// usual for a value that fills more than a block).
+    private mutating func nextBlock(holding count: Int) {
+        if current < blocks.count && used > 0 { current += 1 }
+        used = 0
+        while current < blocks.count && blocks[current].count < count { current += 1 }
+        if current == blocks.count {
+            blocks.append(.allocate(byteCount: max(Self.blockSize, count), alignment: 1))
+        }
+    }
+
+    mutating func removeAll() {
+        current = 0
+        used = 0
+    }
+
+    deinit {
+        for block in blocks { block.deallocate() }
+    }
 }
 
 /// One INSERT of many rows at a time, its statements prepared once for each number of rows used.

@@ -14,8 +14,16 @@ final class CollectionImportWriter {
     private let userId: Int64
     private let now: String
     private var artistIds: [String: Int64] = [:]
-    /// By release id; `seen` once a row of this import named it (preloaded albums start unseen).
-    private var albumIds: [Int64: (id: Int64, isNew: Bool, seen: Bool)] = [:]
+    /// The artist of each credit of the file met so far, by `PreparedRow.creditNumber`: one array read
+    /// per album instead of hashing the credit.
+    private var artistIdsByCreditNumber: [Int64?] = []
+    /// The catalogue's albums by release id (see `catalogueInMemory`).
+    private var albumIds: [Int64: Int64] = [:]
+    /// The album of each release of the file met so far, by `PreparedRow.releaseNumber`.
+    private var albumsByReleaseNumber: [(id: Int64, isNew: Bool)?] = []
+    /// The crate of each folder of the file met so far, by `PreparedRow.folderNumber`; nil inside when
+    /// the folder is not a crate.
+    private var cratesByFolderNumber: [Int64??] = []
     private var crateIds: [String: Int64] = [:]
     private var nextCratePosition: [Int64: Int] = [:]
     /// Whether `artistIds` and `albumIds` started out holding the whole catalogue (see `init`), so that
@@ -55,6 +63,8 @@ final class CollectionImportWriter {
         /// The album's grid row so far (`collection_album`): a new album's copies are all this import's.
         var copies = 0
         var latestAdded = ""
+        /// `latestAdded` in seconds, to compare: the text has four-digit years, so orders the same.
+        var latestAddedSeconds = Int64.min
         var bestRating = 0
     }
 
@@ -75,6 +85,12 @@ final class CollectionImportWriter {
     /// The import holds the write lock from start to end, so the ids after the largest are free;
     /// SQLite would give the same ones.
     private var nextCopyId: Int64
+
+    private struct PendingEntry {
+        var album: Int
+        var position: Int
+    }
+    private var pendingEntries: [PendingEntry] = []
 
     private struct PendingCopy {
         var id: Int64
@@ -112,7 +128,7 @@ final class CollectionImportWriter {
             }
             let albums = try Row.fetchCursor(db, sql: "SELECT discogs_release_id, id FROM album WHERE discogs_release_id IS NOT NULL")
             while let row = try albums.next() {
-                albumIds[row[0]] = (row[1], false, false)
+                albumIds[row[0]] = row[1]
             }
         }
         findArtist = try BulkStatement(db, sql: "SELECT id FROM artist WHERE discogs_name = ? ORDER BY discogs_id IS NULL LIMIT 1")
@@ -179,6 +195,18 @@ final class CollectionImportWriter {
         try db.execute(sql: "DELETE FROM grid_deferral")
     }
 
+    /// The artist of the row's credit (see `artistId(credit:name:sortName:)`).
+    private func artistId(for prepared: PreparedRow) throws -> Int64 {
+        let number = prepared.creditNumber
+        if number < artistIdsByCreditNumber.count, let id = artistIdsByCreditNumber[number] { return id }
+        let id = try artistId(credit: prepared.row.artistCredit, name: prepared.credit, sortName: prepared.creditSortKey)
+        if number >= artistIdsByCreditNumber.count {
+            artistIdsByCreditNumber.append(contentsOf: repeatElement(nil, count: number + 1 - artistIdsByCreditNumber.count))
+        }
+        artistIdsByCreditNumber[number] = id
+        return id
+    }
+
     /// The artist that a CSV credit names. A credit cannot be split safely (commas and `&` occur inside
     /// names: `Earth, Wind & Fire`), so the whole credit is one artist until sync brings the real ones.
     private func artistId(credit: String, name: String, sortName: String) throws -> Int64 {
@@ -194,7 +222,6 @@ final class CollectionImportWriter {
             id = db.lastInsertedRowID
             artistsAdded += 1
         }
-        artistIds[credit] = id
         return id
     }
 
@@ -206,31 +233,33 @@ final class CollectionImportWriter {
     /// The album for the row's release; created from the row when the catalogue lacks it.
     /// An album that exists is left as it is: sync's data is richer than the export's.
     func album(for prepared: PreparedRow) throws -> (id: Int64, isNew: Bool) {
-        let row = prepared.row
-        if let known = albumIds[row.releaseId] {
-            if !known.seen {
-                albumIds[row.releaseId] = (known.id, known.isNew, true)
-                albumsSeenCount += 1
-            }
-            return (known.id, known.isNew)
+        let number = prepared.releaseNumber
+        if number < albumsByReleaseNumber.count, let known = albumsByReleaseNumber[number] { return known }
+        let album = try firstAlbum(for: prepared)
+        if number >= albumsByReleaseNumber.count {
+            albumsByReleaseNumber.append(contentsOf: repeatElement(nil, count: number + 1 - albumsByReleaseNumber.count))
         }
-        if !catalogueInMemory {
+        albumsByReleaseNumber[number] = album
+        albumsSeenCount += 1
+        return album
+    }
+
+    /// The album for the first row of this import that names its release.
+    private func firstAlbum(for prepared: PreparedRow) throws -> (id: Int64, isNew: Bool) {
+        let row = prepared.row
+        if catalogueInMemory {
+            if let id = albumIds[row.releaseId] { return (id, false) }
+        } else {
             findAlbum.bind(1, row.releaseId)
-            if let id = try findAlbum.fetchInt64() {
-                albumIds[row.releaseId] = (id, false, true)
-                albumsSeenCount += 1
-                return (id, false)
-            }
+            if let id = try findAlbum.fetchInt64() { return (id, false) }
         }
         // The credit as shown names the one artist the CSV gives (see `artistId`), so both share a sort key.
-        let artistId = try artistId(credit: row.artistCredit, name: prepared.credit, sortName: prepared.creditSortKey)
+        let artistId = try artistId(for: prepared)
 
         let albumId = nextAlbumId
         nextAlbumId += 1
         pendingAlbums.append(PendingAlbum(id: albumId, artistId: artistId, prepared: prepared))
         newAlbumIds.append(albumId)
-        albumIds[row.releaseId] = (albumId, true, true)
-        albumsSeenCount += 1
         return (albumId, true)
     }
 
@@ -258,7 +287,7 @@ final class CollectionImportWriter {
         }
         // Counted before a full batch is written, so that an album waiting goes in with this copy counted.
         if albumIsNew {
-            try countInGrid(albumId: albumId, dateAdded: dateAdded, rating: row.rating)
+            try countInGrid(albumId: albumId, dateAdded: dateAdded, seconds: row.dateAdded, rating: row.rating)
         } else if let noteGridPending {
             noteGridPending.bind(1, albumId)
             noteGridPending.bind(2, userId)
@@ -274,11 +303,14 @@ final class CollectionImportWriter {
 
     /// Counts a new copy of a new album into the album's grid row: the row waiting with the album, or
     /// the one written with it.
-    private func countInGrid(albumId: Int64, dateAdded: String, rating: Int?) throws {
+    private func countInGrid(albumId: Int64, dateAdded: String, seconds: Int64, rating: Int?) throws {
         if let first = pendingAlbums.first?.id, albumId >= first {
             let index = Int(albumId - first)
             pendingAlbums[index].copies += 1
-            pendingAlbums[index].latestAdded = max(pendingAlbums[index].latestAdded, dateAdded)
+            if seconds > pendingAlbums[index].latestAddedSeconds {
+                pendingAlbums[index].latestAdded = dateAdded
+                pendingAlbums[index].latestAddedSeconds = seconds
+            }
             pendingAlbums[index].bestRating = max(pendingAlbums[index].bestRating, rating ?? 0)
         } else {
             countGridCopy.bind(1, dateAdded)
@@ -314,20 +346,29 @@ final class CollectionImportWriter {
             statement.bind(first + 2, album.artistId)
             statement.bind(first + 3, "")
         }
-        let labels = pendingAlbums.flatMap { album in album.prepared.labels.enumerated().map { (album.id, $0.offset, $0.element) } }
-        try insertLabels.insert(labels) { statement, first, label in
-            statement.bind(first, label.0)
-            statement.bind(first + 1, label.1)
-            statement.bind(first + 2, label.2.name)
-            statement.bind(first + 3, label.2.catalogNumber)
+        // Labels and formats by (album, position) in the albums waiting: no copy of their text.
+        pendingEntries.removeAll(keepingCapacity: true)
+        for (album, pending) in pendingAlbums.enumerated() {
+            for position in pending.prepared.labels.indices { pendingEntries.append(PendingEntry(album: album, position: position)) }
         }
-        let formats = pendingAlbums.flatMap { album in album.prepared.formats.enumerated().map { (album.id, $0.offset, $0.element) } }
-        try insertFormats.insert(formats) { statement, first, format in
-            statement.bind(first, format.0)
-            statement.bind(first + 1, format.1)
-            statement.bind(first + 2, format.2.name)
-            statement.bind(first + 3, format.2.quantity)
-            statement.bind(first + 4, format.2.descriptions)
+        try insertLabels.insert(pendingEntries) { [pendingAlbums] statement, first, entry in
+            let label = pendingAlbums[entry.album].prepared.labels[entry.position]
+            statement.bind(first, pendingAlbums[entry.album].id)
+            statement.bind(first + 1, entry.position)
+            statement.bind(first + 2, label.name)
+            statement.bind(first + 3, label.catalogNumber)
+        }
+        pendingEntries.removeAll(keepingCapacity: true)
+        for (album, pending) in pendingAlbums.enumerated() {
+            for position in pending.prepared.formats.indices { pendingEntries.append(PendingEntry(album: album, position: position)) }
+        }
+        try insertFormats.insert(pendingEntries) { [pendingAlbums] statement, first, entry in
+            let format = pendingAlbums[entry.album].prepared.formats[entry.position]
+            statement.bind(first, pendingAlbums[entry.album].id)
+            statement.bind(first + 1, entry.position)
+            statement.bind(first + 2, format.name)
+            statement.bind(first + 3, format.quantity)
+            statement.bind(first + 4, format.descriptions)
         }
         // The keys as the album row holds them (`artist_sort_name`, `sort_title`, `year`).
         let userId = userId
@@ -342,14 +383,8 @@ final class CollectionImportWriter {
             statement.bind(first + 7, album.prepared.row.year ?? 99999)
         }
         if let searchBuilder {
-            // The text `SearchIndex.insertSQL` would read back: labels and catalogue numbers in order,
-            // joined by spaces, the numbers Discogs gives as `none` (nil) left out; no tracks yet.
             for album in pendingAlbums {
-                let labels = album.prepared.labels
-                searchPending.append(SearchIndexBuilder.Album(
-                    id: album.id, title: album.prepared.row.title, artists: album.prepared.credit,
-                    labels: labels.map(\.name).joined(separator: " "),
-                    catalogNumbers: labels.compactMap(\.catalogNumber).joined(separator: " ")))
+                searchPending.append(album.prepared.searchAlbum(id: album.id))
             }
             if searchPending.count >= 1024 {
                 searchBuilder.add(searchPending)
@@ -393,10 +428,25 @@ final class CollectionImportWriter {
         statement.bind(first + 4, customFields)
     }
 
-    /// Puts the copy in the crate named after its Discogs folder (created on first use), at the end.
-    /// A copy that `upsertCopy` has just added is still waiting to be written, and its entry waits with it.
-    func addToCrate(named name: String, itemId: Int64, copyIsNew: Bool) throws {
-        let crateId = try crateId(named: name)
+    /// Puts the copy in the crate named after the row's Discogs folder (created on first use), at the
+    /// end, unless the folder is not a crate (`DiscogsImporter.foldersThatAreNotCrates`). A copy that
+    /// `upsertCopy` has just added is still waiting to be written, and its entry waits with it.
+    func addToCrate(folderOf prepared: PreparedRow, itemId: Int64, copyIsNew: Bool) throws {
+        guard let number = prepared.folderNumber, let folder = prepared.row.folder else { return }
+        let crateId: Int64?
+        if number < cratesByFolderNumber.count, let known = cratesByFolderNumber[number] {
+            crateId = known
+        } else {
+            crateId = DiscogsImporter.foldersThatAreNotCrates.contains(folder) ? nil : try self.crateId(named: folder)
+            if number >= cratesByFolderNumber.count {
+                cratesByFolderNumber.append(contentsOf: repeatElement(nil, count: number + 1 - cratesByFolderNumber.count))
+            }
+            cratesByFolderNumber[number] = .some(crateId)
+        }
+        if let crateId { try addToCrate(crateId: crateId, itemId: itemId, copyIsNew: copyIsNew) }
+    }
+
+    private func addToCrate(crateId: Int64, itemId: Int64, copyIsNew: Bool) throws {
         let position = nextCratePosition[crateId]!
         if copyIsNew {
             pendingCrateItems.append((crateId, itemId, position))
@@ -438,17 +488,44 @@ final class CollectionImportWriter {
 /// Compact JSON text for the JSON columns, built without an encoder per row.
 enum JSONText {
     static func array(_ values: [String]) -> String {
-        "[" + values.map(quoted).joined(separator: ",") + "]"
+        if values.isEmpty { return "[]" }
+        var out = "["
+        out.reserveCapacity(values.reduce(2) { $0 + $1.utf8.count + 3 })
+        for (index, value) in values.enumerated() {
+            if index > 0 { out += "," }
+            appendQuoted(value, to: &out)
+        }
+        return out + "]"
     }
 
     /// Keys sorted, so the same fields always give the same text (re-import compares it).
     static func object(_ pairs: [(name: String, value: String)]) -> String {
         if pairs.isEmpty { return "{}" }
-        return "{" + pairs.sorted { $0.name < $1.name }.map { quoted($0.name) + ":" + quoted($0.value) }.joined(separator: ",") + "}"
+        var out = "{"
+        for (index, pair) in pairs.sorted(by: { $0.name < $1.name }).enumerated() {
+            if index > 0 { out += "," }
+            appendQuoted(pair.name, to: &out)
+            out += ":"
+            appendQuoted(pair.value, to: &out)
+        }
+        return out + "}"
     }
 
     static func quoted(_ text: String) -> String {
-        var out = "\""
+        var out = ""
+        appendQuoted(text, to: &out)
+        return out
+    }
+
+    private static func appendQuoted(_ text: String, to out: inout String) {
+        // Most text needs no escape: appended whole.
+        if !text.utf8.contains(where: { $0 == 0x22 || $0 == 0x5C || $0 < 0x20 }) {
+            out += "\""
+            out += text
+            out += "\""
+            return
+        }
+        out += "\""
         for scalar in text.unicodeScalars {
             switch scalar {
             case "\"": out += "\\\""
@@ -460,6 +537,6 @@ enum JSONText {
             default: out.unicodeScalars.append(scalar)
             }
         }
-        return out + "\""
+        out += "\""
     }
 }

@@ -1,0 +1,246 @@
+@testable import CratedCore
+import Foundation
+import Testing
+
+/// The import's text work takes byte-level paths for the common cases (ASCII text, one label, no
+/// escapes). Each is checked here against the general way it replaced, kept below as it was written,
+/// on tricky input: suffixes, articles, spaces and tabs, CR LF, case, `none`, quotes and controls,
+/// combining marks and other non-ASCII text.
+@Suite struct ImportTextFastPathTests {
+    /// Deterministic text from pieces that exercise the paths' edges.
+    static func corpus(count: Int, seed: UInt64, pieces: [String]) -> [String] {
+        var generator = SplitMix64(seed: seed)
+        return (0..<count).map { _ in
+            (0..<Int.random(in: 0...8, using: &generator)).map { _ in pieces.randomElement(using: &generator)! }.joined()
+        }
+    }
+
+    static let namePieces = [
+        " (", "(", ")", " ", "  ", "\t", "2", "14", "0", "x", "The ", "the ", "THE ", "A ", "a ", "An ", "an ", "The", "A",
+        "Casey", "Bob", " & ", ", ", "\r\n", "\n", "Déjà", "Björk", "e\u{301}", "\u{301}", "坂本", "Ελένη", "Σ", "ß", "İ",
+        "ｶﾞ", "", "(2)", " (2)", " (2\u{301})", " (2)\u{301}", "\u{600} (2)", "Ö", "ǅ", "ﬁ",
+    ]
+
+    @Test func displayNamesAreTheOnesTheGeneralWayGives() {
+        let names = Self.corpus(count: 20_000, seed: 1, pieces: Self.namePieces) + [
+            "Casey (2)", "Casey (2) & Bob (14)", "Witness (1 Hope)", "Sonic Boom (2), The Others", " ( (2)", "A (2", "(2)", " (2)",
+            "Sigur Rós (2)", "坂本龍一 (3)", "Casey (2\u{301})", "Casey (2)\u{301} & Bob (3)",
+        ]
+        for name in names {
+            #expect(DiscogsText.displayName(name) == Reference.displayName(name), "\(name.debugDescription)")
+        }
+    }
+
+    @Test func sortKeysAndFoldsAreTheOnesTheGeneralWayGives() {
+        for text in Self.corpus(count: 20_000, seed: 2, pieces: Self.namePieces) + ["The", "the ", "The  Beatles", "A", "an", "an x", "THE\r\n"] {
+            #expect(DiscogsText.sortKey(text) == Reference.sortKey(text), "\(text.debugDescription)")
+            #expect(DiscogsText.fold(text) == Reference.fold(text), "\(text.debugDescription)")
+        }
+    }
+
+    @Test func labelsAreTheOnesTheGeneralWayGives() {
+        let pieces = ["Label", "Atlantic", ", ", ",", " ", "\t", "none", "NONE", "None", "nonE", "non", "nones", "SD 1361", "Déjà", "", "ｎｏｎｅ"]
+        let cells = Self.corpus(count: 3_000, seed: 3, pieces: pieces)
+        var generator = SplitMix64(seed: 4)
+        for label in cells {
+            let catalogNumbers = cells.randomElement(using: &generator)!
+            let fast = DiscogsText.labels(label: label, catalogNumbers: catalogNumbers)
+            let general = Reference.labels(label: label, catalogNumbers: catalogNumbers)
+            #expect(fast.map(\.name) == general.map(\.name), "\(label.debugDescription) \(catalogNumbers.debugDescription)")
+            #expect(fast.map(\.catalogNumber) == general.map(\.catalogNumber), "\(label.debugDescription) \(catalogNumbers.debugDescription)")
+        }
+    }
+
+    @Test func jsonTextIsTheOneTheGeneralWayGives() {
+        let pieces = ["a", "Déjà", "\"", "\\", "\n", "\r", "\t", "\u{1}", "\u{1F}", " ", "e\u{301}", "\u{301}", "😀", "/", "{", "", "x:y"]
+        let texts = Self.corpus(count: 5_000, seed: 5, pieces: pieces)
+        var generator = SplitMix64(seed: 6)
+        for text in texts {
+            #expect(JSONText.quoted(text) == Reference.quoted(text), "\(text.debugDescription)")
+            let values = (0..<Int.random(in: 0...3, using: &generator)).map { _ in texts.randomElement(using: &generator)! }
+            #expect(JSONText.array(values) == Reference.array(values))
+            let pairs = values.map { (name: texts.randomElement(using: &generator)!, value: $0) }
+            #expect(JSONText.object(pairs) == Reference.object(pairs))
+        }
+    }
+
+    @Test func notesAreTrimmedAsFoundationTrimsThem() {
+        let pieces = ["note", " ", "\n", "\r\n", "\t", "\u{A0}", "\u{2028}", "\u{85}", "é", "\u{301}", "x", "\u{3000}", "\u{B}"]
+        for text in Self.corpus(count: 5_000, seed: 7, pieces: pieces) {
+            #expect(DiscogsExportRow.trimmingWhitespaceAndNewlines(text) == text.trimmingCharacters(in: .whitespacesAndNewlines), "\(text.debugDescription)")
+        }
+    }
+
+    /// A field is decoded once and called valid exactly when `String(validating:)` accepts its bytes.
+    @Test func fieldsAreDecodedAndValidatedAsValidatingDoes() {
+        let pieces: [[UInt8]] = [
+            Array("a".utf8), Array("é".utf8), Array("坂".utf8), Array("😀".utf8), [0xFF], [0xC3], [0xE2, 0x82], [0xF0, 0x9F, 0x98],
+            [0xC0, 0xAF], [0xED, 0xA0, 0x80], [0xF4, 0x90, 0x80, 0x80], [0x80], [0xEF, 0xBF, 0xBD], [0x00], [0x7F],
+        ]
+        var generator = SplitMix64(seed: 11)
+        for _ in 0..<20_000 {
+            let bytes = (0..<Int.random(in: 0...6, using: &generator)).flatMap { _ in pieces.randomElement(using: &generator)! }
+            bytes.withUnsafeBufferPointer { buffer in
+                let decoded = CSVReader.decode(buffer[...])
+                let validated = String(validating: buffer, as: UTF8.self)
+                #expect(decoded.valid == (validated != nil), "\(bytes)")
+                #expect(decoded.string == (validated ?? String(decoding: buffer, as: UTF8.self)), "\(bytes)")
+            }
+        }
+    }
+
+    @Test func datesAreReadAsTheGeneralWayReadsThem() {
+        let pieces = ["2020", "1999", "11", "18", "2", "29", "31", "13", "0", "00", "59", "60", "12345", "-", "/", ".", " ", "T", ":", "Z", "\t", "x", "  "]
+        var texts = Self.corpus(count: 50_000, seed: 8, pieces: pieces)
+        texts += ["2020-11-18 19:17:05", "2020-11-18 10Z00", "2020-11-18 10:00:00:00", "2020-11-18T19:17:05Z", "4/23/2023 4:38",
+                  "2020-11-18 10:00Z", "2020-11-18Z", "2020-11-18 10:", " 1999-12-31 23:59:59 ", "2020-11-18 1:2:3:4"]
+        for text in texts {
+            #expect(DiscogsDate.epochSeconds(text) == Reference.epochSeconds(text), "\(text.debugDescription)")
+        }
+    }
+}
+
+/// SplitMix64: the same numbers for the same seed, on every run.
+struct SplitMix64: RandomNumberGenerator {
+    private var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+/// The general ways, as they were before the byte-level paths.
+private enum Reference {
+    static func displayName(_ discogsName: String) -> String {
+        guard discogsName.contains(" (") else { return discogsName }
+        var result = ""
+        var scalars = Substring(discogsName)
+        while let open = scalars.range(of: " (") {
+            result += scalars[..<open.lowerBound]
+            let afterOpen = scalars[open.upperBound...]
+            let digits = afterOpen.prefix { $0.isASCII && $0.isNumber }
+            let rest = afterOpen.dropFirst(digits.count)
+            if !digits.isEmpty, rest.first == ")" {
+                scalars = rest.dropFirst()
+            } else {
+                result += " ("
+                scalars = afterOpen
+            }
+        }
+        result += scalars
+        return result
+    }
+
+    static func sortKey(_ text: String) -> String {
+        var folded = fold(text).trimmedSpaces
+        for article in ["the ", "a ", "an "] where folded.hasPrefix(article) && folded.count > article.count {
+            folded.removeFirst(article.count)
+            break
+        }
+        return folded
+    }
+
+    static func fold(_ text: String) -> String {
+        if text.utf8.allSatisfy({ $0 < 0x80 }) { return text.lowercased() }
+        return text.folding(options: [.diacriticInsensitive, .caseInsensitive, .widthInsensitive], locale: nil)
+    }
+
+    static func splitList(_ cell: String) -> [String] {
+        cell.split(onASCII: ", ").map(\.trimmedSpaces).filter { !$0.isEmpty }
+    }
+
+    static func labels(label: String, catalogNumbers: String) -> [(name: String, catalogNumber: String?)] {
+        let names = splitList(label)
+        let numbers = splitList(catalogNumbers).map { $0.lowercased() == "none" ? nil : $0 }
+        if names.isEmpty { return [] }
+        if numbers.count == names.count {
+            return zip(names, numbers).map { ($0, $1) }
+        }
+        let known = numbers.compactMap { $0 }
+        if known.count == names.count {
+            return zip(names, known).map { ($0, $1) }
+        }
+        let whole = catalogNumbers.trimmedSpaces
+        let shared: String? = numbers.count == 1 ? numbers[0] : (whole.isEmpty || whole.lowercased() == "none" ? nil : whole)
+        return names.map { ($0, shared) }
+    }
+
+    static func array(_ values: [String]) -> String {
+        "[" + values.map(quoted).joined(separator: ",") + "]"
+    }
+
+    static func object(_ pairs: [(name: String, value: String)]) -> String {
+        if pairs.isEmpty { return "{}" }
+        return "{" + pairs.sorted { $0.name < $1.name }.map { quoted($0.name) + ":" + quoted($0.value) }.joined(separator: ",") + "}"
+    }
+
+    static func quoted(_ text: String) -> String {
+        var out = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case let s where s.value < 0x20: out += String(format: "\\u%04x", s.value)
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out + "\""
+    }
+
+    static func epochSeconds(_ text: String) -> Int64? {
+        var numbers: [Int64] = []
+        var separators: [UInt8] = []
+        var current: Int64 = -1
+        var digits = 0
+        for byte in text.trimmedSpaces.utf8 {
+            if byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") {
+                current = (current < 0 ? 0 : current) * 10 + Int64(byte - UInt8(ascii: "0"))
+                digits += 1
+                if digits > 4 { return nil }
+            } else {
+                guard current >= 0 else { return nil }
+                numbers.append(current)
+                separators.append(byte)
+                current = -1
+                digits = 0
+            }
+        }
+        if current >= 0 { numbers.append(current) } else if !numbers.isEmpty { separators.removeLast() }
+        if separators.last == UInt8(ascii: "Z") { separators.removeLast() }
+        guard numbers.count >= 3 else { return nil }
+
+        var year: Int64, month: Int64, day: Int64
+        switch separators.first {
+        case UInt8(ascii: "-"):
+            guard separators.count >= 2, separators[1] == UInt8(ascii: "-") else { return nil }
+            (year, month, day) = (numbers[0], numbers[1], numbers[2])
+        case UInt8(ascii: "/"), UInt8(ascii: "."):
+            guard separators.count >= 2, separators[1] == separators[0] else { return nil }
+            (day, month, year) = (numbers[0], numbers[1], numbers[2])
+            if separators[0] == UInt8(ascii: "/") && month > 12 && day <= 12 { swap(&day, &month) }
+        default:
+            return nil
+        }
+        guard (1000...9999).contains(year), (1...12).contains(month),
+              day >= 1, day <= CivilDate.daysInMonth(year: year, month: month) else { return nil }
+
+        let time = numbers.dropFirst(3)
+        guard time.count <= 3 else { return nil }
+        if !time.isEmpty {
+            let timeSeparators = separators.dropFirst(3)
+            guard separators[2] == UInt8(ascii: " ") || separators[2] == UInt8(ascii: "T"),
+                  timeSeparators.allSatisfy({ $0 == UInt8(ascii: ":") }), time.count >= 2 else { return nil }
+        }
+        let parts = Array(time) + Array(repeating: 0, count: 3 - time.count)
+        let (hour, minute, second) = (parts[0], parts[1], parts[2])
+        guard hour < 24, minute < 60, second < 60 else { return nil }
+        return CivilDate.toDays(year: year, month: month, day: day) * 86_400 + hour * 3600 + minute * 60 + second
+    }
+}
