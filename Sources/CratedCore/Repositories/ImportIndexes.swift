@@ -49,14 +49,17 @@ struct ImportIndexes {
     /// Builds every index set aside again, from the statement that first created it.
     func rebuild(_ db: Database) throws {
         // Each build sorts its keys. In memory (temp_store = MEMORY) SQLite's sorter allocates every
-        // key on its own and sorts on one thread; with sorts on file and a small cache it sorts runs
-        // of ~2 MB on two worker threads and merges them (the temporary files stay in the OS's cache).
-        // The seven largest builds of a 200,000-row import: 0.90 s -> 0.56 s (sqlite3 shell).
+        // key on its own and sorts on one thread; on file it sorts runs as large as the cache allows,
+        // on worker threads, and merges them (the temporary files stay in the OS's cache). The cache
+        // also holds the table being read: with 16 MB, a table's pages stay there across the builds of
+        // its indexes (collection_album has five, collection_item three) instead of being read back
+        // from the WAL for each. 200,000 rows, all fifteen builds: 1.10 s CPU with 2 MB -> 0.82 s with
+        // 16 MB (32 MB: no faster, 20 MB more at the peak); the same 16 MB the bulk write runs with.
         let cacheSize = try Int.fetchOne(db, sql: "PRAGMA cache_size")!
         let tempStore = try Int.fetchOne(db, sql: "PRAGMA temp_store")!
         try db.execute(sql: "PRAGMA temp_store = FILE")
         try db.execute(sql: "PRAGMA threads = 2")
-        try db.execute(sql: "PRAGMA cache_size = -2048")
+        try db.execute(sql: "PRAGMA cache_size = -16384")
         defer {
             try? db.execute(sql: "PRAGMA cache_size = \(cacheSize)")
             try? db.execute(sql: "PRAGMA threads = 0")
