@@ -519,7 +519,8 @@ enum JSONText {
 
     private static func appendQuoted(_ text: String, to out: inout String) {
         // Most text needs no escape: appended whole.
-        if !text.utf8.contains(where: { $0 == 0x22 || $0 == 0x5C || $0 < 0x20 }) {
+        func needsNoEscape(_ bytes: some Sequence<UInt8>) -> Bool { !bytes.contains { $0 == 0x22 || $0 == 0x5C || $0 < 0x20 } }
+        if text.utf8.withContiguousStorageIfAvailable({ needsNoEscape($0) }) ?? needsNoEscape(text.utf8) {
             out += "\""
             out += text
             out += "\""
