@@ -44,6 +44,12 @@ final class BulkStatement {
         sqlite3_bind_text(handle, index, copy.baseAddress, Int32(copy.count), Self.staticText)
     }
 
+    /// Binds UTF-8 text given as bytes (valid UTF-8: SQLite does not check it).
+    func bind(_ index: Int32, utf8 bytes: UnsafeBufferPointer<UInt8>) {
+        let copy = text.copy(bytes)
+        sqlite3_bind_text(handle, index, copy.baseAddress, Int32(copy.count), Self.staticText)
+    }
+
     func bind(_ index: Int32, _ value: String?) {
         if let value { bind(index, value) } else { sqlite3_bind_null(handle, index) }
     }
@@ -113,13 +119,26 @@ struct TextArena: ~Copyable {
     private static let blockSize = 64 * 1024
 
     /// Copies `bytes` into the arena; the copy stays in place until `removeAll`.
-    mutating func copy(_ bytes: String.UTF8View) -> UnsafeBufferPointer<CChar> {
-        let count = bytes.count
+    mutating func copy(_ bytes: UnsafeBufferPointer<UInt8>) -> UnsafeBufferPointer<CChar> {
+        let destination = reserve(bytes.count)
+        if let base = bytes.baseAddress { destination.copyMemory(from: base, byteCount: bytes.count) }
+        return UnsafeBufferPointer(start: destination.assumingMemoryBound(to: CChar.self), count: bytes.count)
+    }
+
+    /// Room for `count` bytes that stays in place until `removeAll`.
+    private mutating func reserve(_ count: Int) -> UnsafeMutableRawPointer {
         if current == blocks.count || used + count > blocks[current].count {
             nextBlock(holding: count)
         }
         let destination = blocks[current].baseAddress! + used
         used += count
+        return destination
+    }
+
+    /// Copies `bytes` into the arena; the copy stays in place until `removeAll`.
+    mutating func copy(_ bytes: String.UTF8View) -> UnsafeBufferPointer<CChar> {
+        let count = bytes.count
+        let destination = reserve(count)
         let copied = bytes.withContiguousStorageIfAvailable { source -> Bool in
             if let base = source.baseAddress { destination.copyMemory(from: base, byteCount: count) }
             return true
