@@ -5,7 +5,8 @@ import Testing
 
 /// A bulk import turns foreign key enforcement off for its transaction (see `DiscogsImporter.importFile`).
 /// What it writes still satisfies every foreign key, the connection gets enforcement back however the
-/// import ends, and the grid deferral's guard still fails a commit that would leave it open.
+/// import ends, and the grid deferral's guard still fails a commit that would leave it open. The
+/// writer's batch INSERTs stop at a failing row without undoing the batch themselves: the rollback does.
 @Suite struct ImportForeignKeyTests {
     private func importing(_ path: String, into database: AppDatabase, user: String? = nil, dryRun: Bool = false) throws -> ImportSummary {
         var options = ImportOptions(userName: user, dryRun: dryRun)
@@ -84,5 +85,31 @@ import Testing
         }
         #expect(checked == .SQLITE_CONSTRAINT_FOREIGNKEY)
         #expect(try TableCounts(database) == .empty)
+    }
+
+    /// The writer's batch INSERTs are OR FAIL (see `MultiRowInsert`): a batch that fails part-way keeps
+    /// its earlier rows until the import's transaction is rolled back, which leaves nothing of it, on
+    /// either write path.
+    @Test(arguments: [ImportWriteMode.incremental, .bulk])
+    func anInsertThatFailsPartWayLeavesNothing(mode: ImportWriteMode) throws {
+        let directory = try TemporaryDirectory()
+        let database = try directory.database()
+        _ = try DiscogsImporter(database: database).importFile(at: Paths.ownFixture("sample-collection.csv"))
+        // A failure SQLite raises inside the album batch, after the batch's first rows went in.
+        try database.writer.write { db in
+            try db.execute(sql: """
+                CREATE TRIGGER test_refuse_album BEFORE INSERT ON album WHEN NEW.discogs_release_id = 900050
+                BEGIN SELECT RAISE(FAIL, 'refused by the test'); END
+                """)
+        }
+        let before = try DatabaseSnapshot(database)
+        let file = try directory.write("large.csv", syntheticExport(rows: 1000, firstRelease: 900_000))
+        var options = ImportOptions(userName: "collector")
+        options.writeMode = mode
+        #expect(throws: ImportError.database("refused by the test")) {
+            try DiscogsImporter(database: database).importFile(at: file, options: options)
+        }
+        #expect(try DatabaseSnapshot(database) == before)
+        #expect(try foreignKeysOn(database))
     }
 }

@@ -71,6 +71,19 @@ import Testing
         }
     }
 
+    @Test func splittingOnASCIISeparatorsGivesTheGeneralWaysParts() {
+        let pieces = ["a", "LP", ", ", " + ", ",", " +", "+ ", " ", "⅓", "é", "e\u{301}", "\u{301}", "坂", "x", ""]
+        for text in Self.corpus(count: 10_000, seed: 12, pieces: pieces) {
+            for separator in [", ", " + "] as [StaticString] {
+                let general = Reference.split(text, onASCII: separator)
+                #expect(text.split(onASCII: separator) == general, "\(text.debugDescription)")
+                // On a slice of a larger string too (its view starts inside the storage).
+                let sliced = ("xx" + text + "yy").dropFirst(2).dropLast(2)
+                #expect(sliced.split(onASCII: separator) == Reference.split(sliced, onASCII: separator), "\(text.debugDescription)")
+            }
+        }
+    }
+
     /// A field is decoded once and called valid exactly when `String(validating:)` accepts its bytes.
     @Test func fieldsAreDecodedAndValidatedAsValidatingDoes() {
         let pieces: [[UInt8]] = [
@@ -115,6 +128,26 @@ struct SplitMix64: RandomNumberGenerator {
 
 /// The general ways, as they were before the byte-level paths.
 private enum Reference {
+    static func split(_ text: some StringProtocol, onASCII separator: StaticString) -> [Substring] {
+        let pattern = UnsafeBufferPointer(start: separator.utf8Start, count: separator.utf8CodeUnitCount)
+        let whole = Substring(text)
+        let bytes = whole.utf8
+        var parts: [Substring] = []
+        var partStart = bytes.startIndex
+        var index = bytes.startIndex
+        while index != bytes.endIndex {
+            if bytes[index] == pattern[0], bytes[index...].starts(with: pattern) {
+                parts.append(whole[partStart..<index])
+                index = bytes.index(index, offsetBy: pattern.count)
+                partStart = index
+            } else {
+                bytes.formIndex(after: &index)
+            }
+        }
+        parts.append(whole[partStart..<bytes.endIndex])
+        return parts
+    }
+
     static func displayName(_ discogsName: String) -> String {
         guard discogsName.contains(" (") else { return discogsName }
         var result = ""

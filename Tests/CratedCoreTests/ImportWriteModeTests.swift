@@ -134,7 +134,10 @@ import Testing
     /// The builder indexes albums as they are handed over, one INSERT each in one transaction, where
     /// `SearchIndex.add` runs one INSERT ... SELECT: for a collection large enough for the bulk buffer,
     /// with pending terms written out several times on the way, FTS5's tables still come out the same.
-    @Test func theSearchIndexBuiltBesideTheImportIsTheOneSearchIndexAddBuilds() throws {
+    /// Also when indexing starts before the last album is handed over and `add` has to wait for it
+    /// (a limit of a few kilobytes on the albums waiting).
+    @Test(arguments: [24 << 20, 4096])
+    func theSearchIndexBuiltBesideTheImportIsTheOneSearchIndexAddBuilds(pendingBytesLimit: Int) throws {
         let count = SearchIndex.bulkAlbums + 2000
         let albums = (1...count).map { n in
             SearchIndexBuilder.Album(
@@ -167,7 +170,7 @@ import Testing
         // The builder's way, the albums handed over in batches as the import writes them.
         let built = try directory.database("built.sqlite")
         try built.writer.writeWithoutTransaction { db in
-            let builder = try SearchIndexBuilder(attachingTo: db)
+            let builder = try SearchIndexBuilder(attachingTo: db, pendingBytesLimit: pendingBytesLimit)
             defer { builder.detach(db) }
             try db.inTransaction(.deferred) {
                 try builder.lockMainDatabase(db)

@@ -165,7 +165,8 @@ public final class CSVReader {
         let buffer = UnsafeBufferPointer(rebasing: bytes)
         let string = String(decoding: buffer, as: UTF8.self)
         if buffer.allSatisfy({ $0 < 0x80 }) { return (string, true) }
-        return (string, string.utf8.elementsEqual(buffer))
+        let unchanged = string.utf8.withContiguousStorageIfAvailable { $0.elementsEqual(buffer) } ?? string.utf8.elementsEqual(buffer)
+        return (string, unchanged)
     }
 
     /// Moves the unparsed tail to the front of the buffer and reads more bytes after it,

@@ -256,8 +256,8 @@ public struct DiscogsImporter: Sendable {
         if problemCount > 0 && !options.skipInvalid {
             throw ImportError.invalidRows(problems, total: problemCount)
         }
-        // The search index has been built beside the rows; its last albums are indexed beside the
-        // grid recount and the index builds that follow.
+        // The new albums' search text has been handed to the search builder with the rows; it indexes
+        // them now, on another core, beside the grid recount and the index builds that follow.
         try writer.flush()
         try triggers?.restore(db)
         searchBuilder?.finish()

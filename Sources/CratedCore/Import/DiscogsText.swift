@@ -173,11 +173,14 @@ extension String.UTF8View {
     var containsCommaSpace: Bool { contains(0x2C, followedBy: 0x20) }
 
     private func contains(_ first: UInt8, followedBy second: UInt8) -> Bool {
-        var previous: UInt8 = 0
-        for byte in self {
-            if byte == second && previous == first { return true }
-            previous = byte
+        func search(_ bytes: some Sequence<UInt8>) -> Bool {
+            var previous: UInt8 = 0
+            for byte in bytes {
+                if byte == second && previous == first { return true }
+                previous = byte
+            }
+            return false
         }
-        return false
+        return withContiguousStorageIfAvailable { search($0) } ?? search(self)
     }
 }

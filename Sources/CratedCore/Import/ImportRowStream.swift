@@ -40,8 +40,14 @@ final class PreparedRow: Sendable {
         labels = DiscogsText.labels(label: row.label, catalogNumbers: row.catalogNumbers)
         // The text `SearchIndex.insertSQL` would read back: labels and catalogue numbers in order,
         // joined by spaces, the numbers Discogs gives as `none` (nil) left out.
-        searchLabels = labels.map(\.name).joined(separator: " ")
-        searchCatalogNumbers = labels.compactMap(\.catalogNumber).joined(separator: " ")
+        if labels.count == 1 {
+            // Most rows: the one label's own text, no copy.
+            searchLabels = labels[0].name
+            searchCatalogNumbers = labels[0].catalogNumber ?? ""
+        } else {
+            searchLabels = labels.map(\.name).joined(separator: " ")
+            searchCatalogNumbers = labels.compactMap(\.catalogNumber).joined(separator: " ")
+        }
         formats = DiscogsText.formats(row.format).map { ($0.name, $0.quantity, JSONText.array($0.descriptions)) }
         dateAdded = Timestamp.string(fromEpochSeconds: row.dateAdded)
         customFields = JSONText.object(row.customFields)

@@ -44,6 +44,12 @@ final class BulkStatement {
         sqlite3_bind_text(handle, index, copy.baseAddress, Int32(copy.count), Self.staticText)
     }
 
+    /// Binds UTF-8 text given as bytes (valid UTF-8: SQLite does not check it).
+    func bind(_ index: Int32, utf8 bytes: UnsafeBufferPointer<UInt8>) {
+        let copy = text.copy(bytes)
+        sqlite3_bind_text(handle, index, copy.baseAddress, Int32(copy.count), Self.staticText)
+    }
+
     func bind(_ index: Int32, _ value: String?) {
         if let value { bind(index, value) } else { sqlite3_bind_null(handle, index) }
     }
@@ -113,13 +119,26 @@ struct TextArena: ~Copyable {
     private static let blockSize = 64 * 1024
 
     /// Copies `bytes` into the arena; the copy stays in place until `removeAll`.
-    mutating func copy(_ bytes: String.UTF8View) -> UnsafeBufferPointer<CChar> {
-        let count = bytes.count
+    mutating func copy(_ bytes: UnsafeBufferPointer<UInt8>) -> UnsafeBufferPointer<CChar> {
+        let destination = reserve(bytes.count)
+        if let base = bytes.baseAddress { destination.copyMemory(from: base, byteCount: bytes.count) }
+        return UnsafeBufferPointer(start: destination.assumingMemoryBound(to: CChar.self), count: bytes.count)
+    }
+
+    /// Room for `count` bytes that stays in place until `removeAll`.
+    private mutating func reserve(_ count: Int) -> UnsafeMutableRawPointer {
         if current == blocks.count || used + count > blocks[current].count {
             nextBlock(holding: count)
         }
         let destination = blocks[current].baseAddress! + used
         used += count
+        return destination
+    }
+
+    /// Copies `bytes` into the arena; the copy stays in place until `removeAll`.
+    mutating func copy(_ bytes: String.UTF8View) -> UnsafeBufferPointer<CChar> {
+        let count = bytes.count
+        let destination = reserve(count)
         let copied = bytes.withContiguousStorageIfAvailable { source -> Bool in
             if let base = source.baseAddress { destination.copyMemory(from: base, byteCount: count) }
             return true
@@ -154,6 +173,14 @@ struct TextArena: ~Copyable {
 /// One INSERT of many rows at a time, its statements prepared once for each number of rows used.
 /// A statement's run costs SQLite more than a row (and, on a table with triggers, a statement journal
 /// of its own), so the import writes its new rows a batch per statement.
+///
+/// The import's are `INSERT OR FAIL` where they can be. With the default (ABORT), a statement that
+/// writes several rows into a table with a UNIQUE constraint keeps a statement journal, a copy of
+/// every page it changes that existed before it, to undo its own earlier rows should a later one fail
+/// (for an album batch: up to 64 random leaves of the release id index). FAIL stops at the failing
+/// row and keeps the rows before it; the import then throws and rolls its whole transaction back, so
+/// nothing of a failed statement is left either way. Not on a table with an INSERT trigger that has a
+/// conflict clause of its own: the outer statement's would override it.
 final class MultiRowInsert {
     private let db: Database
     private let head: String

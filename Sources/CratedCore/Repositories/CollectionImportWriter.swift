@@ -134,17 +134,18 @@ final class CollectionImportWriter {
         findArtist = try BulkStatement(db, sql: "SELECT id FROM artist WHERE discogs_name = ? ORDER BY discogs_id IS NULL LIMIT 1")
         insertArtist = try BulkStatement(db, sql: "INSERT INTO artist (name, discogs_name, sort_name) VALUES (?, ?, ?)")
         findAlbum = try BulkStatement(db, sql: "SELECT id FROM album WHERE discogs_release_id = ?")
+        // OR FAIL: see `MultiRowInsert`.
         insertAlbums = MultiRowInsert(db, """
-            INSERT INTO album (id, discogs_release_id, title, sort_title, artist_credit, artist_sort_name, year, released,
+            INSERT OR FAIL INTO album (id, discogs_release_id, title, sort_title, artist_credit, artist_sort_name, year, released,
                                format_summary, created_at, updated_at)
             """, columns: 11)
-        insertAlbumArtists = MultiRowInsert(db, "INSERT INTO album_artist (album_id, position, artist_id, join_phrase)", columns: 4)
-        insertLabels = MultiRowInsert(db, "INSERT INTO album_label (album_id, position, name, catalog_number)", columns: 4)
-        insertFormats = MultiRowInsert(db, "INSERT INTO album_format (album_id, position, name, quantity, descriptions)", columns: 5)
+        insertAlbumArtists = MultiRowInsert(db, "INSERT OR FAIL INTO album_artist (album_id, position, artist_id, join_phrase)", columns: 4)
+        insertLabels = MultiRowInsert(db, "INSERT OR FAIL INTO album_label (album_id, position, name, catalog_number)", columns: 4)
+        insertFormats = MultiRowInsert(db, "INSERT OR FAIL INTO album_format (album_id, position, name, quantity, descriptions)", columns: 5)
         nextAlbumId = try Int64.fetchOne(db, sql: "SELECT COALESCE(MAX(id), 0) + 1 FROM album")!
         firstNewAlbumId = nextAlbumId
         insertGridRows = MultiRowInsert(db, """
-            INSERT INTO collection_album (user_id, album_id, copies, latest_added, best_rating, artist_key, title_key, year_key)
+            INSERT OR FAIL INTO collection_album (user_id, album_id, copies, latest_added, best_rating, artist_key, title_key, year_key)
             """, columns: 8)
         // As the grid trigger of migration 0005 counts a copy into an album's row.
         countGridCopy = try BulkStatement(db, sql: """
@@ -162,6 +163,8 @@ final class CollectionImportWriter {
             UPDATE collection_item SET rating = ?, media_condition = ?, sleeve_condition = ?, notes = ?, custom_fields = ?
             WHERE id = ?
             """)
+        // ABORT (the default): an OR FAIL here would also override the OR IGNORE of the grid trigger
+        // that a copy's insert fires on the incremental path.
         insertCopies = MultiRowInsert(db, """
             INSERT INTO collection_item (id, user_id, album_id, date_added, copy_ordinal, rating, media_condition,
                                          sleeve_condition, notes, custom_fields)
@@ -519,7 +522,8 @@ enum JSONText {
 
     private static func appendQuoted(_ text: String, to out: inout String) {
         // Most text needs no escape: appended whole.
-        if !text.utf8.contains(where: { $0 == 0x22 || $0 == 0x5C || $0 < 0x20 }) {
+        func needsNoEscape(_ bytes: some Sequence<UInt8>) -> Bool { !bytes.contains { $0 == 0x22 || $0 == 0x5C || $0 < 0x20 } }
+        if text.utf8.withContiguousStorageIfAvailable({ needsNoEscape($0) }) ?? needsNoEscape(text.utf8) {
             out += "\""
             out += text
             out += "\""

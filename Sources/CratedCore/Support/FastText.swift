@@ -16,6 +16,26 @@ extension StringProtocol where UTF8View: BidirectionalCollection {
         let pattern = UnsafeBufferPointer(start: separator.utf8Start, count: separator.utf8CodeUnitCount)
         let whole = Substring(self)
         let bytes = whole.utf8
+        // Over the contiguous bytes when there are (native strings): indexing the view byte by byte
+        // went through its generic witnesses. The separator is ASCII, so every cut is a scalar boundary.
+        let fast = bytes.withContiguousStorageIfAvailable { buffer -> [Substring] in
+            var parts: [Substring] = []
+            var partStart = 0
+            var offset = 0
+            while offset < buffer.count {
+                if buffer[offset] == pattern[0], buffer.count - offset >= pattern.count,
+                   UnsafeBufferPointer(rebasing: buffer[offset..<offset + pattern.count]).elementsEqual(pattern) {
+                    parts.append(whole[bytes.index(bytes.startIndex, offsetBy: partStart)..<bytes.index(bytes.startIndex, offsetBy: offset)])
+                    offset += pattern.count
+                    partStart = offset
+                } else {
+                    offset += 1
+                }
+            }
+            parts.append(whole[bytes.index(bytes.startIndex, offsetBy: partStart)...])
+            return parts
+        }
+        if let fast { return fast }
         var parts: [Substring] = []
         var partStart = bytes.startIndex
         var index = bytes.startIndex
