@@ -70,26 +70,10 @@ extension SortKey {
     }
 }
 
-/// A page's albums in grid order, with the anchors of its first and last: all a page needs of its
-/// positions (its cells by album, its cursors by anchor). Read from SQL, the sort keys of the albums
-/// in between are never made into strings.
+/// A page's albums in grid order, with the anchors its cursors start from: the first album's (nil on
+/// the grid's first page) and the last one's (nil on its last page).
 struct PageAnchors: Equatable {
     var albumIds: [Int64]
     var first: GridAnchor?
     var last: GridAnchor?
-
-    init(albumIds: [Int64], first: GridAnchor?, last: GridAnchor?) {
-        self.albumIds = albumIds
-        self.first = first
-        self.last = last
-    }
-
-    init(_ anchors: some BidirectionalCollection<GridAnchor>) {
-        self.init(albumIds: anchors.map(\.albumId), first: anchors.first, last: anchors.last)
-    }
-
-    /// `earlier` (read backwards, nearest first) then `later`: a page read both ways from an album.
-    init(joining earlier: PageAnchors, _ later: PageAnchors) {
-        self.init(albumIds: earlier.albumIds.reversed() + later.albumIds, first: earlier.last ?? later.first, last: later.last ?? earlier.first)
-    }
 }

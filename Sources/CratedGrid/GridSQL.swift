@@ -167,62 +167,20 @@ struct GridSQL {
 
     // MARK: Statements
 
-    /// The first `limit` anchors of the grid, walking all of it with set conditions.
-    func leadingAnchorsStatement(limit: Int) -> (sql: String, arguments: [DatabaseValue]) {
+    /// Every anchor of the grid in order, walking all of it with set conditions: what a snapshot is
+    /// built from.
+    func gridStatement() -> (sql: String, arguments: [DatabaseValue]) {
         let condition = whereClause(.set)
-        return ("SELECT ca.\(keyColumn), ca.album_id FROM collection_album ca WHERE \(condition.sql) \(orderBy) LIMIT ?",
-                condition.arguments + [limit.databaseValue])
-    }
-
-    /// Every `stride`-th anchor of the grid from the first, in one statement: a recursive walk in which
-    /// each step seeks past the previous checkpoint and skips `stride - 1` rows of the index.
-    func checkpointsStatement(stride: Int) -> (sql: String, arguments: [DatabaseValue]) {
-        let condition = whereClause(.set)
-        let sql = """
-            WITH RECURSIVE checkpoint(key, album_id) AS (
-                SELECT * FROM (SELECT ca.\(keyColumn), ca.album_id FROM collection_album ca WHERE \(condition.sql) \(orderBy) LIMIT 1)
-                UNION ALL
-                SELECT hit.\(keyColumn), hit.album_id FROM checkpoint
-                JOIN collection_album hit ON hit.user_id = ? AND hit.album_id = (
-                    SELECT ca.album_id FROM collection_album ca
-                    WHERE \(condition.sql) AND \(keysetCondition(.after, anchor: "(checkpoint.key, checkpoint.album_id)"))
-                    \(orderBy) LIMIT 1 OFFSET ?)
-            )
-            SELECT key, album_id FROM checkpoint
-            """
-        return (sql, condition.arguments + [userId.databaseValue] + condition.arguments + [(stride - 1).databaseValue])
+        return ("SELECT ca.\(keyColumn), ca.album_id FROM collection_album ca WHERE \(condition.sql) \(orderBy)", condition.arguments)
     }
 
     /// How many rows lie from `lower` (included) to `upper` (included or not): a short index range.
-    func countStatement(from lower: GridAnchor, to upper: GridAnchor?, including includeUpper: Bool) -> (sql: String, arguments: [DatabaseValue]) {
-        let condition = whereClause(.probe)
-        var sql = "SELECT COUNT(*) FROM collection_album ca WHERE \(condition.sql) AND \(keysetCondition(.atOrAfter))"
-        var arguments = condition.arguments + self.arguments(lower)
-        if let upper {
-            sql += " AND \(keysetCondition(includeUpper ? .atOrBefore : .before))"
-            arguments += self.arguments(upper)
-        }
-        return (sql, arguments)
-    }
-
-    /// `count` anchors from `offset` rows past `lower` (included, or not when `strictly`): the page
-    /// query, an index seek.
-    func anchorsStatement(from lower: GridAnchor, strictly: Bool = false, offset: Int, count: Int) -> (sql: String, arguments: [DatabaseValue]) {
+    func countStatement(from lower: GridAnchor, to upper: GridAnchor, including includeUpper: Bool) -> (sql: String, arguments: [DatabaseValue]) {
         let condition = whereClause(.probe)
         return ("""
-            SELECT ca.\(keyColumn), ca.album_id FROM collection_album ca
-            WHERE \(condition.sql) AND \(keysetCondition(strictly ? .after : .atOrAfter)) \(orderBy) LIMIT ? OFFSET ?
-            """, condition.arguments + arguments(lower) + [count.databaseValue, offset.databaseValue])
-    }
-
-    /// The `count` anchors right before `upper`, nearest first: `anchorsStatement` walked backwards.
-    func anchorsStatement(before upper: GridAnchor, count: Int) -> (sql: String, arguments: [DatabaseValue]) {
-        let condition = whereClause(.probe)
-        let backwards = descending ? "ORDER BY ca.\(keyColumn), ca.album_id" : "ORDER BY ca.\(keyColumn) DESC, ca.album_id DESC"
-        return ("""
-            SELECT ca.\(keyColumn), ca.album_id FROM collection_album ca
-            WHERE \(condition.sql) AND \(keysetCondition(.before)) \(backwards) LIMIT ?
-            """, condition.arguments + arguments(upper) + [count.databaseValue])
+            SELECT COUNT(*) FROM collection_album ca
+            WHERE \(condition.sql) AND \(keysetCondition(.atOrAfter)) AND \(keysetCondition(includeUpper ? .atOrBefore : .before))
+            """, condition.arguments + arguments(lower) + arguments(upper))
     }
 
     /// The first anchor whose key is at least `key` (sorts with sections are ascending).
@@ -239,44 +197,34 @@ struct GridSQL {
                 condition.arguments + [albumId.databaseValue])
     }
 
+    /// The sort keys of albums known to be in the grid: primary key lookups, no restriction.
+    func keysStatement(albumIds: [Int64]) -> (sql: String, arguments: [Int64]) {
+        ("SELECT ca.album_id, ca.\(keyColumn) FROM collection_album ca WHERE ca.user_id = ? AND ca.album_id IN (\(sqlQuestionMarks(count: albumIds.count)))",
+         [userId] + albumIds)
+    }
+
     // MARK: Running them
 
     func fetchAnchors(_ db: Database, _ statement: (sql: String, arguments: [DatabaseValue])) throws -> [GridAnchor] {
         try db.rows(statement.sql, values: statement.arguments) { columns in
-            GridAnchor(key: try Self.key(columns), albumId: try columns.int64(1))
+            GridAnchor(key: try Self.key(columns, at: 0), albumId: try columns.int64(1))
         }
     }
 
-    /// `fetchAnchors` for a page: every album id, the keys of the first and last rows only.
-    func fetchPageAnchors(_ db: Database, _ statement: (sql: String, arguments: [DatabaseValue])) throws -> PageAnchors {
-        var albumIds: [Int64] = []
-        var first: GridAnchor?
-        // The latest row's key, as bytes until the last row is known.
-        var latestInteger: Int64?
-        var latestText: [UInt8] = []
-        try db.forEachRow(statement.sql, values: statement.arguments) { columns in
-            let albumId = try columns.int64(1)
-            albumIds.append(albumId)
-            if first == nil {
-                first = GridAnchor(key: try Self.key(columns), albumId: albumId)
-            } else if columns.isInteger(0) {
-                latestInteger = try columns.int64(0)
-            } else {
-                latestInteger = nil
-                latestText.removeAll(keepingCapacity: true)
-                if !columns.isNull(0) { try columns.withText(0) { latestText.append(contentsOf: $0) } }
-            }
+    /// The sort keys of these albums of the grid, by album id.
+    func fetchKeys(_ db: Database, albumIds: [Int64]) throws -> [Int64: SortKey] {
+        let statement = keysStatement(albumIds: albumIds)
+        var keys: [Int64: SortKey] = [:]
+        try db.forEachRow(statement.sql, ids: statement.arguments) { columns in
+            keys[try columns.int64(0)] = try Self.key(columns, at: 1)
         }
-        guard let first, let lastId = albumIds.last else { return PageAnchors(albumIds: [], first: nil, last: nil) }
-        guard albumIds.count > 1 else { return PageAnchors(albumIds: albumIds, first: first, last: first) }
-        let lastKey: SortKey = latestInteger.map { .integer($0) } ?? .text(String(decoding: latestText, as: UTF8.self))
-        return PageAnchors(albumIds: albumIds, first: first, last: GridAnchor(key: lastKey, albumId: lastId))
+        return keys
     }
 
     /// A row's sort key: integers (year, rating) or text (names, titles, dates); a NULL key sorts as ''.
-    private static func key(_ columns: StatementColumns) throws -> SortKey {
-        if columns.isInteger(0) { return .integer(try columns.int64(0)) }
-        return .text(columns.isNull(0) ? "" : try columns.string(0))
+    static func key(_ columns: StatementColumns, at column: Int32) throws -> SortKey {
+        if columns.isInteger(column) { return .integer(try columns.int64(column)) }
+        return .text(columns.isNull(column) ? "" : try columns.string(column))
     }
 
     func fetchCount(_ db: Database, _ statement: (sql: String, arguments: [DatabaseValue])) throws -> Int {

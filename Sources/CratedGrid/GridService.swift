@@ -10,7 +10,8 @@ import GRDB
 /// next request and whatever was added or removed in between.
 public struct GridService: Sendable {
     public let database: AppDatabase
-    /// Position snapshots by user and grid order, each valid for one listing generation.
+    /// Position snapshots by user and grid order, each valid for one listing generation: up to 64 of
+    /// them, holding up to 4 million album ids (32 MB) in all.
     private let snapshots: GenerationCache<GridSnapshot>
     /// Cells by user and album, for one listing generation (internal: tests look at it).
     let cells: GridCellCache
@@ -24,7 +25,7 @@ public struct GridService: Sendable {
 
     init(database: AppDatabase, caches: Bool, tuning: GridSnapshot.Tuning, cellCapacity: Int = 20_000) {
         self.database = database
-        self.snapshots = GenerationCache(capacity: caches ? 64 : 0)
+        self.snapshots = GenerationCache(capacity: caches ? 64 : 0, maxWeight: 4_000_000) { $0.total }
         self.cells = GridCellCache(capacity: caches ? cellCapacity : 0)
         self.tuning = tuning
     }
@@ -71,37 +72,26 @@ private struct PagePlan {
     let includeSections: Bool
 
     func page(_ db: Database, snapshot: GridSnapshot, generation: Int64, cells: GridCellCache) throws -> GridPage {
-        let (start, count, around) = try placement(db, snapshot, generation: generation)
-        let anchors: PageAnchors
-        if let around {
-            anchors = try snapshot.anchors(db, around: around.anchor, at: around.position, from: start, count: count, sql: sql)
-        } else if case .cursor = request.position, let cursor, cursor.direction == .after {
-            anchors = try snapshot.anchors(db, after: cursor.anchor, at: start, count: count, sql: sql)
-        } else {
-            anchors = try snapshot.anchors(db, from: start, count: count, sql: sql)
-        }
+        let (start, count) = try placement(db, snapshot, generation: generation)
+        let anchors = try snapshot.anchors(db, from: start, count: count, sql: sql)
         let items = try self.items(db, albumIds: anchors.albumIds, start: start, generation: generation, cache: cells)
         func token(_ direction: GridCursor.Direction, _ anchor: GridAnchor, at position: Int) -> String {
             GridCursor(userId: userId, order: order, direction: direction, anchor: anchor,
                        placement: GridCursor.Placement(position: position, generation: generation)).token
         }
-        let nextAnchor = anchors.last.flatMap { start + anchors.albumIds.count < snapshot.total ? $0 : nil }
-        let previousAnchor = anchors.first.flatMap { start > 0 ? $0 : nil }
         return GridPage(
             layout: layout, items: items, start: start, total: snapshot.total,
-            next: nextAnchor.map { token(.after, $0, at: start + anchors.albumIds.count - 1) },
-            previous: previousAnchor.map { token(.before, $0, at: start) },
+            next: anchors.last.map { token(.after, $0, at: start + anchors.albumIds.count - 1) },
+            previous: anchors.first.map { token(.before, $0, at: start) },
             sections: includeSections ? snapshot.sections : nil,
-            cursorIdentities: (nextAnchor.map { "after \($0.key.checksumText) \($0.albumId)" },
-                               previousAnchor.map { "before \($0.key.checksumText) \($0.albumId)" }))
+            cursorIdentities: (anchors.last.map { "after \($0.key.checksumText) \($0.albumId)" },
+                               anchors.first.map { "before \($0.key.checksumText) \($0.albumId)" }))
     }
 
-    /// The absolute position the page starts at and how many items it asks for; for `around`, also
-    /// the album's anchor and position, from which the page is read.
-    private func placement(_ db: Database, _ snapshot: GridSnapshot, generation: Int64) throws
-        -> (start: Int, count: Int, around: (anchor: GridAnchor, position: Int)?) {
+    /// The absolute position the page starts at and how many items it asks for.
+    private func placement(_ db: Database, _ snapshot: GridSnapshot, generation: Int64) throws -> (start: Int, count: Int) {
         let total = snapshot.total
-        func forward(from start: Int) -> (Int, Int, (GridAnchor, Int)?) { (start, layout.pageSize(startingAt: start), nil) }
+        func forward(from start: Int) -> (Int, Int) { (start, layout.pageSize(startingAt: start)) }
         switch request.position {
         case .start:
             return forward(from: 0)
@@ -112,8 +102,8 @@ private struct PagePlan {
             guard let anchor = try sql.fetchAnchors(db, sql.albumAnchorStatement(albumId: albumId)).first else {
                 throw GridError.notFound("around", "album \(albumId) is not in this grid")
             }
-            let position = try snapshot.rank(db, of: anchor, including: false, sql: sql)
-            return (position - position % layout.pageSize, layout.pageSize, (anchor, position))
+            let position = try snapshot.position(ofAlbumAt: anchor, sql: sql)
+            return (position - position % layout.pageSize, layout.pageSize)
         case .cursor:
             guard let cursor else { return forward(from: 0) }
             // Where the anchor stands: as the cursor says while nothing has changed, else counted.
@@ -134,7 +124,7 @@ private struct PagePlan {
                 // ends where the page after it began, and starts on a row boundary.
                 let endOfRow = (end + layout.columns - 1) / layout.columns * layout.columns
                 let start = max(0, endOfRow - layout.pageSize)
-                return (start, end - start, nil)
+                return (start, end - start)
             }
         }
     }

@@ -107,26 +107,36 @@ import Testing
     }
 }
 
-@Suite struct PageAnchorsTests {
-    /// A page read without the keys in between has the same albums, first and last anchors as one
-    /// read with them: every sort (text keys, integer keys, a descending one), forwards and backwards.
-    @Test func aPageReadsTheSameAsItsAnchors() throws {
+@Suite struct GridSnapshotTests {
+    /// Pages, cursor anchors and positions from a snapshot are SQL's, in every sort (text keys, integer
+    /// keys, descending ones) and in both shapes: every anchor kept, and checkpoints every 2 albums
+    /// after 1 leading anchor, so that some page ends are read and some positions counted.
+    @Test func pagesAndPositionsAreTheGrids() throws {
         let fixture = try GridServiceTests.Fixture()
         try fixture.temporary.database.read { db in
             for sort in GridSort.allCases {
                 let sql = GridSQL(userId: fixture.collector, request: GridRequest(sort: sort))
-                let all = try sql.fetchAnchors(db, sql.leadingAnchorsStatement(limit: 100))
+                let all = try sql.fetchAnchors(db, sql.gridStatement())
                 #expect(all.count == 4)
-                for count in 1...5 {
-                    for start in all.indices {
-                        let forwards = sql.anchorsStatement(from: all[start], offset: 0, count: count)
-                        #expect(try sql.fetchPageAnchors(db, forwards) == PageAnchors(try sql.fetchAnchors(db, forwards)), "\(sort) \(start) \(count)")
-                        let backwards = sql.anchorsStatement(before: all[start], count: count)
-                        #expect(try sql.fetchPageAnchors(db, backwards) == PageAnchors(try sql.fetchAnchors(db, backwards)), "\(sort) \(start) \(count)")
+                for tuning in [GridSnapshot.Tuning(), GridSnapshot.Tuning(stride: 2, allAnchorsLimit: 2, leadingAnchors: 1)] {
+                    let snapshot = try GridSnapshot.build(db, sql: sql, withSections: false, tuning: tuning)
+                    let context = Comment(rawValue: "\(sort), stride \(snapshot.stride)")
+                    #expect(snapshot.albumIds == all.map(\.albumId), context)
+                    for start in 0...all.count {
+                        for count in 1...5 {
+                            let end = min(start + count, all.count)
+                            let expected = start >= all.count ? PageAnchors(albumIds: [], first: nil, last: nil)
+                                : PageAnchors(albumIds: all[start..<end].map(\.albumId), first: start > 0 ? all[start] : nil,
+                                              last: end < all.count ? all[end - 1] : nil)
+                            #expect(try snapshot.anchors(db, from: start, count: count, sql: sql) == expected, "\(context) \(start) \(count)")
+                        }
+                    }
+                    for (position, anchor) in all.enumerated() {
+                        #expect(try snapshot.position(ofAlbumAt: anchor, sql: sql) == position, context)
+                        #expect(try snapshot.rank(db, of: anchor, including: false, sql: sql) == position, context)
+                        #expect(try snapshot.rank(db, of: anchor, including: true, sql: sql) == position + 1, context)
                     }
                 }
-                let last = try #require(all.last)
-                #expect(try sql.fetchPageAnchors(db, sql.anchorsStatement(from: last, strictly: true, offset: 0, count: 3)) == PageAnchors([]))
             }
         }
     }

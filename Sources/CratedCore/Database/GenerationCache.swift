@@ -22,22 +22,29 @@ public enum ListingGeneration {
 /// never returned, whichever process wrote since.
 public final class GenerationCache<Value: Sendable>: Sendable {
     private let capacity: Int
+    private let maxWeight: Int
+    private let weight: @Sendable (Value) -> Int
     private let state = Mutex(State())
 
     private struct State {
         var entries: [String: Entry] = [:]
+        var totalWeight = 0
         var clock: UInt64 = 0
     }
 
     private struct Entry {
         var generation: Int64
         var value: Value
+        var weight: Int
         var lastUse: UInt64
     }
 
-    /// `capacity` 0 keeps nothing.
-    public init(capacity: Int) {
+    /// At most `capacity` values (0 keeps nothing) and, when values are weighed, at most `maxWeight` in
+    /// all, but always the latest one stored.
+    public init(capacity: Int, maxWeight: Int = .max, weight: @escaping @Sendable (Value) -> Int = { _ in 0 }) {
         self.capacity = capacity
+        self.maxWeight = maxWeight
+        self.weight = weight
     }
 
     public func value(for key: String, generation: Int64) -> Value? {
@@ -57,11 +64,14 @@ public final class GenerationCache<Value: Sendable>: Sendable {
             // generation wins.
             if let existing = state.entries[key], existing.generation > generation { return }
             state.clock += 1
-            state.entries[key] = Entry(generation: generation, value: value, lastUse: state.clock)
+            state.entries[key] = Entry(generation: generation, value: value, weight: weight(value), lastUse: state.clock)
             // Drop what an older generation computed, then the least recently used.
             state.entries = state.entries.filter { $0.value.generation >= generation }
-            while state.entries.count > capacity, let oldest = state.entries.min(by: { $0.value.lastUse < $1.value.lastUse }) {
+            state.totalWeight = state.entries.values.reduce(0) { $0 + $1.weight }
+            while state.entries.count > capacity || (state.totalWeight > maxWeight && state.entries.count > 1),
+                  let oldest = state.entries.filter({ $0.key != key }).min(by: { $0.value.lastUse < $1.value.lastUse }) {
                 state.entries[oldest.key] = nil
+                state.totalWeight -= oldest.value.weight
             }
         }
     }

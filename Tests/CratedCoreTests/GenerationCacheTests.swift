@@ -1,0 +1,45 @@
+@testable import CratedCore
+import Testing
+
+@Suite struct GenerationCacheTests {
+    @Test func valuesAreKeptForTheirGenerationOnly() {
+        let cache = GenerationCache<Int>(capacity: 4)
+        cache.store(1, for: "a", generation: 7)
+        #expect(cache.value(for: "a", generation: 7) == 1)
+        #expect(cache.value(for: "a", generation: 8) == nil)
+        // A newer generation drops what an older one computed; an older one does not replace it.
+        cache.store(2, for: "b", generation: 8)
+        #expect(cache.value(for: "a", generation: 7) == nil)
+        cache.store(3, for: "b", generation: 7)
+        #expect(cache.value(for: "b", generation: 8) == 2)
+    }
+
+    @Test func theLeastRecentlyUsedGoFirstWhenOverCapacityOrWeight() {
+        let byCount = GenerationCache<Int>(capacity: 2)
+        byCount.store(1, for: "a", generation: 1)
+        byCount.store(2, for: "b", generation: 1)
+        _ = byCount.value(for: "a", generation: 1)
+        byCount.store(3, for: "c", generation: 1)
+        #expect(byCount.value(for: "a", generation: 1) == 1)
+        #expect(byCount.value(for: "b", generation: 1) == nil)
+        #expect(byCount.value(for: "c", generation: 1) == 3)
+
+        // Weighed by value: at most 10 in all, except that the latest value is kept however heavy.
+        let byWeight = GenerationCache<Int>(capacity: 100, maxWeight: 10) { $0 }
+        byWeight.store(4, for: "a", generation: 1)
+        byWeight.store(5, for: "b", generation: 1)
+        _ = byWeight.value(for: "a", generation: 1)
+        byWeight.store(3, for: "c", generation: 1)
+        #expect(byWeight.value(for: "a", generation: 1) == 4)
+        #expect(byWeight.value(for: "b", generation: 1) == nil)
+        #expect(byWeight.value(for: "c", generation: 1) == 3)
+        byWeight.store(50, for: "d", generation: 1)
+        #expect(byWeight.value(for: "d", generation: 1) == 50)
+        #expect(byWeight.value(for: "a", generation: 1) == nil)
+        #expect(byWeight.value(for: "c", generation: 1) == nil)
+        // Nothing at all with capacity 0.
+        let none = GenerationCache<Int>(capacity: 0)
+        none.store(1, for: "a", generation: 1)
+        #expect(none.value(for: "a", generation: 1) == nil)
+    }
+}
