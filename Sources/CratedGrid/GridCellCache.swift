@@ -1,6 +1,7 @@
+import CratedCore
 import Synchronization
 
-/// What a grid cell shows of an album the user owns, before it is placed and its artwork sized: kept
+/// The cells of albums users own (`GridCell`): kept
 /// by user and album for one listing generation, so a page of albums shown before needs no SQL for
 /// them. Clients ask for the same albums again and again with other page boundaries: on rotation,
 /// in split view, when a layout changes, scrolling back, or in another grid of the same collection
@@ -13,23 +14,6 @@ import Synchronization
 /// one is seen, and a reader of an older generation (a transaction begun before a write) is neither
 /// served nor allowed to store.
 final class GridCellCache: Sendable {
-    struct Cell: Sendable, Equatable {
-        var title: String
-        var artist: String
-        var year: Int?
-        var copyCount: Int
-        var rating: Int?
-        var dateAdded: String
-        /// The album's primary image, else its first one.
-        var image: Image?
-
-        struct Image: Sendable, Equatable {
-            var uri: String
-            var uri150: String
-            var width: Int?
-        }
-    }
-
     private struct Key: Hashable {
         var userId: Int64
         var albumId: Int64
@@ -37,19 +21,19 @@ final class GridCellCache: Sendable {
 
     private struct State {
         var generation = Int64.min
-        var cells: [Key: Cell] = [:]
+        var cells: [Key: GridCell] = [:]
     }
 
     private let capacity: Int
     private let state = Mutex(State())
 
-    /// At most `capacity` cells (some 300 bytes each, twice that with artwork URLs); 0 keeps none.
+    /// At most `capacity` cells (some 400 bytes each with their JSON, more with artwork URLs); 0 keeps none.
     init(capacity: Int) {
         self.capacity = capacity
     }
 
     /// The kept cells of `albumIds` in their order, nil for each one not kept at `generation`.
-    func cells(userId: Int64, albumIds: [Int64], generation: Int64) -> [Cell?] {
+    func cells(userId: Int64, albumIds: [Int64], generation: Int64) -> [GridCell?] {
         guard capacity > 0 else { return Array(repeating: nil, count: albumIds.count) }
         return state.withLock { state in
             guard state.generation == generation else { return Array(repeating: nil, count: albumIds.count) }
@@ -58,7 +42,7 @@ final class GridCellCache: Sendable {
     }
 
     /// Keeps cells read at `generation`; nothing when a newer generation has been seen.
-    func store(_ cells: [(albumId: Int64, cell: Cell)], userId: Int64, generation: Int64) {
+    func store(_ cells: [(albumId: Int64, cell: GridCell)], userId: Int64, generation: Int64) {
         guard capacity > 0, !cells.isEmpty else { return }
         state.withLock { state in
             if generation > state.generation {
@@ -75,4 +59,53 @@ final class GridCellCache: Sendable {
 
     /// How many cells are kept (tests).
     var count: Int { state.withLock { $0.cells.count } }
+}
+
+/// What a grid cell shows of an album the user owns, before it is placed and its artwork sized, and
+/// those fields' JSON, written once: a kept cell is shown on many pages, in many layouts.
+final class GridCell: Sendable, Equatable {
+    let title: String
+    let artist: String
+    let year: Int?
+    let copyCount: Int
+    let rating: Int?
+    let dateAdded: String
+    /// The album's primary image, else its first one.
+    let image: Image?
+    /// `"title":…,"artist":…,"year":…,"copyCount":…,"rating":…,"dateAdded":…` (nil ones left out):
+    /// the cell's part of a grid item's JSON object.
+    let json: [UInt8]
+    /// The `json`'s content hash, for page ETags.
+    let digest: UInt64
+
+    struct Image: Sendable, Equatable {
+        var uri: String
+        var uri150: String
+        var width: Int?
+    }
+
+    init(title: String, artist: String, year: Int?, copyCount: Int, rating: Int?, dateAdded: String, image: Image?) {
+        self.title = title
+        self.artist = artist
+        self.year = year
+        self.copyCount = copyCount
+        self.rating = rating
+        self.dateAdded = dateAdded
+        self.image = image
+        json = JSONWriter.fields { fields in
+            fields.field("title", title)
+            fields.field("artist", artist)
+            fields.field("year", year)
+            fields.field("copyCount", copyCount)
+            fields.field("rating", rating)
+            fields.field("dateAdded", dateAdded)
+        }
+        var hash = ContentHash()
+        json.withUnsafeBytes { hash.combine($0) }
+        digest = hash.value
+    }
+
+    static func == (lhs: GridCell, rhs: GridCell) -> Bool {
+        lhs.json == rhs.json && lhs.image == rhs.image
+    }
 }

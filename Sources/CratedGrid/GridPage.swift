@@ -64,12 +64,8 @@ public struct GridPage: Codable, Sendable, Equatable {
         for item in page.items {
             hash.combine(item.position)
             hash.combine(item.albumId)
-            hash.combine(item.title)
-            hash.combine(item.artist)
-            hash.combine(item.year) { $0.combine($1) }
-            hash.combine(item.copyCount)
-            hash.combine(item.rating) { $0.combine($1) }
-            hash.combine(item.dateAdded)
+            // The JSON of every field the cell shows, hashed once.
+            hash.combine(Int64(bitPattern: item.cell.digest))
             hash.combine(item.artwork) { hash, artwork in
                 hash.combine(artwork.url)
                 hash.combine(artwork.width) { $0.combine($1) }
@@ -81,27 +77,72 @@ public struct GridPage: Codable, Sendable, Equatable {
                 hash.combine(section.position)
             }
         }
-        return "\"g3-\(hash.hex)\""
+        return "\"g4-\(hash.hex)\""
     }
 }
 
 /// One cell: an album the user owns, however many copies.
-public struct GridItem: Codable, Sendable, Equatable {
+public struct GridItem: Sendable, Equatable {
     /// Absolute position in the grid, from 0.
     public var position: Int
     public var albumId: Int64
-    public var title: String
-    /// The artist credit as shown.
-    public var artist: String
-    public var year: Int?
-    /// How many copies of the album the user owns.
-    public var copyCount: Int
-    /// The best rating among the user's copies, 1 to 5; nil when none is rated.
-    public var rating: Int?
-    /// When the user's latest copy was added (RFC 3339).
-    public var dateAdded: String
+    /// What the cell shows of the album, with its JSON.
+    let cell: GridCell
     /// Cover art sized for the cell; nil when the album has no image.
     public var artwork: GridArtwork?
+
+    public var title: String { cell.title }
+    /// The artist credit as shown.
+    public var artist: String { cell.artist }
+    public var year: Int? { cell.year }
+    /// How many copies of the album the user owns.
+    public var copyCount: Int { cell.copyCount }
+    /// The best rating among the user's copies, 1 to 5; nil when none is rated.
+    public var rating: Int? { cell.rating }
+    /// When the user's latest copy was added (RFC 3339).
+    public var dateAdded: String { cell.dateAdded }
+
+    init(position: Int, albumId: Int64, cell: GridCell, artwork: GridArtwork?) {
+        self.position = position
+        self.albumId = albumId
+        self.cell = cell
+        self.artwork = artwork
+    }
+
+    public init(position: Int, albumId: Int64, title: String, artist: String, year: Int?, copyCount: Int, rating: Int?,
+                dateAdded: String, artwork: GridArtwork?) {
+        let cell = GridCell(title: title, artist: artist, year: year, copyCount: copyCount, rating: rating, dateAdded: dateAdded, image: nil)
+        self.init(position: position, albumId: albumId, cell: cell, artwork: artwork)
+    }
+}
+
+/// Fields in the order above, nil ones left out: what synthesized Codable would do with stored fields.
+extension GridItem: Codable {
+    private enum CodingKeys: String, CodingKey {
+        case position, albumId, title, artist, year, copyCount, rating, dateAdded, artwork
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(position: try container.decode(Int.self, forKey: .position), albumId: try container.decode(Int64.self, forKey: .albumId),
+                  title: try container.decode(String.self, forKey: .title), artist: try container.decode(String.self, forKey: .artist),
+                  year: try container.decodeIfPresent(Int.self, forKey: .year), copyCount: try container.decode(Int.self, forKey: .copyCount),
+                  rating: try container.decodeIfPresent(Int.self, forKey: .rating), dateAdded: try container.decode(String.self, forKey: .dateAdded),
+                  artwork: try container.decodeIfPresent(GridArtwork.self, forKey: .artwork))
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(position, forKey: .position)
+        try container.encode(albumId, forKey: .albumId)
+        try container.encode(title, forKey: .title)
+        try container.encode(artist, forKey: .artist)
+        try container.encodeIfPresent(year, forKey: .year)
+        try container.encode(copyCount, forKey: .copyCount)
+        try container.encodeIfPresent(rating, forKey: .rating)
+        try container.encode(dateAdded, forKey: .dateAdded)
+        try container.encodeIfPresent(artwork, forKey: .artwork)
+    }
 }
 
 /// The image variant chosen for a cell: the smallest at least `itemWidth * scale` pixels wide, else
@@ -144,12 +185,7 @@ extension GridItem: JSONWritable {
         json.object {
             $0.field("position", position)
             $0.field("albumId", albumId)
-            $0.field("title", title)
-            $0.field("artist", artist)
-            $0.field("year", year)
-            $0.field("copyCount", copyCount)
-            $0.field("rating", rating)
-            $0.field("dateAdded", dateAdded)
+            $0.appendFields(cell.json)
             $0.field("artwork", artwork)
         }
     }

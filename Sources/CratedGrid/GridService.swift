@@ -166,39 +166,40 @@ private struct PagePlan {
         // be left out rather than shown empty.
         return ids.indices.compactMap { offset in
             cells[offset].map { cell in
-                GridItem(position: start + offset, albumId: ids[offset], title: cell.title, artist: cell.artist, year: cell.year,
-                         copyCount: cell.copyCount, rating: cell.rating, dateAdded: cell.dateAdded,
+                GridItem(position: start + offset, albumId: ids[offset], cell: cell,
                          artwork: cell.image.flatMap { GridArtwork.variant(uri: $0.uri, uri150: $0.uri150, width: $0.width, pixels: artworkPixels) })
             }
         }
     }
 
     /// The cells of these albums of the user's, by album id: two statements, whatever their number.
-    private func readCells(_ db: Database, albumIds ids: [Int64]) throws -> [Int64: GridCellCache.Cell] {
+    private func readCells(_ db: Database, albumIds ids: [Int64]) throws -> [Int64: GridCell] {
         let placeholders = sqlQuestionMarks(count: ids.count)
-        var cells: [Int64: GridCellCache.Cell] = [:]
-        cells.reserveCapacity(ids.count)
-        // Cached statements: a layout asks for the same number of albums on every page.
-        try db.forEachRow("""
-            SELECT ca.album_id, a.title, a.artist_credit, a.year, ca.copies, ca.best_rating, ca.latest_added
-            FROM collection_album ca JOIN album a ON a.id = ca.album_id
-            WHERE ca.user_id = ? AND ca.album_id IN (\(placeholders))
-            """, ids: [userId] + ids) { columns in
-            let rating = try columns.int(5)
-            cells[try columns.int64(0)] = GridCellCache.Cell(
-                title: try columns.string(1), artist: try columns.string(2), year: try columns.optionalInt(3),
-                copyCount: try columns.int(4), rating: rating == 0 ? nil : rating, dateAdded: try columns.string(6), image: nil)
-        }
         // The primary image, else the first one.
+        var images: [Int64: GridCell.Image] = [:]
+        // Cached statements: a layout asks for the same number of albums on every page.
         try db.forEachRow("""
             SELECT album_id, uri, uri150, width FROM album_image WHERE album_id IN (\(placeholders))
             ORDER BY album_id, kind <> 'primary', position
             """, ids: ids) { columns in
             let albumId = try columns.int64(0)
-            guard let cell = cells[albumId], cell.image == nil else { return }
-            let image = GridCellCache.Cell.Image(uri: try columns.string(1), uri150: try columns.string(2), width: try columns.optionalInt(3))
+            guard images[albumId] == nil else { return }
+            let image = GridCell.Image(uri: try columns.string(1), uri150: try columns.string(2), width: try columns.optionalInt(3))
             // Without a URL (the Discogs API without a token) an image is no artwork: the next one may be.
-            if !image.uri.isEmpty || !image.uri150.isEmpty { cells[albumId]?.image = image }
+            if !image.uri.isEmpty || !image.uri150.isEmpty { images[albumId] = image }
+        }
+        var cells: [Int64: GridCell] = [:]
+        cells.reserveCapacity(ids.count)
+        try db.forEachRow("""
+            SELECT ca.album_id, a.title, a.artist_credit, a.year, ca.copies, ca.best_rating, ca.latest_added
+            FROM collection_album ca JOIN album a ON a.id = ca.album_id
+            WHERE ca.user_id = ? AND ca.album_id IN (\(placeholders))
+            """, ids: [userId] + ids) { columns in
+            let albumId = try columns.int64(0)
+            let rating = try columns.int(5)
+            cells[albumId] = GridCell(
+                title: try columns.string(1), artist: try columns.string(2), year: try columns.optionalInt(3),
+                copyCount: try columns.int(4), rating: rating == 0 ? nil : rating, dateAdded: try columns.string(6), image: images[albumId])
         }
         return cells
     }

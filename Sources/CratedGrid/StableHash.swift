@@ -80,7 +80,7 @@ struct ContentHash {
         if let optional { combineValue(&self, optional) }
     }
 
-    private mutating func combine(_ bytes: UnsafeRawBufferPointer) {
+    mutating func combine(_ bytes: UnsafeRawBufferPointer) {
         var offset = 0
         while offset + 8 <= bytes.count {
             mix(UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self)))

@@ -4,8 +4,8 @@ import GRDB
 import Testing
 
 @Suite struct GridCellCacheTests {
-    static func cell(_ title: String) -> GridCellCache.Cell {
-        GridCellCache.Cell(title: title, artist: "A", year: nil, copyCount: 1, rating: nil, dateAdded: "2024-01-01T00:00:00Z", image: nil)
+    static func cell(_ title: String) -> GridCell {
+        GridCell(title: title, artist: "A", year: nil, copyCount: 1, rating: nil, dateAdded: "2024-01-01T00:00:00Z", image: nil)
     }
 
     @Test func cellsAreServedForTheirGenerationOnly() {

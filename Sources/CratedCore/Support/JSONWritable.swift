@@ -37,6 +37,22 @@ public struct JSONWriter: ~Copyable {
         output.bytes.append(UInt8(ascii: "}"))
     }
 
+    /// The fields `body` writes, without braces: part of an object, written once to be put into many
+    /// with `appendFields`.
+    public static func fields(_ body: (inout JSONWriter) -> Void) -> [UInt8] {
+        var writer = JSONWriter(capacity: 256)
+        body(&writer)
+        return writer.output.bytes.array
+    }
+
+    /// Fields written by `fields(_:)`, as if written here one by one.
+    public mutating func appendFields(_ fields: [UInt8]) {
+        guard !fields.isEmpty else { return }
+        if hasField { output.bytes.append(UInt8(ascii: ",")) }
+        fields.withUnsafeBufferPointer { output.bytes.append(contentsOf: $0) }
+        hasField = true
+    }
+
     public mutating func field(_ key: StaticString, _ value: String) { beginField(key); output.appendString(value) }
     public mutating func field(_ key: StaticString, _ value: Int) { beginField(key); output.appendDecimal(Int64(value)) }
     public mutating func field(_ key: StaticString, _ value: Int64) { beginField(key); output.appendDecimal(value) }
