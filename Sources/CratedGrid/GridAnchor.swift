@@ -69,11 +69,3 @@ extension SortKey {
         }
     }
 }
-
-/// A page's albums in grid order, with the anchors its cursors start from: the first album's (nil on
-/// the grid's first page) and the last one's (nil on its last page).
-struct PageAnchors: Equatable {
-    var albumIds: [Int64]
-    var first: GridAnchor?
-    var last: GridAnchor?
-}

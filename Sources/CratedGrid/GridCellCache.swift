@@ -72,6 +72,8 @@ final class GridCell: Sendable, Equatable {
     let dateAdded: String
     /// The album's primary image, else its first one.
     let image: Image?
+    /// Where the album stands in each sort (the date added is `dateAdded`): what a cursor starts from.
+    let sortKeys: SortKeys
     /// `"title":…,"artist":…,"year":…,"copyCount":…,"rating":…,"dateAdded":…` (nil ones left out):
     /// the cell's part of a grid item's JSON object.
     let json: [UInt8]
@@ -84,7 +86,17 @@ final class GridCell: Sendable, Equatable {
         var width: Int?
     }
 
-    init(title: String, artist: String, year: Int?, copyCount: Int, rating: Int?, dateAdded: String, image: Image?) {
+    /// `collection_album`'s sort keys (Migrations/0005_grid.sql).
+    struct SortKeys: Sendable, Equatable {
+        var artist: String
+        var title: String
+        /// 99999 when the year is unknown.
+        var year: Int64
+        /// 0 when no copy is rated.
+        var rating: Int64
+    }
+
+    init(title: String, artist: String, year: Int?, copyCount: Int, rating: Int?, dateAdded: String, image: Image?, sortKeys: SortKeys) {
         self.title = title
         self.artist = artist
         self.year = year
@@ -92,6 +104,7 @@ final class GridCell: Sendable, Equatable {
         self.rating = rating
         self.dateAdded = dateAdded
         self.image = image
+        self.sortKeys = sortKeys
         json = JSONWriter.fields { fields in
             fields.field("title", title)
             fields.field("artist", artist)
@@ -106,6 +119,6 @@ final class GridCell: Sendable, Equatable {
     }
 
     static func == (lhs: GridCell, rhs: GridCell) -> Bool {
-        lhs.json == rhs.json && lhs.image == rhs.image
+        lhs.json == rhs.json && lhs.image == rhs.image && lhs.sortKeys == rhs.sortKeys
     }
 }

@@ -111,7 +111,10 @@ public struct GridItem: Sendable, Equatable {
 
     public init(position: Int, albumId: Int64, title: String, artist: String, year: Int?, copyCount: Int, rating: Int?,
                 dateAdded: String, artwork: GridArtwork?) {
-        let cell = GridCell(title: title, artist: artist, year: year, copyCount: copyCount, rating: rating, dateAdded: dateAdded, image: nil)
+        // Sort keys from the fields shown, not the catalogue's folded ones: an item made by hand or
+        // decoded is never paged from.
+        let cell = GridCell(title: title, artist: artist, year: year, copyCount: copyCount, rating: rating, dateAdded: dateAdded, image: nil,
+                            sortKeys: GridCell.SortKeys(artist: artist, title: title, year: Int64(year ?? 99999), rating: Int64(rating ?? 0)))
         self.init(position: position, albumId: albumId, cell: cell, artwork: artwork)
     }
 }

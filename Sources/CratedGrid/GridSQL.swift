@@ -12,6 +12,7 @@ import GRDB
 /// range instead of on the keyset, which would walk or sort every row before the page.
 struct GridSQL {
     let userId: Int64
+    let sort: GridSort
     let keyColumn: String
     /// Years and ratings are integers; names, titles and dates text.
     let keyIsInteger: Bool
@@ -38,6 +39,7 @@ struct GridSQL {
 
     init(userId: Int64, request: GridRequest) {
         self.userId = userId
+        sort = request.sort
         switch request.sort {
         case .artist: (keyColumn, keyIsInteger, descending) = ("artist_key", false, false)
         case .title: (keyColumn, keyIsInteger, descending) = ("title_key", false, false)
@@ -197,12 +199,6 @@ struct GridSQL {
                 condition.arguments + [albumId.databaseValue])
     }
 
-    /// The sort keys of albums known to be in the grid: primary key lookups, no restriction.
-    func keysStatement(albumIds: [Int64]) -> (sql: String, arguments: [Int64]) {
-        ("SELECT ca.album_id, ca.\(keyColumn) FROM collection_album ca WHERE ca.user_id = ? AND ca.album_id IN (\(sqlQuestionMarks(count: albumIds.count)))",
-         [userId] + albumIds)
-    }
-
     // MARK: Running them
 
     func fetchAnchors(_ db: Database, _ statement: (sql: String, arguments: [DatabaseValue])) throws -> [GridAnchor] {
@@ -211,14 +207,15 @@ struct GridSQL {
         }
     }
 
-    /// The sort keys of these albums of the grid, by album id.
-    func fetchKeys(_ db: Database, albumIds: [Int64]) throws -> [Int64: SortKey] {
-        let statement = keysStatement(albumIds: albumIds)
-        var keys: [Int64: SortKey] = [:]
-        try db.forEachRow(statement.sql, ids: statement.arguments) { columns in
-            keys[try columns.int64(0)] = try Self.key(columns, at: 1)
+    /// A cell's sort key in this grid's sort: its `keyColumn`.
+    func sortKey(of cell: GridCell) -> SortKey {
+        switch sort {
+        case .artist: .text(cell.sortKeys.artist)
+        case .title: .text(cell.sortKeys.title)
+        case .year: .integer(cell.sortKeys.year)
+        case .dateAdded: .text(cell.dateAdded)
+        case .rating: .integer(cell.sortKeys.rating)
         }
-        return keys
     }
 
     /// A row's sort key: integers (year, rating) or text (names, titles, dates); a NULL key sorts as ''.

@@ -71,21 +71,33 @@ private struct PagePlan {
     let artworkPixels: Double
     let includeSections: Bool
 
-    func page(_ db: Database, snapshot: GridSnapshot, generation: Int64, cells: GridCellCache) throws -> GridPage {
+    func page(_ db: Database, snapshot: GridSnapshot, generation: Int64, cells cache: GridCellCache) throws -> GridPage {
         let (start, count) = try placement(db, snapshot, generation: generation)
-        let anchors = try snapshot.anchors(db, from: start, count: count, sql: sql)
-        let items = try self.items(db, albumIds: anchors.albumIds, start: start, generation: generation, cache: cells)
+        let albumIds = snapshot.albumIds(from: start, count: count)
+        let cells = try self.cells(db, albumIds: albumIds, generation: generation, cache: cache)
+        let items = albumIds.indices.map { offset in
+            GridItem(position: start + offset, albumId: albumIds[offset], cell: cells[offset],
+                     artwork: cells[offset].image.flatMap { GridArtwork.variant(uri: $0.uri, uri150: $0.uri150, width: $0.width, pixels: artworkPixels) })
+        }
+        // The cursors start from the page's first and last albums: their anchors as the snapshot keeps
+        // them, else from their cells, which hold every sort key.
+        func anchor(at offset: Int) -> GridAnchor {
+            snapshot.keptAnchor(at: start + offset) ?? GridAnchor(key: sql.sortKey(of: cells[offset]), albumId: albumIds[offset])
+        }
+        let end = start + albumIds.count
+        let next = albumIds.isEmpty || end >= snapshot.total ? nil : anchor(at: albumIds.count - 1)
+        let previous = albumIds.isEmpty || start == 0 ? nil : anchor(at: 0)
         func token(_ direction: GridCursor.Direction, _ anchor: GridAnchor, at position: Int) -> String {
             GridCursor(userId: userId, order: order, direction: direction, anchor: anchor,
                        placement: GridCursor.Placement(position: position, generation: generation)).token
         }
         return GridPage(
             layout: layout, items: items, start: start, total: snapshot.total,
-            next: anchors.last.map { token(.after, $0, at: start + anchors.albumIds.count - 1) },
-            previous: anchors.first.map { token(.before, $0, at: start) },
+            next: next.map { token(.after, $0, at: end - 1) },
+            previous: previous.map { token(.before, $0, at: start) },
             sections: includeSections ? snapshot.sections : nil,
-            cursorIdentities: (anchors.last.map { "after \($0.key.checksumText) \($0.albumId)" },
-                               anchors.first.map { "before \($0.key.checksumText) \($0.albumId)" }))
+            cursorIdentities: (next.map { "after \($0.key.checksumText) \($0.albumId)" },
+                               previous.map { "before \($0.key.checksumText) \($0.albumId)" }))
     }
 
     /// The absolute position the page starts at and how many items it asks for.
@@ -153,7 +165,7 @@ private struct PagePlan {
     }
 
     /// The cells of these albums, in their order: kept ones from the cache, the rest read (and kept).
-    private func items(_ db: Database, albumIds ids: [Int64], start: Int, generation: Int64, cache: GridCellCache) throws -> [GridItem] {
+    private func cells(_ db: Database, albumIds ids: [Int64], generation: Int64, cache: GridCellCache) throws -> [GridCell] {
         guard !ids.isEmpty else { return [] }
         var cells = cache.cells(userId: userId, albumIds: ids, generation: generation)
         let missing = ids.indices.filter { cells[$0] == nil }
@@ -162,13 +174,12 @@ private struct PagePlan {
             for index in missing { cells[index] = read[ids[index]] }
             cache.store(read.map { ($0.key, $0.value) }, userId: userId, generation: generation)
         }
-        // Anchors and cells come from one transaction, so every anchor has its cell; one without would
-        // be left out rather than shown empty.
-        return ids.indices.compactMap { offset in
-            cells[offset].map { cell in
-                GridItem(position: start + offset, albumId: ids[offset], cell: cell,
-                         artwork: cell.image.flatMap { GridArtwork.variant(uri: $0.uri, uri150: $0.uri150, width: $0.width, pixels: artworkPixels) })
+        // The snapshot and the cells come from one transaction: every album of the one has its cell.
+        return try ids.indices.map { offset in
+            guard let cell = cells[offset] else {
+                throw DatabaseError(resultCode: .SQLITE_INTERNAL, message: "album \(ids[offset]) is in the grid's snapshot but not in the grid")
             }
+            return cell
         }
     }
 
@@ -191,15 +202,17 @@ private struct PagePlan {
         var cells: [Int64: GridCell] = [:]
         cells.reserveCapacity(ids.count)
         try db.forEachRow("""
-            SELECT ca.album_id, a.title, a.artist_credit, a.year, ca.copies, ca.best_rating, ca.latest_added
+            SELECT ca.album_id, a.title, a.artist_credit, a.year, ca.copies, ca.best_rating, ca.latest_added,
+                   ca.artist_key, ca.title_key, ca.year_key
             FROM collection_album ca JOIN album a ON a.id = ca.album_id
             WHERE ca.user_id = ? AND ca.album_id IN (\(placeholders))
             """, ids: [userId] + ids) { columns in
             let albumId = try columns.int64(0)
-            let rating = try columns.int(5)
+            let bestRating = try columns.int64(5)
             cells[albumId] = GridCell(
                 title: try columns.string(1), artist: try columns.string(2), year: try columns.optionalInt(3),
-                copyCount: try columns.int(4), rating: rating == 0 ? nil : rating, dateAdded: try columns.string(6), image: images[albumId])
+                copyCount: try columns.int(4), rating: bestRating == 0 ? nil : Int(bestRating), dateAdded: try columns.string(6), image: images[albumId],
+                sortKeys: GridCell.SortKeys(artist: try columns.string(7), title: try columns.string(8), year: try columns.int64(9), rating: bestRating))
         }
         return cells
     }

@@ -5,15 +5,15 @@ import GRDB
 ///
 /// SQLite has no rank query: the position of an album is a COUNT of the index range before it, and
 /// `at=N` an OFFSET N, both linear in N, and even a keyset page walks its rows one by one. A snapshot
-/// reads the grid once, and then every page is a slice of its album ids: no SQL but the sort keys of
-/// the page's first and last albums, for its cursors, when the snapshot does not keep them. The
-/// position of an album read in the same transaction (`around=`, a section's first album) is a binary
-/// search among the checkpoints and a look along the ids after one. Only an anchor that may be gone or
-/// moved (a cursor from before a write) is counted in SQL, over at most `stride` rows after a checkpoint.
+/// reads the grid once, and then every page is a slice of its album ids (its cursors start from the
+/// sort keys its cells hold). The position of an album read in the same transaction (`around=`, a
+/// section's first album) is a binary search among the checkpoints and a look along the ids after one.
+/// Only an anchor that may be gone or moved (a cursor from before a write) is counted in SQL, over at
+/// most `stride` rows after a checkpoint.
 ///
 /// A grid of up to `allAnchorsLimit` albums keeps every anchor (as if the stride were 1) and answers
-/// every position without SQL, a cursor's too. A larger grid keeps its first `leadingAnchors` anchors,
-/// read anyway: the first pages, which every client asks for, need no SQL for their cursors either.
+/// every position without SQL, a cursor's too. A larger grid also keeps its first `leadingAnchors`
+/// anchors, read anyway, so that no position in its first pages is ever counted.
 struct GridSnapshot: Sendable {
     var stride: Int
     var checkpoints: [GridAnchor]
@@ -112,30 +112,14 @@ struct GridSnapshot: Sendable {
         return low
     }
 
-    /// The albums at positions `start ..< start + count` (fewer at the end of the grid), with the anchors
-    /// its cursors need: the first album's unless the page starts the grid, the last one's unless it
-    /// ends it. Those the snapshot does not keep are read, in one statement.
-    func anchors(_ db: Database, from start: Int, count: Int, sql: GridSQL) throws -> PageAnchors {
-        guard start < total, count > 0 else { return PageAnchors(albumIds: [], first: nil, last: nil) }
-        let end = min(start + count, total)
-        let first = start > 0 ? start : nil
-        let last = end < total ? end - 1 : nil
-        let unread = Set([first, last].compactMap { $0 }.filter { keptAnchor(at: $0) == nil }.map { albumIds[$0] })
-        let keys = unread.isEmpty ? [:] : try sql.fetchKeys(db, albumIds: Array(unread))
-        func anchor(at position: Int?) throws -> GridAnchor? {
-            guard let position else { return nil }
-            if let kept = keptAnchor(at: position) { return kept }
-            let albumId = albumIds[position]
-            guard let key = keys[albumId] else {
-                throw DatabaseError(resultCode: .SQLITE_INTERNAL, message: "album \(albumId) is in the grid's snapshot but not in the grid")
-            }
-            return GridAnchor(key: key, albumId: albumId)
-        }
-        return PageAnchors(albumIds: Array(albumIds[start..<end]), first: try anchor(at: first), last: try anchor(at: last))
+    /// The albums at positions `start ..< start + count` (fewer at the end of the grid).
+    func albumIds(from start: Int, count: Int) -> [Int64] {
+        guard start < total, count > 0 else { return [] }
+        return Array(albumIds[start..<min(start + count, total)])
     }
 
     /// The anchor at `position`, when the snapshot keeps it.
-    private func keptAnchor(at position: Int) -> GridAnchor? {
+    func keptAnchor(at position: Int) -> GridAnchor? {
         if stride == 1 { return checkpoints[position] }
         if position < leading.count { return leading[position] }
         return position % stride == 0 ? checkpoints[position / stride] : nil
