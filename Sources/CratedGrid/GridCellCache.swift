@@ -44,18 +44,15 @@ final class GridCellCache: Sendable {
     /// Keeps cells read at `generation`; nothing when a newer generation has been seen.
     func store(_ cells: [(albumId: Int64, cell: GridCell)], userId: Int64, generation: Int64) {
         guard capacity > 0, !cells.isEmpty else { return }
-        // Cells dropped are freed after the lock is released: freeing a full cache's 20,000 took
-        // milliseconds, during which every page waited for the lock.
-        var dropped: [Key: GridCell] = [:]
         state.withLock { state in
             if generation > state.generation {
-                swap(&dropped, &state.cells)
+                state.cells.removeAll(keepingCapacity: true)
                 state.generation = generation
             }
             guard generation == state.generation else { return }
             // Full: start again rather than track what was used last; a working set larger than the
             // cache is read from SQLite as it would be without one.
-            if state.cells.count + cells.count > capacity && !state.cells.isEmpty { swap(&dropped, &state.cells) }
+            if state.cells.count + cells.count > capacity { state.cells.removeAll(keepingCapacity: true) }
             for (albumId, cell) in cells.prefix(capacity) { state.cells[Key(userId: userId, albumId: albumId)] = cell }
         }
     }
