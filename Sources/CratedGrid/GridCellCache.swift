@@ -27,7 +27,7 @@ final class GridCellCache: Sendable {
     private let capacity: Int
     private let state = Mutex(State())
 
-    /// At most `capacity` cells (some 400 bytes each with their JSON, more with artwork URLs); 0 keeps none.
+    /// At most `capacity` cells (some 800 bytes each with their JSON, more with artwork URLs); 0 keeps none.
     init(capacity: Int) {
         self.capacity = capacity
     }
