@@ -155,13 +155,6 @@ public struct StatementColumns {
         return String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self)
     }
 
-    /// The UTF-8 bytes of a text column, valid inside `body` only: for a value that is seldom kept.
-    public func withText<Result>(_ column: Int32, _ body: (UnsafeBufferPointer<UInt8>) throws -> Result) throws -> Result {
-        try expect(SQLITE_TEXT, column)
-        let count = Int(sqlite3_column_bytes(handle, column))
-        return try body(UnsafeBufferPointer(start: sqlite3_column_text(handle, column), count: count))
-    }
-
     public func data(_ column: Int32) throws -> Data {
         try expect(SQLITE_BLOB, column)
         let count = Int(sqlite3_column_bytes(handle, column))
