@@ -28,7 +28,6 @@ public final class GenerationCache<Value: Sendable>: Sendable {
 
     private struct State {
         var entries: [String: Entry] = [:]
-        var totalWeight = 0
         var clock: UInt64 = 0
     }
 
@@ -67,11 +66,11 @@ public final class GenerationCache<Value: Sendable>: Sendable {
             state.entries[key] = Entry(generation: generation, value: value, weight: weight(value), lastUse: state.clock)
             // Drop what an older generation computed, then the least recently used.
             state.entries = state.entries.filter { $0.value.generation >= generation }
-            state.totalWeight = state.entries.values.reduce(0) { $0 + $1.weight }
-            while state.entries.count > capacity || (state.totalWeight > maxWeight && state.entries.count > 1),
+            var totalWeight = state.entries.values.reduce(0) { $0 + $1.weight }
+            while state.entries.count > capacity || (totalWeight > maxWeight && state.entries.count > 1),
                   let oldest = state.entries.filter({ $0.key != key }).min(by: { $0.value.lastUse < $1.value.lastUse }) {
                 state.entries[oldest.key] = nil
-                state.totalWeight -= oldest.value.weight
+                totalWeight -= oldest.value.weight
             }
         }
     }
