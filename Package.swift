@@ -24,12 +24,16 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.0"),
     ],
     targets: [
-        // Models, repositories, migrations, configuration and the Discogs CSV import.
+        // JSON output and the few small JSON readers the API and storage share: the streaming
+        // encoder, the hand-written writers (`JSONWritable`), flat readers, base64url.
+        .target(name: "CratedJSON"),
+        // Schema and migrations, records, AppDatabase and its repositories, configuration, and the
+        // Discogs text rules that import and sync share.
         .target(
             name: "CratedCore",
             dependencies: [
-                grdb, logging,
-                // SQLite's C API, for the import's prepared statements (BulkStatement).
+                "CratedJSON", grdb, logging,
+                // SQLite's C API, for the hot reads that go by column index (StatementColumns).
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 "CSQLiteConfig",
                 .product(name: "Configuration", package: "swift-configuration"),
@@ -37,12 +41,17 @@ let package = Package(
             ],
             plugins: ["EmbedResources"]
         ),
+        // The Discogs CSV import: reader, export header, importer, bulk writer (see its README).
+        .target(
+            name: "CratedImport",
+            dependencies: ["CratedCore", "CratedJSON", grdb, .product(name: "GRDBSQLite", package: "GRDB.swift")]
+        ),
         // sqlite3_config, which is variadic, for Swift (see SQLiteProcess).
         .target(name: "CSQLiteConfig", linkerSettings: [.linkedLibrary("sqlite3")]),
         // Grid pagination sized to the client's resolved layout environment.
-        .target(name: "CratedGrid", dependencies: ["CratedCore", grdb]),
+        .target(name: "CratedGrid", dependencies: ["CratedCore", "CratedJSON", grdb]),
         // The mini-player's playback state and play history.
-        .target(name: "CratedPlayback", dependencies: ["CratedCore", grdb, logging]),
+        .target(name: "CratedPlayback", dependencies: ["CratedCore", "CratedJSON", grdb, logging]),
         // libcurl, with a header of inline wrappers for its variadic calls.
         .systemLibrary(
             name: "CCurl",
@@ -54,7 +63,7 @@ let package = Package(
         // The HTTP/JSON API on Hummingbird: routes, controllers, buildApplication.
         .target(
             name: "CratedAPI",
-            dependencies: ["CratedCore", "CratedGrid", "CratedPlayback", "CratedSync", hummingbird, logging, serviceLifecycle],
+            dependencies: ["CratedCore", "CratedJSON", "CratedGrid", "CratedPlayback", "CratedSync", hummingbird, logging, serviceLifecycle],
             exclude: ["Resources"],
             plugins: ["EmbedResources"]
         ),
@@ -62,7 +71,7 @@ let package = Package(
         .executableTarget(
             name: "crated",
             dependencies: [
-                "CratedCore", "CratedSync", "CratedAPI", logging,
+                "CratedCore", "CratedImport", "CratedSync", "CratedAPI", logging,
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -79,11 +88,17 @@ let package = Package(
             dependencies: ["embed-resources"],
             path: "Sources/EmbedResourcesPlugin"
         ),
-        .testTarget(name: "CratedCoreTests", dependencies: ["CratedCore", "crated", grdb]),
-        .testTarget(name: "CratedGridTests", dependencies: ["CratedGrid", "CratedCore", grdb]),
+        // Helpers every test target shares: temporary folders and databases, fixtures, processes.
+        .target(name: "CratedTestSupport", dependencies: ["CratedCore", grdb], path: "Tests/CratedTestSupport"),
+        .testTarget(name: "CratedJSONTests", dependencies: ["CratedJSON", "CratedTestSupport"]),
+        .testTarget(name: "CratedCoreTests", dependencies: ["CratedCore", "CratedTestSupport", grdb]),
+        .testTarget(name: "CratedImportTests", dependencies: ["CratedImport", "CratedCore", "CratedTestSupport", grdb]),
+        // The tests that run the `crated` binary; depending on it builds it with the tests.
+        .testTarget(name: "CratedCLITests", dependencies: ["crated", "CratedCore", "CratedImport", "CratedTestSupport", grdb]),
+        .testTarget(name: "CratedGridTests", dependencies: ["CratedGrid", "CratedCore", "CratedImport", "CratedJSON", grdb]),
         .testTarget(name: "CratedPlaybackTests", dependencies: ["CratedPlayback", "CratedCore", grdb]),
         // Depends on `crated` so that the binary its SIGKILL test runs is built with the tests.
-        .testTarget(name: "CratedSyncTests", dependencies: ["CratedSync", "CratedCore", "crated", grdb, logging, serviceLifecycle, hummingbird]),
-        .testTarget(name: "CratedAPITests", dependencies: ["CratedAPI", "CratedCore", "CratedPlayback", "CratedSync", "crated", grdb, hummingbird, hummingbirdTesting]),
+        .testTarget(name: "CratedSyncTests", dependencies: ["CratedSync", "CratedCore", "CratedImport", "crated", grdb, logging, serviceLifecycle, hummingbird]),
+        .testTarget(name: "CratedAPITests", dependencies: ["CratedAPI", "CratedCore", "CratedImport", "CratedJSON", "CratedPlayback", "CratedSync", "crated", grdb, hummingbird, hummingbirdTesting]),
     ]
 )

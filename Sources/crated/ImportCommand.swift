@@ -1,5 +1,6 @@
 import ArgumentParser
 import CratedCore
+import CratedImport
 import Foundation
 
 struct ImportCommand: AsyncParsableCommand {

@@ -1,5 +1,6 @@
 @testable import CratedAPI
 import CratedCore
+import CratedImport
 import CratedPlayback
 import CratedSync
 import Foundation

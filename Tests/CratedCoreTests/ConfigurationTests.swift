@@ -1,5 +1,6 @@
 @testable import CratedCore
 import Configuration
+import CratedTestSupport
 import Foundation
 import Testing
 

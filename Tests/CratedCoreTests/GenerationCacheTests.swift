@@ -1,4 +1,5 @@
 @testable import CratedCore
+import CratedTestSupport
 import Testing
 
 @Suite struct GenerationCacheTests {

@@ -1,4 +1,5 @@
 import CratedCore
+import CratedTestSupport
 import Foundation
 import GRDB
 import Synchronization

@@ -1,4 +1,5 @@
 @testable import CratedCore
+import CratedTestSupport
 import Foundation
 import GRDB
 import Testing

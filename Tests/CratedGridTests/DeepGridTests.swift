@@ -1,4 +1,5 @@
 import CratedCore
+import CratedImport
 @testable import CratedGrid
 import Foundation
 import GRDB

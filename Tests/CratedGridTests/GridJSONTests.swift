@@ -1,5 +1,6 @@
 @testable import CratedCore
 @testable import CratedGrid
+import CratedJSON
 import Foundation
 import Testing
 

@@ -1,3 +1,4 @@
+import CratedJSON
 import CratedCore
 @testable import CratedGrid
 import Foundation

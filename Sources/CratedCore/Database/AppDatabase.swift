@@ -106,5 +106,5 @@ public enum AppDatabaseError: Error, CustomStringConvertible, Equatable {
 
 extension DatabaseError {
     /// SQLite answered BUSY: another connection or process holds the write lock past the busy timeout.
-    var isBusy: Bool { resultCode == .SQLITE_BUSY || resultCode == .SQLITE_LOCKED }
+    package var isBusy: Bool { resultCode == .SQLITE_BUSY || resultCode == .SQLITE_LOCKED }
 }

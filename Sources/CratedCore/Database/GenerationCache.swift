@@ -11,7 +11,7 @@ public enum ListingGeneration {
     }
 
     /// For writers that no trigger sees: the search index, a virtual table, takes no triggers.
-    static func advance(_ db: Database) throws {
+    package static func advance(_ db: Database) throws {
         try db.cachedStatement(sql: "UPDATE listing_generation SET value = value + 1 WHERE id = 1").execute()
     }
 }

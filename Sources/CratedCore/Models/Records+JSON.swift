@@ -1,3 +1,4 @@
+import CratedJSON
 import Foundation
 
 // The JSON columns as values. Most copies have no custom fields and most formats no descriptions:

@@ -1,3 +1,4 @@
+import CratedJSON
 import Foundation
 import GRDB
 

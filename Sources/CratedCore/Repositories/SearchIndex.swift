@@ -36,7 +36,7 @@ public enum SearchIndex {
 
     /// Runs `insert`, which adds the search rows of about `albums` albums, with the pending-terms
     /// buffer sized for that many. Also for `SearchIndexBuilder`, whose index must come out the same.
-    static func indexing(_ db: Database, albums: Int, _ insert: () throws -> Void) throws {
+    package static func indexing(_ db: Database, albums: Int, _ insert: () throws -> Void) throws {
         guard albums >= bulkAlbums else {
             try insert()
             return
@@ -51,7 +51,7 @@ public enum SearchIndex {
     }
 
     /// The columns of a search row, in `insertSQL`'s order.
-    static let columns = "rowid, title, artists, labels, catalog_numbers, tracks"
+    package static let columns = "rowid, title, artists, labels, catalog_numbers, tracks"
 
     /// From this many albums on, `add` indexes with a `bulkHashSize` buffer.
     static let bulkAlbums = 10_000

@@ -58,7 +58,7 @@ extension AppDatabase {
 
     /// The user a command acts for: the one named (created when `createIfMissing`), else the only user,
     /// else the default user, created on first use.
-    static func resolveUser(_ db: Database, named name: String?, defaultName: String, createIfMissing: Bool) throws -> User {
+    package static func resolveUser(_ db: Database, named name: String?, defaultName: String, createIfMissing: Bool) throws -> User {
         if let name {
             if let user = try User.named(name.trimmingCharacters(in: .whitespaces)).fetchOne(db) { return user }
             guard createIfMissing else { throw UserError.notFound(name) }

@@ -1,4 +1,5 @@
 import CratedCore
+import CratedImport
 @testable import CratedSync
 import Foundation
 import GRDB

@@ -1,3 +1,5 @@
+import CratedCore
+import CratedJSON
 import Foundation
 
 /// A valid export row with the text the import writer derives from it, prepared ahead of the writer.

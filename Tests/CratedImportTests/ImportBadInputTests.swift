@@ -1,4 +1,6 @@
 @testable import CratedCore
+@testable import CratedImport
+import CratedTestSupport
 import Foundation
 import GRDB
 import Testing

@@ -1,4 +1,4 @@
-import CratedCore
+import CratedJSON
 import Foundation
 import Testing
 

@@ -1,3 +1,4 @@
+import CratedCore
 import GRDB
 
 /// The per-row INSERT triggers of the tables a bulk import writes, set aside with the indexes

@@ -1,4 +1,4 @@
-@testable import CratedCore
+@testable import CratedJSON
 import Foundation
 import Testing
 
@@ -32,13 +32,5 @@ import Testing
     @Test(arguments: refused) func anythingElseIsLeftToTheCaller(_ text: String) {
         #expect(FlatJSON.stringArray(text) == nil)
         #expect(FlatJSON.stringObject(text) == nil)
-    }
-
-    @Test func storedColumnsReadTheSameEitherWay() {
-        let format = AlbumFormat(albumId: 1, position: 0, name: "Vinyl", quantity: 1, descriptions: #"["LP", "Album"]"#, text: nil)
-        #expect(format.descriptionList == ["LP", "Album"])
-        var broken = format
-        broken.descriptions = "not json"
-        #expect(broken.descriptionList == [])
     }
 }

@@ -1,3 +1,4 @@
+import CratedCore
 import Foundation
 
 /// The columns of a Discogs collection export, found by header name (their order and the custom

@@ -1,4 +1,6 @@
 import CratedCore
+import CratedImport
+import CratedTestSupport
 import Foundation
 import GRDB
 import Synchronization
@@ -54,7 +56,7 @@ import Testing
         let before = try TableCounts(AppDatabase.open(path: databasePath))
         // The import is large against this database, so it sets the indexes aside (ImportIndexes):
         // the schema must come back with the rows.
-        let snapshotBefore = try DatabaseSnapshot(AppDatabase.open(path: databasePath))
+        let snapshotBefore = try DatabaseContents(AppDatabase.open(path: databasePath))
 
         let big = directory.path("big.csv")
         #expect(FileManager.default.createFile(atPath: big, contents: nil))
@@ -100,7 +102,7 @@ import Testing
 
         let after = try AppDatabase.open(path: databasePath)
         #expect(try TableCounts(after) == before)
-        #expect(try DatabaseSnapshot(after) == snapshotBefore)
+        #expect(try DatabaseContents(after) == snapshotBefore)
         let integrity = try await after.reader.read { db in try String.fetchOne(db, sql: "PRAGMA integrity_check") }
         #expect(integrity == "ok")
         // The killed import's scratch search index (SearchIndexBuilder) is gone after the next bulk

@@ -1,4 +1,6 @@
 @testable import CratedCore
+@testable import CratedImport
+import CratedTestSupport
 import GRDB
 import Testing
 
@@ -7,7 +9,7 @@ import Testing
 @Suite struct BulkStatementTextTests {
     @Test func textOfAnyLengthIsBoundRunAfterRun() throws {
         let db = try DatabaseQueue()
-        var generator = SplitMix64(seed: 9)
+        var generator = SeededGenerator(seed: 9)
         // Empty, small (kept inside the String value), heap, non-ASCII, larger than an arena block.
         let samples = ["", "x", String(repeating: "a", count: 15), String(repeating: "b", count: 16), "Déjà Vu 坂本 😀",
                        String(repeating: "c", count: 70_000), String(repeating: "é", count: 50_000)]
@@ -51,7 +53,7 @@ import Testing
 /// The search builder keeps the albums waiting to be indexed packed in one buffer per batch.
 @Suite struct PackedAlbumsTests {
     @Test func albumsComeBackAsTheyWentIn() {
-        var generator = SplitMix64(seed: 13)
+        var generator = SeededGenerator(seed: 13)
         let texts = ["", "x", "Déjà Vu", "坂本龍一 & Björk", String(repeating: "long ", count: 300), "\"quoted\"\n", "😀"]
         let albums = (0..<500).map { n in
             SearchIndexBuilder.Album(

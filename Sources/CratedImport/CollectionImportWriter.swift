@@ -1,3 +1,4 @@
+import CratedCore
 import Foundation
 import GRDB
 
@@ -485,62 +486,5 @@ final class CollectionImportWriter {
         nextCratePosition[id] = try Int.fetchOne(
             db, sql: "SELECT COALESCE(MAX(position) + 1, 0) FROM crate_item WHERE crate_id = ?", arguments: [id]) ?? 0
         return id
-    }
-}
-
-/// Compact JSON text for the JSON columns, built without an encoder per row.
-enum JSONText {
-    static func array(_ values: [String]) -> String {
-        if values.isEmpty { return "[]" }
-        var out = "["
-        out.reserveCapacity(values.reduce(2) { $0 + $1.utf8.count + 3 })
-        for (index, value) in values.enumerated() {
-            if index > 0 { out += "," }
-            appendQuoted(value, to: &out)
-        }
-        return out + "]"
-    }
-
-    /// Keys sorted, so the same fields always give the same text (re-import compares it).
-    static func object(_ pairs: [(name: String, value: String)]) -> String {
-        if pairs.isEmpty { return "{}" }
-        var out = "{"
-        for (index, pair) in pairs.sorted(by: { $0.name < $1.name }).enumerated() {
-            if index > 0 { out += "," }
-            appendQuoted(pair.name, to: &out)
-            out += ":"
-            appendQuoted(pair.value, to: &out)
-        }
-        return out + "}"
-    }
-
-    static func quoted(_ text: String) -> String {
-        var out = ""
-        appendQuoted(text, to: &out)
-        return out
-    }
-
-    private static func appendQuoted(_ text: String, to out: inout String) {
-        // Most text needs no escape: appended whole.
-        func needsNoEscape(_ bytes: some Sequence<UInt8>) -> Bool { !bytes.contains { $0 == 0x22 || $0 == 0x5C || $0 < 0x20 } }
-        if text.utf8.withContiguousStorageIfAvailable({ needsNoEscape($0) }) ?? needsNoEscape(text.utf8) {
-            out += "\""
-            out += text
-            out += "\""
-            return
-        }
-        out += "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case let s where s.value < 0x20: out += String(format: "\\u%04x", s.value)
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        out += "\""
     }
 }

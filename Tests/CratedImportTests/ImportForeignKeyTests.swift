@@ -1,4 +1,6 @@
 @testable import CratedCore
+@testable import CratedImport
+import CratedTestSupport
 import Foundation
 import GRDB
 import Testing
@@ -102,14 +104,14 @@ import Testing
                 BEGIN SELECT RAISE(FAIL, 'refused by the test'); END
                 """)
         }
-        let before = try DatabaseSnapshot(database)
+        let before = try DatabaseContents(database)
         let file = try directory.write("large.csv", syntheticExport(rows: 1000, firstRelease: 900_000))
         var options = ImportOptions(userName: "collector")
         options.writeMode = mode
         #expect(throws: ImportError.database("refused by the test")) {
             try DiscogsImporter(database: database).importFile(at: file, options: options)
         }
-        #expect(try DatabaseSnapshot(database) == before)
+        #expect(try DatabaseContents(database) == before)
         #expect(try foreignKeysOn(database))
     }
 }

@@ -1,3 +1,4 @@
+import CratedCore
 import GRDB
 
 /// The secondary indexes of the tables an import writes, set aside for a large import and built

@@ -1,51 +1,50 @@
 import CratedCore
 import Foundation
 import GRDB
-import Testing
 
 /// A temporary folder for one test, removed when the value is released.
-final class TemporaryDirectory {
-    let url: URL
+public final class TemporaryDirectory {
+    public let url: URL
 
-    init() throws {
+    public init() throws {
         url = FileManager.default.temporaryDirectory.appending(path: "crated-tests-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
     }
 
     deinit { try? FileManager.default.removeItem(at: url) }
 
-    func path(_ name: String) -> String { url.appending(path: name).path }
+    public func path(_ name: String) -> String { url.appending(path: name).path }
 
     /// Writes `text` (or raw bytes) to a file in the folder and returns its path.
     @discardableResult
-    func write(_ name: String, _ text: String) throws -> String {
+    public func write(_ name: String, _ text: String) throws -> String {
         try write(name, bytes: Data(text.utf8))
     }
 
     @discardableResult
-    func write(_ name: String, bytes: Data) throws -> String {
+    public func write(_ name: String, bytes: Data) throws -> String {
         let path = path(name)
         try bytes.write(to: URL(fileURLWithPath: path))
         return path
     }
 
     /// A new database file in the folder with the real migrations applied.
-    func database(_ name: String = "crated.sqlite", busyTimeoutMs: Int = 5000) throws -> AppDatabase {
+    public func database(_ name: String = "crated.sqlite", busyTimeoutMs: Int = 5000) throws -> AppDatabase {
         try AppDatabase.open(path: path(name), busyTimeoutMs: busyTimeoutMs)
     }
 }
 
-enum Paths {
+public enum Paths {
     /// The package root, found from this file's location (Tests/CratedCoreTests/TestSupport.swift).
-    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    public static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
     /// Small fixtures of the project's own making.
-    static func ownFixture(_ name: String) -> String {
+    public static func ownFixture(_ name: String) -> String {
         packageRoot.appending(path: "Tests/Fixtures/\(name)").path
     }
 
     /// Real Discogs data in ../shared/fixtures/discogs, or nil (with a note) when shared/ is absent.
-    static func sharedFixture(_ name: String) -> String? {
+    public static func sharedFixture(_ name: String) -> String? {
         let path = packageRoot.deletingLastPathComponent().appending(path: "shared/fixtures/discogs/\(name)").path
         guard FileManager.default.fileExists(atPath: path) else {
             print("note: skipping checks on \(name): ../shared/fixtures/discogs is not beside the checkout")
@@ -54,12 +53,12 @@ enum Paths {
         return path
     }
 
-    static var sharedFixturesPresent: Bool {
+    public static var sharedFixturesPresent: Bool {
         FileManager.default.fileExists(atPath: packageRoot.deletingLastPathComponent().appending(path: "shared/fixtures/discogs").path)
     }
 
     /// The `crated` executable built with the tests (it sits beside the test bundle).
-    static var cratedBinary: String {
+    public static var cratedBinary: String {
         let besideTests = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
             .deletingLastPathComponent().appending(path: "crated").path
         if FileManager.default.isExecutableFile(atPath: besideTests) { return besideTests }
@@ -68,10 +67,10 @@ enum Paths {
 }
 
 /// Counts of the tables an import writes, to show that a failed import wrote nothing.
-struct TableCounts: Equatable, CustomStringConvertible {
-    var users, artists, albums, copies, crates, crateItems, searchRows: Int
+public struct TableCounts: Equatable, Sendable, CustomStringConvertible {
+    public var users, artists, albums, copies, crates, crateItems, searchRows: Int
 
-    init(_ database: AppDatabase) throws {
+    public init(_ database: AppDatabase) throws {
         (users, artists, albums, copies, crates, crateItems, searchRows) = try database.reader.read { db in
             func count(_ table: String) throws -> Int { try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \(table)")! }
             return (try count("user"), try count("artist"), try count("album"), try count("collection_item"),
@@ -79,26 +78,26 @@ struct TableCounts: Equatable, CustomStringConvertible {
         }
     }
 
-    static let empty = TableCounts(users: 0, artists: 0, albums: 0, copies: 0, crates: 0, crateItems: 0, searchRows: 0)
+    public static let empty = TableCounts(users: 0, artists: 0, albums: 0, copies: 0, crates: 0, crateItems: 0, searchRows: 0)
 
     private init(users: Int, artists: Int, albums: Int, copies: Int, crates: Int, crateItems: Int, searchRows: Int) {
         (self.users, self.artists, self.albums, self.copies, self.crates, self.crateItems, self.searchRows) =
             (users, artists, albums, copies, crates, crateItems, searchRows)
     }
 
-    var description: String {
+    public var description: String {
         "users \(users), artists \(artists), albums \(albums), copies \(copies), crates \(crates), crate items \(crateItems), search rows \(searchRows)"
     }
 }
 
 /// Runs a program to completion and returns its exit status and output.
-struct ProcessResult {
-    var status: Int32
-    var stdout: String
-    var stderr: String
+public struct ProcessResult {
+    public var status: Int32
+    public var stdout: String
+    public var stderr: String
 }
 
-func run(_ executable: String, _ arguments: [String], in directory: String? = nil) throws -> ProcessResult {
+public func run(_ executable: String, _ arguments: [String], in directory: String? = nil) throws -> ProcessResult {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: executable)
     process.arguments = arguments
@@ -116,10 +115,10 @@ func run(_ executable: String, _ arguments: [String], in directory: String? = ni
 }
 
 /// The header of a default Discogs collection export, with one custom field.
-let exportHeader = "Catalog#,Artist,Title,Label,Format,Rating,Released,release_id,CollectionFolder,Date Added,Collection Media Condition,Collection Sleeve Condition,Collection Notes,Collection Purchased At"
+public let exportHeader = "Catalog#,Artist,Title,Label,Format,Rating,Released,release_id,CollectionFolder,Date Added,Collection Media Condition,Collection Sleeve Condition,Collection Notes,Collection Purchased At"
 
 /// One export row with sensible values; tests override what they are about.
-func exportRow(
+public func exportRow(
     catalog: String = "CAT 1", artist: String = "Artist", title: String = "Title", label: String = "Label",
     format: String = "\"LP, Album\"", rating: String = "", released: String = "1999", releaseId: String = "100",
     folder: String = "Uncategorized", dateAdded: String = "2020-01-01 10:00:00", media: String = "", sleeve: String = "",
@@ -131,13 +130,13 @@ func exportRow(
 
 /// Everything a database holds, to compare two databases: the schema (tables, indexes, triggers as
 /// their SQL) and every table's rows, sorted, without the columns that hold the time of writing.
-struct DatabaseSnapshot: Equatable {
-    var schema: [String]
-    var tables: [String: [String]]
+public struct DatabaseContents: Equatable {
+    public var schema: [String]
+    public var tables: [String: [String]]
 
-    static let timeColumns: Set<String> = ["created_at", "updated_at", "added_at", "applied_at"]
+    public static let timeColumns: Set<String> = ["created_at", "updated_at", "added_at", "applied_at"]
 
-    init(_ database: AppDatabase) throws {
+    public init(_ database: AppDatabase) throws {
         (schema, tables) = try database.reader.read { db in
             let schema = try Row.fetchAll(db, sql: "SELECT type, name, tbl_name, sql FROM sqlite_schema WHERE sql IS NOT NULL ORDER BY type, name")
                 .map(\.description)
@@ -153,7 +152,7 @@ struct DatabaseSnapshot: Equatable {
     }
 
     /// The tables whose rows differ, for a readable failure.
-    func differences(from other: DatabaseSnapshot) -> [String] {
+    public func differences(from other: DatabaseContents) -> [String] {
         Set(tables.keys).union(other.tables.keys).sorted().filter { tables[$0] != other.tables[$0] }
             + (schema == other.schema ? [] : ["(schema)"])
     }
@@ -164,7 +163,7 @@ struct DatabaseSnapshot: Equatable {
 /// labels, `none` catalogue numbers, unknown years, ratings, notes over two lines, folders (some the
 /// default), a custom field. Release ids start at `firstRelease`; `ratingShift` changes the rating of every
 /// third release.
-func syntheticExport(rows: Int, firstRelease: Int = 1, ratingShift: Int = 0) -> String {
+public func syntheticExport(rows: Int, firstRelease: Int = 1, ratingShift: Int = 0) -> String {
     var lines = [exportHeader]
     lines.reserveCapacity(rows + 1)
     var row = 0

@@ -18,7 +18,7 @@ public struct StreamingJSONEncoder {
     }
 
     /// What `encode` writes for a value that is not `JSONWritable`, and the reference for one that is.
-    func encodeThroughCodable(_ value: some Encodable) throws -> [UInt8] {
+    package func encodeThroughCodable(_ value: some Encodable) throws -> [UInt8] {
         let writer = JSONByteWriter()
         try writer.encodeValue(value, codingPath: [])
         return writer.bytes
@@ -289,6 +289,8 @@ struct JSONBytes: ~Copyable {
     }
 
     var array: [UInt8] { Array(UnsafeBufferPointer(start: base, count: count)) }
+
+    var string: String { String(decoding: UnsafeBufferPointer(start: base, count: count), as: UTF8.self) }
 }
 
 // MARK: - Encoder and containers

@@ -2,7 +2,7 @@
 /// `components(separatedBy:)` (bridged through NSString on Linux) cost more than the database work.
 extension StringProtocol where UTF8View: BidirectionalCollection {
     /// Without leading and trailing spaces and tabs; the same string when there are none.
-    var trimmedSpaces: String {
+    package var trimmedSpaces: String {
         let bytes = utf8
         guard let first = bytes.first, let last = bytes.last else { return "" }
         if first != 0x20 && first != 0x09 && last != 0x20 && last != 0x09 { return String(self) }
@@ -12,7 +12,7 @@ extension StringProtocol where UTF8View: BidirectionalCollection {
     }
 
     /// Splits on every occurrence of a separator of ASCII bytes (`", "`, `" + "`).
-    func split(onASCII separator: StaticString) -> [Substring] {
+    package func split(onASCII separator: StaticString) -> [Substring] {
         let pattern = UnsafeBufferPointer(start: separator.utf8Start, count: separator.utf8CodeUnitCount)
         let whole = Substring(self)
         let bytes = whole.utf8

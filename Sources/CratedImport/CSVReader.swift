@@ -1,3 +1,4 @@
+import CratedCore
 import Foundation
 
 /// One record of a CSV file: its fields and the physical line it starts on (1-based).

@@ -1,3 +1,4 @@
+import CratedCore
 import Foundation
 import GRDB
 

@@ -1,4 +1,6 @@
 @testable import CratedCore
+@testable import CratedImport
+import CratedTestSupport
 import Foundation
 import GRDB
 import Testing
@@ -24,7 +26,7 @@ import Testing
         #expect(bulkSummary == incrementalSummary)
         #expect(bulkSummary.copiesAdded == 3000 && bulkSummary.albumsAdded > 2000 && bulkSummary.crates == 4)
 
-        let (one, other) = (try DatabaseSnapshot(incremental), try DatabaseSnapshot(bulk))
+        let (one, other) = (try DatabaseContents(incremental), try DatabaseContents(bulk))
         #expect(one.differences(from: other) == [])
         #expect(one.tables["collection_item"]?.count == 3000)
         #expect(one.tables["collection_album"]?.count == bulkSummary.albums)
@@ -238,7 +240,7 @@ import Testing
         }
         #expect(found == ImportTriggers.names.sorted())
         // Set aside and made again, they are as the migrations wrote them.
-        let before = try DatabaseSnapshot(database)
+        let before = try DatabaseContents(database)
         try database.writer.write { db in
             let triggers = try ImportTriggers.setAside(db)
             #expect(triggers.setAside.count == ImportTriggers.names.count)
@@ -246,7 +248,7 @@ import Testing
                                      arguments: ["[" + ImportTriggers.names.map { "\"\($0)\"" }.joined(separator: ",") + "]"]) == 0)
             try triggers.restore(db)
         }
-        #expect(try DatabaseSnapshot(database).differences(from: before) == [])
+        #expect(try DatabaseContents(database).differences(from: before) == [])
     }
 
     @Test func scratchFilesOfEndedImportsAreRemoved() throws {
@@ -290,12 +292,12 @@ import Testing
         let later = try directory.write("later.csv", syntheticExport(rows: 300, ratingShift: 1)
             + String(syntheticExport(rows: 200, firstRelease: 5000).dropFirst(exportHeader.count + 1)))
         var summaries: [[ImportSummary]] = []
-        var snapshots: [DatabaseSnapshot] = []
+        var snapshots: [DatabaseContents] = []
         for (name, mode) in [("incremental.sqlite", ImportWriteMode.incremental), ("bulk.sqlite", .bulk)] {
             let database = try directory.database(name)
             _ = try importing(first, into: database, .incremental)
             summaries.append([try importing(later, into: database, mode), try importing(later, into: database, mode, user: "second")])
-            snapshots.append(try DatabaseSnapshot(database))
+            snapshots.append(try DatabaseContents(database))
         }
         #expect(summaries[0] == summaries[1])
         #expect(summaries[1][0].copiesAdded == 200 && summaries[1][0].copiesUpdated > 0 && summaries[1][0].copiesUnchanged > 0)
@@ -308,32 +310,32 @@ import Testing
         let file = try directory.write("large.csv", syntheticExport(rows: 1500))
         let database = try directory.database()
         _ = try importing(file, into: database, .bulk)
-        let before = try DatabaseSnapshot(database)
+        let before = try DatabaseContents(database)
         let again = try importing(file, into: database, .bulk)
         #expect(again.copiesAdded == 0 && again.copiesUpdated == 0 && again.copiesUnchanged == 1500)
         #expect(again.albumsAdded == 0 && again.artistsAdded == 0 && again.cratesAdded == 0)
         #expect(again.albums == before.tables["album"]?.count)
         // The end of the import's grid deferral advances the listing generation whatever it wrote,
         // on either path (migration 0007); nothing else may change.
-        #expect(try DatabaseSnapshot(database).differences(from: before) == ["listing_generation"])
+        #expect(try DatabaseContents(database).differences(from: before) == ["listing_generation"])
     }
 
     @Test func aFailedOrDryBulkImportLeavesTheDatabaseAsItWas() throws {
         let directory = try TemporaryDirectory()
         let database = try directory.database()
         _ = try importing(Paths.ownFixture("sample-collection.csv"), into: database, .incremental)
-        let before = try DatabaseSnapshot(database)
+        let before = try DatabaseContents(database)
 
         let file = try directory.write("large.csv", syntheticExport(rows: 1000))
         var dryRun = ImportOptions(dryRun: true)
         dryRun.writeMode = .bulk
         let dry = try DiscogsImporter(database: database).importFile(at: file, options: dryRun)
         #expect(dry.copiesAdded == 1000)
-        #expect(try DatabaseSnapshot(database) == before)
+        #expect(try DatabaseContents(database) == before)
 
         let broken = try directory.write("broken.csv", syntheticExport(rows: 1000) + exportRow(releaseId: "not a number") + "\n")
         #expect(throws: ImportError.self) { try importing(broken, into: database, .bulk) }
-        #expect(try DatabaseSnapshot(database) == before)
+        #expect(try DatabaseContents(database) == before)
     }
 
     @Test func theWriteIsChosenFromTheFileSizeAgainstTheDatabase() throws {

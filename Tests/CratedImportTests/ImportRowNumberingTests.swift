@@ -1,4 +1,6 @@
 @testable import CratedCore
+@testable import CratedImport
+import CratedTestSupport
 import Foundation
 import GRDB
 import Testing
@@ -8,7 +10,7 @@ import Testing
 @Suite struct ImportRowNumberingTests {
     @Test func copyOrdinalsCountRowsWithTheSameReleaseAndDateAdded() {
         struct Key: Hashable { var release: Int64; var date: Int64 }
-        var generator = SplitMix64(seed: 10)
+        var generator = SeededGenerator(seed: 10)
         var releases: [Int64: ImportRowStream.ReleaseSeen] = [:]
         var expected: [Key: Int] = [:]
         for _ in 0..<20_000 {

@@ -1,4 +1,6 @@
 @testable import CratedCore
+@testable import CratedImport
+import CratedTestSupport
 import Foundation
 import Testing
 
@@ -7,14 +9,6 @@ import Testing
 /// on tricky input: suffixes, articles, spaces and tabs, CR LF, case, `none`, quotes and controls,
 /// combining marks and other non-ASCII text.
 @Suite struct ImportTextFastPathTests {
-    /// Deterministic text from pieces that exercise the paths' edges.
-    static func corpus(count: Int, seed: UInt64, pieces: [String]) -> [String] {
-        var generator = SplitMix64(seed: seed)
-        return (0..<count).map { _ in
-            (0..<Int.random(in: 0...8, using: &generator)).map { _ in pieces.randomElement(using: &generator)! }.joined()
-        }
-    }
-
     static let namePieces = [
         " (", "(", ")", " ", "  ", "\t", "2", "14", "0", "x", "The ", "the ", "THE ", "A ", "a ", "An ", "an ", "The", "A",
         "Casey", "Bob", " & ", ", ", "\r\n", "\n", "Déjà", "Björk", "e\u{301}", "\u{301}", "坂本", "Ελένη", "Σ", "ß", "İ",
@@ -22,7 +16,7 @@ import Testing
     ]
 
     @Test func displayNamesAreTheOnesTheGeneralWayGives() {
-        let names = Self.corpus(count: 20_000, seed: 1, pieces: Self.namePieces) + [
+        let names = SeededGenerator.texts(count: 20_000, seed: 1, pieces: Self.namePieces) + [
             "Casey (2)", "Casey (2) & Bob (14)", "Witness (1 Hope)", "Sonic Boom (2), The Others", " ( (2)", "A (2", "(2)", " (2)",
             "Sigur Rós (2)", "坂本龍一 (3)", "Casey (2\u{301})", "Casey (2)\u{301} & Bob (3)",
         ]
@@ -32,7 +26,7 @@ import Testing
     }
 
     @Test func sortKeysAndFoldsAreTheOnesTheGeneralWayGives() {
-        for text in Self.corpus(count: 20_000, seed: 2, pieces: Self.namePieces) + ["The", "the ", "The  Beatles", "A", "an", "an x", "THE\r\n"] {
+        for text in SeededGenerator.texts(count: 20_000, seed: 2, pieces: Self.namePieces) + ["The", "the ", "The  Beatles", "A", "an", "an x", "THE\r\n"] {
             #expect(DiscogsText.sortKey(text) == Reference.sortKey(text), "\(text.debugDescription)")
             #expect(DiscogsText.fold(text) == Reference.fold(text), "\(text.debugDescription)")
         }
@@ -40,8 +34,8 @@ import Testing
 
     @Test func labelsAreTheOnesTheGeneralWayGives() {
         let pieces = ["Label", "Atlantic", ", ", ",", " ", "\t", "none", "NONE", "None", "nonE", "non", "nones", "SD 1361", "Déjà", "", "ｎｏｎｅ"]
-        let cells = Self.corpus(count: 3_000, seed: 3, pieces: pieces)
-        var generator = SplitMix64(seed: 4)
+        let cells = SeededGenerator.texts(count: 3_000, seed: 3, pieces: pieces)
+        var generator = SeededGenerator(seed: 4)
         for label in cells {
             let catalogNumbers = cells.randomElement(using: &generator)!
             let fast = DiscogsText.labels(label: label, catalogNumbers: catalogNumbers)
@@ -51,29 +45,16 @@ import Testing
         }
     }
 
-    @Test func jsonTextIsTheOneTheGeneralWayGives() {
-        let pieces = ["a", "Déjà", "\"", "\\", "\n", "\r", "\t", "\u{1}", "\u{1F}", " ", "e\u{301}", "\u{301}", "😀", "/", "{", "", "x:y"]
-        let texts = Self.corpus(count: 5_000, seed: 5, pieces: pieces)
-        var generator = SplitMix64(seed: 6)
-        for text in texts {
-            #expect(JSONText.quoted(text) == Reference.quoted(text), "\(text.debugDescription)")
-            let values = (0..<Int.random(in: 0...3, using: &generator)).map { _ in texts.randomElement(using: &generator)! }
-            #expect(JSONText.array(values) == Reference.array(values))
-            let pairs = values.map { (name: texts.randomElement(using: &generator)!, value: $0) }
-            #expect(JSONText.object(pairs) == Reference.object(pairs))
-        }
-    }
-
     @Test func notesAreTrimmedAsFoundationTrimsThem() {
         let pieces = ["note", " ", "\n", "\r\n", "\t", "\u{A0}", "\u{2028}", "\u{85}", "é", "\u{301}", "x", "\u{3000}", "\u{B}"]
-        for text in Self.corpus(count: 5_000, seed: 7, pieces: pieces) {
+        for text in SeededGenerator.texts(count: 5_000, seed: 7, pieces: pieces) {
             #expect(DiscogsExportRow.trimmingWhitespaceAndNewlines(text) == text.trimmingCharacters(in: .whitespacesAndNewlines), "\(text.debugDescription)")
         }
     }
 
     @Test func splittingOnASCIISeparatorsGivesTheGeneralWaysParts() {
         let pieces = ["a", "LP", ", ", " + ", ",", " +", "+ ", " ", "⅓", "é", "e\u{301}", "\u{301}", "坂", "x", ""]
-        for text in Self.corpus(count: 10_000, seed: 12, pieces: pieces) {
+        for text in SeededGenerator.texts(count: 10_000, seed: 12, pieces: pieces) {
             for separator in [", ", " + "] as [StaticString] {
                 let general = Reference.split(text, onASCII: separator)
                 #expect(text.split(onASCII: separator) == general, "\(text.debugDescription)")
@@ -90,7 +71,7 @@ import Testing
             Array("a".utf8), Array("é".utf8), Array("坂".utf8), Array("😀".utf8), [0xFF], [0xC3], [0xE2, 0x82], [0xF0, 0x9F, 0x98],
             [0xC0, 0xAF], [0xED, 0xA0, 0x80], [0xF4, 0x90, 0x80, 0x80], [0x80], [0xEF, 0xBF, 0xBD], [0x00], [0x7F],
         ]
-        var generator = SplitMix64(seed: 11)
+        var generator = SeededGenerator(seed: 11)
         for _ in 0..<20_000 {
             let bytes = (0..<Int.random(in: 0...6, using: &generator)).flatMap { _ in pieces.randomElement(using: &generator)! }
             bytes.withUnsafeBufferPointer { buffer in
@@ -104,7 +85,7 @@ import Testing
 
     @Test func datesAreReadAsTheGeneralWayReadsThem() {
         let pieces = ["2020", "1999", "11", "18", "2", "29", "31", "13", "0", "00", "59", "60", "12345", "-", "/", ".", " ", "T", ":", "Z", "\t", "x", "  "]
-        var texts = Self.corpus(count: 50_000, seed: 8, pieces: pieces)
+        var texts = SeededGenerator.texts(count: 50_000, seed: 8, pieces: pieces)
         texts += ["2020-11-18 19:17:05", "2020-11-18 10Z00", "2020-11-18 10:00:00:00", "2020-11-18T19:17:05Z", "4/23/2023 4:38",
                   "2020-11-18 10:00Z", "2020-11-18Z", "2020-11-18 10:", " 1999-12-31 23:59:59 ", "2020-11-18 1:2:3:4"]
         for text in texts {
@@ -114,18 +95,6 @@ import Testing
 }
 
 /// SplitMix64: the same numbers for the same seed, on every run.
-struct SplitMix64: RandomNumberGenerator {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 /// The general ways, as they were before the byte-level paths.
 private enum Reference {
     static func split(_ text: some StringProtocol, onASCII separator: StaticString) -> [Substring] {
@@ -200,31 +169,6 @@ private enum Reference {
         let whole = catalogNumbers.trimmedSpaces
         let shared: String? = numbers.count == 1 ? numbers[0] : (whole.isEmpty || whole.lowercased() == "none" ? nil : whole)
         return names.map { ($0, shared) }
-    }
-
-    static func array(_ values: [String]) -> String {
-        "[" + values.map(quoted).joined(separator: ",") + "]"
-    }
-
-    static func object(_ pairs: [(name: String, value: String)]) -> String {
-        if pairs.isEmpty { return "{}" }
-        return "{" + pairs.sorted { $0.name < $1.name }.map { quoted($0.name) + ":" + quoted($0.value) }.joined(separator: ",") + "}"
-    }
-
-    static func quoted(_ text: String) -> String {
-        var out = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case let s where s.value < 0x20: out += String(format: "\\u%04x", s.value)
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out + "\""
     }
 
     static func epochSeconds(_ text: String) -> Int64? {
