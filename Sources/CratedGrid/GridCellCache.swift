@@ -114,7 +114,7 @@ final class GridCell: Sendable, Equatable {
             fields.field("rating", rating)
             fields.field("dateAdded", dateAdded)
         }
-        var hash = ContentHash()
+        var hash = StableHash()
         json.withUnsafeBytes { hash.combine($0) }
         digest = hash.value
     }

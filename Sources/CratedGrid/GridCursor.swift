@@ -34,7 +34,7 @@ struct GridCursor: Equatable, Sendable {
         var generation: Int64
     }
 
-    static let version = 1
+    static let version = 2
     static let maximumLength = 4096
 
     /// In alphabetical order, as the first cursors were written (JSONEncoder with sorted keys).
@@ -69,20 +69,23 @@ struct GridCursor: Equatable, Sendable {
         }
     }
 
-    /// FNV-1a over the fields, each with a separator (`StableHash.hex(of:)` of their decimal forms),
-    /// fed one by one: cursors written by earlier releases carry the same checksum.
+    /// 16 lowercase hex digits of `checksumValue`.
     private var checksum: String { StableHash.hex(checksumValue) }
 
+    /// A hash over every field, so that a cursor altered or cut short is refused.
     private var checksumValue: UInt64 {
         var hash = StableHash()
         hash.combine("crated-grid-cursor")
-        hash.combine(String(Self.version))
-        hash.combine(String(userId))
+        hash.combine(Self.version)
+        hash.combine(userId)
         hash.combine(order)
         hash.combine(direction.rawValue)
         hash.combine(anchor.key.checksumText)
-        hash.combine(String(anchor.albumId))
-        if let placement { hash.combine("\(placement.position)@\(placement.generation)") }
+        hash.combine(anchor.albumId)
+        hash.combine(placement) { hash, placement in
+            hash.combine(placement.position)
+            hash.combine(placement.generation)
+        }
         return hash.value
     }
 

@@ -48,7 +48,7 @@ public struct GridPage: Codable, Sendable, Equatable {
     /// cursors, what they address). Fed field by field rather than by encoding the page: encoding it a
     /// second time cost as much as the query.
     private static func etag(of page: GridPage, cursors: (next: String?, previous: String?)) -> String {
-        var hash = ContentHash()
+        var hash = StableHash()
         let layout = page.layout
         hash.combine(layout.environment.rawValue)
         hash.combine(layout.spacing)

@@ -1,57 +1,8 @@
-/// FNV-1a, 64 bits: a hash that is the same in every process and release (Swift's `Hasher` is seeded
-/// per process), for query fingerprints, cursor checksums and ETags. Not a cryptographic hash.
+/// A 64-bit hash that is the same in every process and release (Swift's `Hasher` is seeded per
+/// process), for query fingerprints, cursor checksums and ETags. It takes text eight bytes at a time:
+/// hashing a grid page's few kilobytes must cost little next to encoding them. Not a cryptographic
+/// hash: a cursor's checksum catches alterations and mistakes, not forgeries.
 struct StableHash {
-    private(set) var value: UInt64 = 0xcbf2_9ce4_8422_2325
-
-    mutating func combine(_ bytes: some Sequence<UInt8>) {
-        for byte in bytes {
-            value ^= UInt64(byte)
-            value = value &* 0x0000_0100_0000_01b3
-        }
-    }
-
-    mutating func combine(_ text: String) {
-        combine(text.utf8)
-        // A separator (never in UTF-8), so that ("ab", "c") and ("a", "bc") differ.
-        combine(CollectionOfOne(0xff))
-    }
-
-    mutating func combine(_ number: Int64) {
-        withUnsafeBytes(of: number.littleEndian) { combine($0) }
-    }
-
-    mutating func combine(_ number: Int) { combine(Int64(number)) }
-
-    mutating func combine(_ number: Double) { combine(Int64(bitPattern: number.bitPattern)) }
-
-    /// A marker for absent or present, then the value: nil and every value differ.
-    mutating func combine<Value>(_ optional: Value?, _ combineValue: (inout StableHash, Value) -> Void) {
-        combine(optional == nil ? 0 : 1)
-        if let optional { combineValue(&self, optional) }
-    }
-
-    /// 16 lowercase hex digits.
-    var hex: String { Self.hex(value) }
-
-    static func hex(_ value: UInt64) -> String {
-        let digits = String(value, radix: 16)
-        return String(repeating: "0", count: 16 - digits.count) + digits
-    }
-
-    static func hex(of parts: String...) -> String { hex(of: parts) }
-
-    static func hex(of parts: [String]) -> String {
-        var hash = StableHash()
-        for part in parts { hash.combine(part) }
-        return hash.hex
-    }
-}
-
-/// A 64-bit hash that is the same in every process and release, for ETags: it takes text eight bytes
-/// at a time, where FNV-1a's multiply per byte made hashing a grid page's few kilobytes cost as much
-/// as encoding them. Not a cryptographic hash; nothing depends on its values but ETags, which change
-/// with it (their prefix names the version).
-struct ContentHash {
     private(set) var value: UInt64 = 0x243f_6a88_85a3_08d3
 
     private mutating func mix(_ word: UInt64) {
@@ -75,7 +26,7 @@ struct ContentHash {
     }
 
     /// A marker for absent or present, then the value: nil and every value differ.
-    mutating func combine<Value>(_ optional: Value?, _ combineValue: (inout ContentHash, Value) -> Void) {
+    mutating func combine<Value>(_ optional: Value?, _ combineValue: (inout StableHash, Value) -> Void) {
         mix(optional == nil ? 0 : 1)
         if let optional { combineValue(&self, optional) }
     }
@@ -93,8 +44,17 @@ struct ContentHash {
     }
 
     /// 16 lowercase hex digits.
-    var hex: String {
+    var hex: String { Self.hex(value) }
+
+    static func hex(_ value: UInt64) -> String {
         let digits = String(value, radix: 16)
         return String(repeating: "0", count: 16 - digits.count) + digits
+    }
+
+    /// The hash of the texts, one after the other, in hex.
+    static func hex(of parts: String...) -> String {
+        var hash = StableHash()
+        for part in parts { hash.combine(part) }
+        return hash.hex
     }
 }
