@@ -65,33 +65,14 @@ final class BulkStatement {
     }
 
     /// Runs a query and reads its first row with `read`, or returns nil when there is none.
-    func fetchFirst<T>(_ read: (Row) -> T) throws -> T? {
+    func fetchFirst<T>(_ read: (StatementColumns) throws -> T) throws -> T? {
         defer { endRun() }
-        switch sqlite3_step(handle) {
-        case SQLITE_ROW: return read(Row(handle))
-        case SQLITE_DONE: return nil
-        case let code: throw error(code)
-        }
+        return try StatementColumns.step(statement) ? read(StatementColumns(statement)) : nil
     }
 
     /// Runs a query of one integer column and returns its first value.
     func fetchInt64() throws -> Int64? {
-        try fetchFirst { $0.int64(0) } ?? nil
-    }
-
-    /// The current row of a query, read by column index (from 0, as in SQLite's C API).
-    struct Row {
-        fileprivate let handle: SQLiteStatement
-        fileprivate init(_ handle: SQLiteStatement) { self.handle = handle }
-
-        func int64(_ column: Int32) -> Int64? {
-            sqlite3_column_type(handle, column) == SQLITE_NULL ? nil : sqlite3_column_int64(handle, column)
-        }
-
-        func string(_ column: Int32) -> String? {
-            guard let text = sqlite3_column_text(handle, column) else { return nil }
-            return String(decoding: UnsafeBufferPointer(start: text, count: Int(sqlite3_column_bytes(handle, column))), as: UTF8.self)
-        }
+        try fetchFirst { try $0.optionalInt64(0) } ?? nil
     }
 
     /// Resets the statement and lets go of the text bound for the run.

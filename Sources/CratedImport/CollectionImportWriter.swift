@@ -277,9 +277,10 @@ final class CollectionImportWriter {
             findCopy.bind(3, dateAdded)
             findCopy.bind(4, ordinal)
             let found = try findCopy.fetchFirst { stored in
-                (id: stored.int64(0)!,
-                 unchanged: stored.int64(1) == row.rating.map(Int64.init) && stored.string(2) == row.mediaCondition
-                    && stored.string(3) == row.sleeveCondition && stored.string(4) == row.notes && stored.string(5) == customFields)
+                (id: try stored.int64(0),
+                 unchanged: try stored.optionalInt64(1) == row.rating.map(Int64.init) && stored.optionalString(2) == row.mediaCondition
+                    && stored.optionalString(3) == row.sleeveCondition && stored.optionalString(4) == row.notes
+                    && stored.string(5) == customFields)
             }
             if let found {
                 if found.unchanged { return (found.id, .unchanged) }

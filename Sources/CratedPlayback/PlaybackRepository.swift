@@ -94,6 +94,34 @@ struct PlaybackStateRecord: CratedRecord, Equatable {
             play: Deck.Play(startedAtMs: playStartedAtMs, listenedMs: listenedMs, recorded: playRecorded),
             listeningId: listeningId, crateId: crateId, queue: queue)
     }
+
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case userId = "user_id", revision, status, needsFlip = "needs_flip", albumId = "album_id"
+        case trackId = "track_id", trackPosition = "track_position", trackStartedAtMs = "track_started_at_ms"
+        case positionMs = "position_ms", sinceMs = "since_ms", playStartedAtMs = "play_started_at_ms"
+        case listenedMs = "listened_ms", playRecorded = "play_recorded", listeningId = "listening_id"
+        case crateId = "crate_id", queueAlbumIds = "queue_album_ids", updatedAtMs = "updated_at_ms"
+    }
+
+    enum Columns {
+        static let userId = Column(CodingKeys.userId)
+        static let revision = Column(CodingKeys.revision)
+        static let status = Column(CodingKeys.status)
+        static let needsFlip = Column(CodingKeys.needsFlip)
+        static let albumId = Column(CodingKeys.albumId)
+        static let trackId = Column(CodingKeys.trackId)
+        static let trackPosition = Column(CodingKeys.trackPosition)
+        static let trackStartedAtMs = Column(CodingKeys.trackStartedAtMs)
+        static let positionMs = Column(CodingKeys.positionMs)
+        static let sinceMs = Column(CodingKeys.sinceMs)
+        static let playStartedAtMs = Column(CodingKeys.playStartedAtMs)
+        static let listenedMs = Column(CodingKeys.listenedMs)
+        static let playRecorded = Column(CodingKeys.playRecorded)
+        static let listeningId = Column(CodingKeys.listeningId)
+        static let crateId = Column(CodingKeys.crateId)
+        static let queueAlbumIds = Column(CodingKeys.queueAlbumIds)
+        static let updatedAtMs = Column(CodingKeys.updatedAtMs)
+    }
 }
 
 /// Album title and credit, as the mini-player and history show them.

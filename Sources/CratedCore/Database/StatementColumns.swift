@@ -116,12 +116,12 @@ public struct StatementColumns {
     private let statement: Statement
     private var handle: SQLiteStatement { statement.sqliteStatement }
 
-    fileprivate init(_ statement: Statement) {
+    package init(_ statement: Statement) {
         self.statement = statement
     }
 
     /// Steps to the next row: true on a row, false at the end.
-    fileprivate static func step(_ statement: Statement) throws -> Bool {
+    package static func step(_ statement: Statement) throws -> Bool {
         switch sqlite3_step(statement.sqliteStatement) {
         case SQLITE_ROW: return true
         case SQLITE_DONE: return false

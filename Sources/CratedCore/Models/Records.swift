@@ -1,14 +1,11 @@
 import Foundation
 import GRDB
 
-/// Stored records: plain Codable structs whose properties map to the snake_case columns of
-/// `Migrations/`. API responses are separate types; these are what the database holds.
+/// Stored records: plain Codable structs whose `CodingKeys` name the snake_case columns of
+/// `Migrations/`, and whose `Columns` are built from them for queries.
+/// GRDB decodes them by those names as they are, with no key conversion per row. API responses are
+/// separate types; these are what the database holds.
 public protocol CratedRecord: Codable, Sendable, FetchableRecord, MutablePersistableRecord {}
-
-extension CratedRecord {
-    public static var databaseColumnDecodingStrategy: DatabaseColumnDecodingStrategy { .convertFromSnakeCase }
-    public static var databaseColumnEncodingStrategy: DatabaseColumnEncodingStrategy { .convertToSnakeCase }
-}
 
 public struct User: CratedRecord, Identifiable, Equatable {
     public var id: Int64?
@@ -24,6 +21,16 @@ public struct User: CratedRecord, Identifiable, Equatable {
     }
 
     public mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
+
+    public enum CodingKeys: String, CodingKey, CaseIterable {
+        case id, name, createdAt = "created_at"
+    }
+
+    public enum Columns {
+        public static let id = Column(CodingKeys.id)
+        public static let name = Column(CodingKeys.name)
+        public static let createdAt = Column(CodingKeys.createdAt)
+    }
 }
 
 public enum TokenScope: String, Codable, Sendable, CaseIterable, DatabaseValueConvertible {
@@ -43,6 +50,23 @@ public struct APIToken: CratedRecord, Identifiable, Equatable {
 
     public static let databaseTableName = "api_token"
     public mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
+
+    public enum CodingKeys: String, CodingKey, CaseIterable {
+        case id, userId = "user_id", label, tokenHash = "token_hash", tokenPrefix = "token_prefix", scope
+        case createdAt = "created_at", lastUsedAt = "last_used_at", revokedAt = "revoked_at"
+    }
+
+    public enum Columns {
+        public static let id = Column(CodingKeys.id)
+        public static let userId = Column(CodingKeys.userId)
+        public static let label = Column(CodingKeys.label)
+        public static let tokenHash = Column(CodingKeys.tokenHash)
+        public static let tokenPrefix = Column(CodingKeys.tokenPrefix)
+        public static let scope = Column(CodingKeys.scope)
+        public static let createdAt = Column(CodingKeys.createdAt)
+        public static let lastUsedAt = Column(CodingKeys.lastUsedAt)
+        public static let revokedAt = Column(CodingKeys.revokedAt)
+    }
 }
 
 public struct Artist: CratedRecord, Identifiable, Equatable {
@@ -54,6 +78,18 @@ public struct Artist: CratedRecord, Identifiable, Equatable {
 
     public static let databaseTableName = "artist"
     public mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
+
+    public enum CodingKeys: String, CodingKey, CaseIterable {
+        case id, name, discogsName = "discogs_name", discogsId = "discogs_id", sortName = "sort_name"
+    }
+
+    public enum Columns {
+        public static let id = Column(CodingKeys.id)
+        public static let name = Column(CodingKeys.name)
+        public static let discogsName = Column(CodingKeys.discogsName)
+        public static let discogsId = Column(CodingKeys.discogsId)
+        public static let sortName = Column(CodingKeys.sortName)
+    }
 }
 
 public struct Album: CratedRecord, Identifiable, Equatable {
@@ -73,6 +109,29 @@ public struct Album: CratedRecord, Identifiable, Equatable {
 
     public static let databaseTableName = "album"
     public mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
+
+    public enum CodingKeys: String, CodingKey, CaseIterable {
+        case id, discogsReleaseId = "discogs_release_id", discogsMasterId = "discogs_master_id", title
+        case sortTitle = "sort_title", artistCredit = "artist_credit", artistSortName = "artist_sort_name", year
+        case released, country, formatSummary = "format_summary", createdAt = "created_at"
+        case updatedAt = "updated_at"
+    }
+
+    public enum Columns {
+        public static let id = Column(CodingKeys.id)
+        public static let discogsReleaseId = Column(CodingKeys.discogsReleaseId)
+        public static let discogsMasterId = Column(CodingKeys.discogsMasterId)
+        public static let title = Column(CodingKeys.title)
+        public static let sortTitle = Column(CodingKeys.sortTitle)
+        public static let artistCredit = Column(CodingKeys.artistCredit)
+        public static let artistSortName = Column(CodingKeys.artistSortName)
+        public static let year = Column(CodingKeys.year)
+        public static let released = Column(CodingKeys.released)
+        public static let country = Column(CodingKeys.country)
+        public static let formatSummary = Column(CodingKeys.formatSummary)
+        public static let createdAt = Column(CodingKeys.createdAt)
+        public static let updatedAt = Column(CodingKeys.updatedAt)
+    }
 }
 
 public struct AlbumArtist: CratedRecord, Equatable {
@@ -81,6 +140,17 @@ public struct AlbumArtist: CratedRecord, Equatable {
     public var artistId: Int64
     public var joinPhrase: String
     public static let databaseTableName = "album_artist"
+
+    public enum CodingKeys: String, CodingKey, CaseIterable {
+        case albumId = "album_id", position, artistId = "artist_id", joinPhrase = "join_phrase"
+    }
+
+    public enum Columns {
+        public static let albumId = Column(CodingKeys.albumId)
+        public static let position = Column(CodingKeys.position)
+        public static let artistId = Column(CodingKeys.artistId)
+        public static let joinPhrase = Column(CodingKeys.joinPhrase)
+    }
 }
 
 public struct AlbumLabel: CratedRecord, Equatable {
@@ -90,6 +160,18 @@ public struct AlbumLabel: CratedRecord, Equatable {
     public var catalogNumber: String?
     public var discogsId: Int64?
     public static let databaseTableName = "album_label"
+
+    public enum CodingKeys: String, CodingKey, CaseIterable {
+        case albumId = "album_id", position, name, catalogNumber = "catalog_number", discogsId = "discogs_id"
+    }
+
+    public enum Columns {
+        public static let albumId = Column(CodingKeys.albumId)
+        public static let position = Column(CodingKeys.position)
+        public static let name = Column(CodingKeys.name)
+        public static let catalogNumber = Column(CodingKeys.catalogNumber)
+        public static let discogsId = Column(CodingKeys.discogsId)
+    }
 }
 
 public struct AlbumFormat: CratedRecord, Equatable {
@@ -101,15 +183,39 @@ public struct AlbumFormat: CratedRecord, Equatable {
     public var descriptions: String
     public var text: String?
     public static let databaseTableName = "album_format"
+
+    public enum CodingKeys: String, CodingKey, CaseIterable {
+        case albumId = "album_id", position, name, quantity, descriptions, text
+    }
+
+    public enum Columns {
+        public static let albumId = Column(CodingKeys.albumId)
+        public static let position = Column(CodingKeys.position)
+        public static let name = Column(CodingKeys.name)
+        public static let quantity = Column(CodingKeys.quantity)
+        public static let descriptions = Column(CodingKeys.descriptions)
+        public static let text = Column(CodingKeys.text)
+    }
 }
 
 public struct AlbumGenre: CratedRecord, Equatable {
-    public enum Kind: String, Codable, Sendable { case genre, style }
+    public enum Kind: String, Codable, Sendable, DatabaseValueConvertible { case genre, style }
     public var albumId: Int64
     public var kind: Kind
     public var name: String
     public var position: Int
     public static let databaseTableName = "album_genre"
+
+    public enum CodingKeys: String, CodingKey, CaseIterable {
+        case albumId = "album_id", kind, name, position
+    }
+
+    public enum Columns {
+        public static let albumId = Column(CodingKeys.albumId)
+        public static let kind = Column(CodingKeys.kind)
+        public static let name = Column(CodingKeys.name)
+        public static let position = Column(CodingKeys.position)
+    }
 }
 
 public struct AlbumImage: CratedRecord, Equatable {
@@ -121,10 +227,24 @@ public struct AlbumImage: CratedRecord, Equatable {
     public var width: Int?
     public var height: Int?
     public static let databaseTableName = "album_image"
+
+    public enum CodingKeys: String, CodingKey, CaseIterable {
+        case albumId = "album_id", position, kind, uri, uri150, width, height
+    }
+
+    public enum Columns {
+        public static let albumId = Column(CodingKeys.albumId)
+        public static let position = Column(CodingKeys.position)
+        public static let kind = Column(CodingKeys.kind)
+        public static let uri = Column(CodingKeys.uri)
+        public static let uri150 = Column(CodingKeys.uri150)
+        public static let width = Column(CodingKeys.width)
+        public static let height = Column(CodingKeys.height)
+    }
 }
 
 public struct Track: CratedRecord, Identifiable, Equatable {
-    public enum Kind: String, Codable, Sendable { case track, heading, index, subtrack }
+    public enum Kind: String, Codable, Sendable, DatabaseValueConvertible { case track, heading, index, subtrack }
     public var id: Int64?
     public var albumId: Int64
     public var parentId: Int64?
@@ -150,6 +270,23 @@ public struct Track: CratedRecord, Identifiable, Equatable {
 
     public static let databaseTableName = "track"
     public mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
+
+    public enum CodingKeys: String, CodingKey, CaseIterable {
+        case id, albumId = "album_id", parentId = "parent_id", position, side, sortOrder = "sort_order", title
+        case durationMs = "duration_ms", kind
+    }
+
+    public enum Columns {
+        public static let id = Column(CodingKeys.id)
+        public static let albumId = Column(CodingKeys.albumId)
+        public static let parentId = Column(CodingKeys.parentId)
+        public static let position = Column(CodingKeys.position)
+        public static let side = Column(CodingKeys.side)
+        public static let sortOrder = Column(CodingKeys.sortOrder)
+        public static let title = Column(CodingKeys.title)
+        public static let durationMs = Column(CodingKeys.durationMs)
+        public static let kind = Column(CodingKeys.kind)
+    }
 }
 
 /// One physical copy that a user owns.
@@ -169,6 +306,27 @@ public struct CollectionItem: CratedRecord, Identifiable, Equatable {
 
     public static let databaseTableName = "collection_item"
     public mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
+
+    public enum CodingKeys: String, CodingKey, CaseIterable {
+        case id, userId = "user_id", albumId = "album_id", dateAdded = "date_added"
+        case copyOrdinal = "copy_ordinal", rating, mediaCondition = "media_condition"
+        case sleeveCondition = "sleeve_condition", notes, customFields = "custom_fields"
+        case discogsInstanceId = "discogs_instance_id"
+    }
+
+    public enum Columns {
+        public static let id = Column(CodingKeys.id)
+        public static let userId = Column(CodingKeys.userId)
+        public static let albumId = Column(CodingKeys.albumId)
+        public static let dateAdded = Column(CodingKeys.dateAdded)
+        public static let copyOrdinal = Column(CodingKeys.copyOrdinal)
+        public static let rating = Column(CodingKeys.rating)
+        public static let mediaCondition = Column(CodingKeys.mediaCondition)
+        public static let sleeveCondition = Column(CodingKeys.sleeveCondition)
+        public static let notes = Column(CodingKeys.notes)
+        public static let customFields = Column(CodingKeys.customFields)
+        public static let discogsInstanceId = Column(CodingKeys.discogsInstanceId)
+    }
 }
 
 public struct Crate: CratedRecord, Identifiable, Equatable {
@@ -181,6 +339,20 @@ public struct Crate: CratedRecord, Identifiable, Equatable {
 
     public static let databaseTableName = "crate"
     public mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
+
+    public enum CodingKeys: String, CodingKey, CaseIterable {
+        case id, userId = "user_id", name, discogsFolderId = "discogs_folder_id", createdAt = "created_at"
+        case updatedAt = "updated_at"
+    }
+
+    public enum Columns {
+        public static let id = Column(CodingKeys.id)
+        public static let userId = Column(CodingKeys.userId)
+        public static let name = Column(CodingKeys.name)
+        public static let discogsFolderId = Column(CodingKeys.discogsFolderId)
+        public static let createdAt = Column(CodingKeys.createdAt)
+        public static let updatedAt = Column(CodingKeys.updatedAt)
+    }
 }
 
 public struct CrateItem: CratedRecord, Equatable {
@@ -189,4 +361,15 @@ public struct CrateItem: CratedRecord, Equatable {
     public var position: Int
     public var addedAt: String
     public static let databaseTableName = "crate_item"
+
+    public enum CodingKeys: String, CodingKey, CaseIterable {
+        case crateId = "crate_id", itemId = "item_id", position, addedAt = "added_at"
+    }
+
+    public enum Columns {
+        public static let crateId = Column(CodingKeys.crateId)
+        public static let itemId = Column(CodingKeys.itemId)
+        public static let position = Column(CodingKeys.position)
+        public static let addedAt = Column(CodingKeys.addedAt)
+    }
 }

@@ -19,6 +19,22 @@ public struct AlbumSyncState: CratedRecord, Equatable {
     public var lastAttemptAt: String?
 
     public static let databaseTableName = "album_sync"
+
+    public enum CodingKeys: String, CodingKey, CaseIterable {
+        case albumId = "album_id", status, attempts, lastError = "last_error", nextAttemptAt = "next_attempt_at"
+        case etag, lastSyncedAt = "last_synced_at", lastAttemptAt = "last_attempt_at"
+    }
+
+    public enum Columns {
+        public static let albumId = Column(CodingKeys.albumId)
+        public static let status = Column(CodingKeys.status)
+        public static let attempts = Column(CodingKeys.attempts)
+        public static let lastError = Column(CodingKeys.lastError)
+        public static let nextAttemptAt = Column(CodingKeys.nextAttemptAt)
+        public static let etag = Column(CodingKeys.etag)
+        public static let lastSyncedAt = Column(CodingKeys.lastSyncedAt)
+        public static let lastAttemptAt = Column(CodingKeys.lastAttemptAt)
+    }
 }
 
 /// An album that a sync pass should fetch.

@@ -3,9 +3,9 @@ import CratedTestSupport
 import GRDB
 import Testing
 
-/// Records are decoded from rows by hand (Records+Row.swift): by their snake_case column names, and a
-/// value of the wrong type is an error, never a crash of the daemon.
-@Suite struct RecordDecodingTests {
+/// Records decode from rows through GRDB's Codable support, by the snake_case column names their
+/// `CodingKeys` give; a value of the wrong type is an error, never a crash of the daemon.
+@Suite struct RecordsTests {
     let albumColumns: [String: (any DatabaseValueConvertible)?] = [
         "id": 7, "discogs_release_id": 249504, "discogs_master_id": nil, "title": "Kind Of Blue", "sort_title": "kind of blue",
         "artist_credit": "Miles Davis", "artist_sort_name": "miles davis", "year": 1959, "released": "1959-08-17",
@@ -35,5 +35,32 @@ import Testing
         #expect(throws: (any Error).self) {
             try Track(row: ["id": 3, "album_id": 7, "position": "B1", "sort_order": 4, "title": "All Blues", "kind": "bonus"])
         }
+    }
+
+    /// Every record's `CodingKeys` are its table's columns, no more and no fewer: writing a record
+    /// writes every column, and the column-index readers read them all (Records+StatementColumns.swift).
+    @Test func codingKeysAreTheColumnsOfTheirTable() throws {
+        let directory = try TemporaryDirectory()
+        let database = try directory.database()
+        func check<Record: CratedRecord, Keys: CaseIterable & RawRepresentable<String>>(_ record: Record.Type, _ keys: Keys.Type) throws {
+            let columns = try database.reader.read { db in
+                try String.fetchAll(db, sql: "SELECT name FROM pragma_table_info(?)", arguments: [Record.databaseTableName])
+            }
+            #expect(Set(keys.allCases.map(\.rawValue)) == Set(columns), "\(Record.self)")
+        }
+        try check(User.self, User.CodingKeys.self)
+        try check(APIToken.self, APIToken.CodingKeys.self)
+        try check(Artist.self, Artist.CodingKeys.self)
+        try check(Album.self, Album.CodingKeys.self)
+        try check(AlbumArtist.self, AlbumArtist.CodingKeys.self)
+        try check(AlbumLabel.self, AlbumLabel.CodingKeys.self)
+        try check(AlbumFormat.self, AlbumFormat.CodingKeys.self)
+        try check(AlbumGenre.self, AlbumGenre.CodingKeys.self)
+        try check(AlbumImage.self, AlbumImage.CodingKeys.self)
+        try check(Track.self, Track.CodingKeys.self)
+        try check(CollectionItem.self, CollectionItem.CodingKeys.self)
+        try check(Crate.self, Crate.CodingKeys.self)
+        try check(CrateItem.self, CrateItem.CodingKeys.self)
+        try check(AlbumSyncState.self, AlbumSyncState.CodingKeys.self)
     }
 }
