@@ -95,10 +95,10 @@ let package = Package(
         .testTarget(name: "CratedImportTests", dependencies: ["CratedImport", "CratedCore", "CratedTestSupport", grdb]),
         // The tests that run the `crated` binary; depending on it builds it with the tests.
         .testTarget(name: "CratedCLITests", dependencies: ["crated", "CratedCore", "CratedImport", "CratedTestSupport", grdb]),
-        .testTarget(name: "CratedGridTests", dependencies: ["CratedGrid", "CratedCore", "CratedImport", "CratedJSON", grdb]),
-        .testTarget(name: "CratedPlaybackTests", dependencies: ["CratedPlayback", "CratedCore", grdb]),
+        .testTarget(name: "CratedGridTests", dependencies: ["CratedTestSupport", "CratedGrid", "CratedCore", "CratedImport", "CratedJSON", grdb]),
+        .testTarget(name: "CratedPlaybackTests", dependencies: ["CratedTestSupport", "CratedPlayback", "CratedCore", grdb]),
         // Depends on `crated` so that the binary its SIGKILL test runs is built with the tests.
-        .testTarget(name: "CratedSyncTests", dependencies: ["CratedSync", "CratedCore", "CratedImport", "crated", grdb, logging, serviceLifecycle, hummingbird]),
-        .testTarget(name: "CratedAPITests", dependencies: ["CratedAPI", "CratedCore", "CratedImport", "CratedJSON", "CratedPlayback", "CratedSync", "crated", grdb, hummingbird, hummingbirdTesting]),
+        .testTarget(name: "CratedSyncTests", dependencies: ["CratedTestSupport", "CratedSync", "CratedCore", "CratedImport", "crated", grdb, logging, serviceLifecycle, hummingbird]),
+        .testTarget(name: "CratedAPITests", dependencies: ["CratedTestSupport", "CratedAPI", "CratedCore", "CratedImport", "CratedJSON", "CratedPlayback", "CratedSync", "crated", grdb, hummingbird, hummingbirdTesting]),
     ]
 )

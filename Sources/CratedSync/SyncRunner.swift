@@ -153,7 +153,7 @@ public struct SyncRunner: Sendable {
     /// Counts by state as of now.
     public func counts() async throws -> SyncStateCounts {
         let now = clock.date
-        return try await database.syncStateCounts(now: now, staleBefore: now.addingTimeInterval(-settings.staleAfter))
+        return try database.syncStateCounts(now: now, staleBefore: now.addingTimeInterval(-settings.staleAfter))
     }
 
     /// One pass. `shouldStop` is asked before each album starts: once it says yes, the albums in
@@ -188,7 +188,7 @@ public struct SyncRunner: Sendable {
         }
 
         let now = clock.date
-        let due = try await database.albumsDueForSync(
+        let due = try database.albumsDueForSync(
             now: now, staleBefore: now.addingTimeInterval(-settings.staleAfter),
             userId: options.userName == nil ? nil : userId, limit: options.limit)
         report.albumsDue = due.count

@@ -1,5 +1,6 @@
 @testable import CratedAPI
 @testable import CratedCore
+import CratedTestSupport
 import CratedJSON
 import Foundation
 import GRDB

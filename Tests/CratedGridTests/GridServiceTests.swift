@@ -1,3 +1,4 @@
+import CratedTestSupport
 import CratedJSON
 import CratedCore
 @testable import CratedGrid

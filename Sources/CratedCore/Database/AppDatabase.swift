@@ -74,9 +74,6 @@ public struct AppDatabase: Sendable {
         self.readConnections = readConnections
     }
 
-    /// GRDB's reader, for tests and tools; crated's own reads go through `read` and `unsafeRead`.
-    public var reader: any DatabaseReader { writer }
-
     /// Runs `body` in a read transaction: one committed state of the database throughout.
     public func read<T>(_ body: (Database) throws -> T) throws -> T {
         if let readConnections { return try readConnections.read(body) }

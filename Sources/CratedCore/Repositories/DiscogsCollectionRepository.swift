@@ -256,10 +256,6 @@ extension AppDatabase {
         }
     }
 
-    public func copies(ofUser userId: Int64) throws -> [CollectionItem] {
-        try read { db in try CollectionItem.filter(Column("user_id") == userId).order(Column("id")).fetchAll(db) }
-    }
-
     /// The user's crates, each with the ids of its copies in order.
     public func crates(ofUser userId: Int64) throws -> [(crate: Crate, itemIds: [Int64])] {
         try read { db in

@@ -64,7 +64,7 @@ public struct SyncStateCounts: Codable, Sendable, Equatable {
 extension AppDatabase {
     /// The albums a pass should fetch, most urgent first: never synced, then failed and due, then
     /// stale (oldest first), then not found and due. `userId` limits them to one user's collection.
-    public func albumsDueForSync(now: Date, staleBefore: Date, userId: Int64? = nil, limit: Int? = nil) async throws -> [SyncCandidate] {
+    public func albumsDueForSync(now: Date, staleBefore: Date, userId: Int64? = nil, limit: Int? = nil) throws -> [SyncCandidate] {
         var arguments: StatementArguments = [Timestamp.string(from: staleBefore), Timestamp.string(from: now)]
         var userFilter = ""
         if let userId {
@@ -72,7 +72,7 @@ extension AppDatabase {
             arguments += [userId]
         }
         arguments += [limit ?? -1]  // SQLite: a negative LIMIT is no limit
-        return try await reader.read { [arguments, userFilter] db in
+        return try read { db in
             try Row.fetchAll(db, sql: """
                 SELECT a.id, a.discogs_release_id, COALESCE(s.status, 'never') AS status, s.etag
                 FROM album a LEFT JOIN album_sync s ON s.album_id = a.id
@@ -96,8 +96,8 @@ extension AppDatabase {
          OR (s.status IN ('failed', 'not_found') AND s.next_attempt_at <= ?2))
         """
 
-    public func syncStateCounts(now: Date, staleBefore: Date) async throws -> SyncStateCounts {
-        try await reader.read { db in
+    public func syncStateCounts(now: Date, staleBefore: Date) throws -> SyncStateCounts {
+        try read { db in
             let row = try Row.fetchOne(db, sql: """
                 SELECT
                     COUNT(*) FILTER (WHERE s.album_id IS NULL OR s.status = 'never') AS never,
@@ -118,10 +118,6 @@ extension AppDatabase {
             counts.due = row["due"]
             return counts
         }
-    }
-
-    public func syncState(ofAlbum albumId: Int64) throws -> AlbumSyncState? {
-        try read { db in try AlbumSyncState.fetchOne(db, key: albumId) }
     }
 
     /// A 304: the album is as Discogs has it; only its freshness changes.

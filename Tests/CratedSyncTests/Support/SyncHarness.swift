@@ -1,3 +1,4 @@
+import CratedTestSupport
 import CratedCore
 import CratedImport
 @testable import CratedSync

@@ -1,0 +1,18 @@
+import CratedCore
+import GRDB
+
+// How tests read what the code under test wrote: through GRDB's own pool, beside the read-only
+// connections that crated's reads use, so that a test never depends on the code it checks.
+extension AppDatabase {
+    public var reader: any DatabaseReader { writer }
+
+    public func syncState(ofAlbum albumId: Int64) throws -> AlbumSyncState? {
+        try reader.read { db in try AlbumSyncState.fetchOne(db, key: albumId) }
+    }
+
+    public func copies(ofUser userId: Int64) throws -> [CollectionItem] {
+        try reader.read { db in
+            try CollectionItem.filter(CollectionItem.Columns.userId == userId).order(CollectionItem.Columns.id).fetchAll(db)
+        }
+    }
+}
