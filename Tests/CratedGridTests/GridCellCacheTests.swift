@@ -1,3 +1,4 @@
+import CratedTestSupport
 import CratedCore
 @testable import CratedGrid
 import GRDB

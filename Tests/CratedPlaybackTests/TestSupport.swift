@@ -27,23 +27,16 @@ struct TrackSeed {
     }
 }
 
-/// A migrated database in a fresh temporary directory, removed when the library is released, with
-/// helpers to seed users, albums, copies and crates.
+/// A migrated database of its own with the playback service's clock, and helpers to seed users,
+/// albums with tracklists, copies and crates (through CratedTestSupport's seeding).
 final class TestLibrary {
-    let directory: URL
-    let path: String
-    let database: AppDatabase
+    private let temporary: TemporaryDatabase
+    var database: AppDatabase { temporary.database }
+    var path: String { temporary.path }
     let clock = ManualPlaybackClock()
 
     init() throws {
-        directory = FileManager.default.temporaryDirectory
-            .appendingPathComponent("crated-playback-tests-\(UUID().uuidString)", isDirectory: true)
-        path = directory.appendingPathComponent("crated.sqlite").path
-        database = try AppDatabase.open(path: path)
-    }
-
-    deinit {
-        try? FileManager.default.removeItem(at: directory)
+        temporary = try TemporaryDatabase()
     }
 
     func service() -> PlaybackService {
@@ -60,22 +53,14 @@ final class TestLibrary {
         image: (uri: String, uri150: String, width: Int?)? = nil
     ) throws -> Int64 {
         try database.writer.write { db in
-            try db.execute(sql: """
-                INSERT INTO album (title, sort_title, artist_credit, artist_sort_name, created_at, updated_at)
-                VALUES (?, ?, ?, ?, ?, ?)
-                """, arguments: [title, title.lowercased(), artist, artist.lowercased(), Timestamp.now(), Timestamp.now()])
-            let albumId = db.lastInsertedRowID
+            let artistId = try Int64.fetchOne(db, sql: "SELECT id FROM artist WHERE name = ?", arguments: [artist]) ?? db.insertArtist(artist)
+            let albumId = try db.insertAlbum(title: title, artistId: artistId)
             for (order, track) in tracks.enumerated() {
-                try db.execute(sql: """
-                    INSERT INTO track (album_id, position, side, sort_order, title, duration_ms, kind)
-                    VALUES (?, ?, ?, ?, ?, ?, ?)
-                    """, arguments: [albumId, track.position, track.side, order, track.title, track.durationMs, track.kind])
+                try db.insertTrack(albumId: albumId, position: track.position, side: track.side, sortOrder: order,
+                                   title: track.title, durationMs: track.durationMs, kind: track.kind)
             }
             if let image {
-                try db.execute(sql: """
-                    INSERT INTO album_image (album_id, position, kind, uri, uri150, width, height)
-                    VALUES (?, 0, 'primary', ?, ?, ?, ?)
-                    """, arguments: [albumId, image.uri, image.uri150, image.width, image.width])
+                try db.insertImage(albumId: albumId, uri: image.uri, uri150: image.uri150, width: image.width)
             }
             return albumId
         }
@@ -87,23 +72,15 @@ final class TestLibrary {
         try database.writer.write { db in
             let copies = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM collection_item WHERE user_id = ? AND album_id = ?",
                                           arguments: [userId, albumId]) ?? 0
-            try db.execute(sql: """
-                INSERT INTO collection_item (user_id, album_id, date_added, copy_ordinal) VALUES (?, ?, ?, ?)
-                """, arguments: [userId, albumId, "2024-01-01T00:00:00Z", copies])
-            return db.lastInsertedRowID
+            return try db.insertCopy(userId: userId, albumId: albumId, dateAdded: "2024-01-01T00:00:00Z", copyOrdinal: copies)
         }
     }
 
     /// A crate holding the copies in the order given.
     func addCrate(userId: Int64, name: String, copyIds: [Int64]) throws -> Int64 {
         try database.writer.write { db in
-            try db.execute(sql: "INSERT INTO crate (user_id, name, created_at, updated_at) VALUES (?, ?, ?, ?)",
-                           arguments: [userId, name, Timestamp.now(), Timestamp.now()])
-            let crateId = db.lastInsertedRowID
-            for (position, copyId) in copyIds.enumerated() {
-                try db.execute(sql: "INSERT INTO crate_item (crate_id, item_id, position, added_at) VALUES (?, ?, ?, ?)",
-                               arguments: [crateId, copyId, position, Timestamp.now()])
-            }
+            let crateId = try db.insertCrate(userId: userId, name: name)
+            for copyId in copyIds { try db.addToCrate(crateId: crateId, itemId: copyId) }
             return crateId
         }
     }

@@ -3,7 +3,7 @@ import Foundation
 import GRDB
 
 /// A temporary folder for one test, removed when the value is released.
-public final class TemporaryDirectory {
+public final class TemporaryDirectory: Sendable {
     public let url: URL
 
     public init() throws {
@@ -31,6 +31,19 @@ public final class TemporaryDirectory {
     /// A new database file in the folder with the real migrations applied.
     public func database(_ name: String = "crated.sqlite", busyTimeoutMs: Int = 5000) throws -> AppDatabase {
         try AppDatabase.open(path: path(name), busyTimeoutMs: busyTimeoutMs)
+    }
+}
+
+/// A migrated database in a temporary folder of its own, removed with the folder.
+public final class TemporaryDatabase: Sendable {
+    public let directory: TemporaryDirectory
+    public let database: AppDatabase
+    /// The database file, to open it again as a restarted daemon would.
+    public var path: String { directory.path("crated.sqlite") }
+
+    public init() throws {
+        directory = try TemporaryDirectory()
+        database = try directory.database()
     }
 }
 
