@@ -131,20 +131,52 @@ struct AlbumHeading: Equatable, Sendable {
     let artistCredit: String
 }
 
-/// Every query and write of the playback service.
-enum PlaybackRepository {
-    static func facts(_ db: Database, userId: Int64) throws -> PlaybackFacts {
-        try PlaybackStateRecord.fetchOne(db, key: userId)?.facts ?? .neverPlayed
+/// Every query and write of the playback service: methods that run in a transaction of their own,
+/// and static ones that run inside the caller's, as in CratedCore's repositories.
+extension AppDatabase {
+    /// The user's stored state, with the tracklist of the album on the turntable, read together.
+    func playbackState(userId: Int64) throws -> (facts: PlaybackFacts, tracklist: Tracklist?) {
+        try read { db in
+            let facts = try PlaybackStateRecord.fetchOne(db, key: userId)?.facts ?? .neverPlayed
+            return (facts, try facts.deck.map { try Self.tracklist(db, albumId: $0.albumId) })
+        }
     }
 
-    static func save(_ db: Database, userId: Int64, facts: PlaybackFacts, nowMs: Int64) throws {
-        var record = PlaybackStateRecord(userId: userId, facts: facts, updatedAtMs: nowMs)
-        try record.upsert(db)
+    /// Stores the user's state and the plays that counted, in one transaction.
+    func savePlaybackState(userId: Int64, facts: PlaybackFacts, nowMs: Int64, countedPlays: [CountedPlay] = []) throws {
+        try writer.write { db in
+            var record = PlaybackStateRecord(userId: userId, facts: facts, updatedAtMs: nowMs)
+            try record.upsert(db)
+            for play in countedPlays {
+                try db.execute(sql: """
+                    INSERT INTO play_history
+                        (user_id, album_id, track_id, track_position, track_title, side, duration_ms, listening_id, played_at_ms)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """, arguments: [userId, play.albumId, play.track.id, play.track.position, play.track.title,
+                                     play.track.side, play.track.durationMs, play.listeningId, play.playedAtMs])
+            }
+        }
     }
 
     /// Users whose state can still change by itself (the scheduler's start-up scan).
-    static func activeUserIds(_ db: Database) throws -> [Int64] {
-        try Int64.fetchAll(db, sql: "SELECT user_id FROM playback_state WHERE status <> 'idle' ORDER BY user_id")
+    func activePlaybackUserIds() throws -> [Int64] {
+        try read { db in
+            try Int64.fetchAll(db, sql: "SELECT user_id FROM playback_state WHERE status <> 'idle' ORDER BY user_id")
+        }
+    }
+
+    func tracklist(albumId: Int64) throws -> Tracklist {
+        try read { db in try Self.tracklist(db, albumId: albumId) }
+    }
+
+    /// The user's plays, newest first: `limit` of them older than `cursor`.
+    func playHistory(userId: Int64, before cursor: HistoryCursor?, limit: Int) throws -> HistoryPage {
+        try read { db in try Self.playHistory(db, userId: userId, before: cursor, limit: limit) }
+    }
+
+    func albumPlayStats(userId: Int64, albumId: Int64) throws -> AlbumPlayStats {
+        // One SELECT: consistent without a transaction.
+        try unsafeRead { db in try Self.albumPlayStats(db, userId: userId, albumId: albumId) }
     }
 
     static func tracklist(_ db: Database, albumId: Int64) throws -> Tracklist {
@@ -208,18 +240,7 @@ enum PlaybackRepository {
         ]
     }
 
-    static func record(_ db: Database, userId: Int64, plays: [CountedPlay]) throws {
-        for play in plays {
-            try db.execute(sql: """
-                INSERT INTO play_history
-                    (user_id, album_id, track_id, track_position, track_title, side, duration_ms, listening_id, played_at_ms)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """, arguments: [userId, play.albumId, play.track.id, play.track.position, play.track.title,
-                                 play.track.side, play.track.durationMs, play.listeningId, play.playedAtMs])
-        }
-    }
-
-    static func history(_ db: Database, userId: Int64, before cursor: HistoryCursor?, limit: Int) throws -> HistoryPage {
+    private static func playHistory(_ db: Database, userId: Int64, before cursor: HistoryCursor?, limit: Int) throws -> HistoryPage {
         let limit = max(limit, 1)
         // One row more than asked says whether there is a next page.
         let rows = try Row.fetchAll(db, sql: """
@@ -244,7 +265,7 @@ enum PlaybackRepository {
             next: next.map { HistoryCursor(playedAtMs: $0["played_at_ms"], id: $0["id"]) })
     }
 
-    static func albumPlayStats(_ db: Database, userId: Int64, albumId: Int64) throws -> AlbumPlayStats {
+    private static func albumPlayStats(_ db: Database, userId: Int64, albumId: Int64) throws -> AlbumPlayStats {
         // An aggregate without GROUP BY: exactly one row.
         try db.firstRow("""
             SELECT COUNT(DISTINCT listening_id), COUNT(*), MAX(played_at_ms)

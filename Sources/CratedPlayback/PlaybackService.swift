@@ -88,9 +88,7 @@ public actor PlaybackService {
         try guarded {
             // A play that has counted by now is in the history even if no one has asked for the state.
             _ = try settle(userId: userId, at: clock.nowMs)
-            return try database.read { db in
-                try PlaybackRepository.history(db, userId: userId, before: cursor, limit: min(max(limit, 1), 200))
-            }
+            return try database.playHistory(userId: userId, before: cursor, limit: min(max(limit, 1), 200))
         }
     }
 
@@ -104,10 +102,7 @@ public actor PlaybackService {
             try await settleIfDue(userId: userId)
         }
         return try guarded {
-            // One SELECT: consistent without a transaction.
-            try database.unsafeRead { db in
-                try PlaybackRepository.albumPlayStats(db, userId: userId, albumId: albumId)
-            }
+            try database.albumPlayStats(userId: userId, albumId: albumId)
         }
     }
 
@@ -164,9 +159,7 @@ public actor PlaybackService {
                     throw PlaybackError.ruleBroken(rule, message: message)
                 }
             }
-            try database.writer.write { db in
-                try PlaybackRepository.save(db, userId: userId, facts: next.facts, nowMs: nowMs)
-            }
+            try database.savePlaybackState(userId: userId, facts: next.facts, nowMs: nowMs)
             schedule(userId: userId, next)
             let snapshot = try snapshot(of: next, userId: userId, at: nowMs)
             subscribers.publish(PlaybackEvent(snapshot: snapshot))
@@ -214,7 +207,7 @@ public actor PlaybackService {
             var queue = deck.queue
             while !queue.isEmpty {
                 let albumId = queue.removeFirst()
-                let next = try database.read { db in try PlaybackRepository.tracklist(db, albumId: albumId) }
+                let next = try database.tracklist(albumId: albumId)
                 guard let start = next.firstLocation else { continue }
                 let loaded = Deck.loaded(next, at: start, queue: queue, crateId: deck.crateId,
                                          listeningId: revision, at: nowMs)
@@ -236,13 +229,13 @@ public actor PlaybackService {
             var crateId: Int64?
             switch target {
             case .album(let id, let from):
-                guard try PlaybackRepository.ownsAlbum(db, userId: userId, albumId: id) else {
+                guard try AppDatabase.ownsAlbum(db, userId: userId, albumId: id) else {
                     throw PlaybackError.notFound(.album, id: id)
                 }
                 albumId = id
                 start = from
             case .crate(let id):
-                guard let albumIds = try PlaybackRepository.playableCrateAlbumIds(db, userId: userId, crateId: id) else {
+                guard let albumIds = try AppDatabase.playableCrateAlbumIds(db, userId: userId, crateId: id) else {
                     throw PlaybackError.notFound(.crate, id: id)
                 }
                 guard let first = albumIds.first else {
@@ -253,7 +246,7 @@ public actor PlaybackService {
                 queue = Array(albumIds.dropFirst())
                 crateId = id
             }
-            let tracklist = try PlaybackRepository.tracklist(db, albumId: albumId)
+            let tracklist = try AppDatabase.tracklist(db, albumId: albumId)
             guard let first = tracklist.firstLocation else {
                 throw PlaybackError.ruleBroken(
                     .noPlayableTracks, message: "album \(albumId) has no playable tracks (its tracklist may not be synced yet)")
@@ -272,7 +265,7 @@ public actor PlaybackService {
             case .track(let trackId):
                 if let trackLocation = tracklist.locate(trackId: trackId) {
                     location = trackLocation
-                } else if try PlaybackRepository.albumHasTrack(db, albumId: albumId, trackId: trackId) {
+                } else if try AppDatabase.albumHasTrack(db, albumId: albumId, trackId: trackId) {
                     throw PlaybackError.ruleBroken(
                         .trackNotPlayable, message: "track \(trackId) is a heading or an index, not a playable track")
                 } else {
@@ -289,11 +282,7 @@ public actor PlaybackService {
     /// Brings the user's stored state up to `nowMs`: writes back derived transitions (a new revision,
     /// published to the user's streams) and plays that counted (without a new revision).
     private func settle(userId: Int64, at nowMs: Int64) throws -> Current {
-        let (stored, tracklist) = try database.read { db in
-            let facts = try PlaybackRepository.facts(db, userId: userId)
-            let tracklist = try facts.deck.map { try PlaybackRepository.tracklist(db, albumId: $0.albumId) }
-            return (facts, tracklist)
-        }
+        let (stored, tracklist) = try database.playbackState(userId: userId)
         guard let deck = stored.deck else {
             let current = Current(facts: stored, tracklist: nil)
             schedule(userId: userId, current)
@@ -304,10 +293,7 @@ public actor PlaybackService {
             facts: PlaybackFacts(revision: stored.revision + (settlement.changed ? 1 : 0), deck: settlement.deck),
             tracklist: settlement.deck == nil ? nil : tracklist)
         if settled.facts != stored || !settlement.countedPlays.isEmpty {
-            try database.writer.write { db in
-                try PlaybackRepository.save(db, userId: userId, facts: settled.facts, nowMs: nowMs)
-                try PlaybackRepository.record(db, userId: userId, plays: settlement.countedPlays)
-            }
+            try database.savePlaybackState(userId: userId, facts: settled.facts, nowMs: nowMs, countedPlays: settlement.countedPlays)
         }
         schedule(userId: userId, settled)
         if settlement.changed, subscribers.count(userId: userId) > 0 {
@@ -341,7 +327,7 @@ public actor PlaybackService {
     private func catchUpAfterStart() {
         let userIds: [Int64]
         do {
-            userIds = try database.read { db in try PlaybackRepository.activeUserIds(db) }
+            userIds = try database.activePlaybackUserIds()
         } catch {
             logger.error("cannot list active playback states", metadata: ["error": "\(error)"])
             return
@@ -388,7 +374,7 @@ public actor PlaybackService {
               let location = deck.location(in: tracklist)
         else { return PlaybackSnapshot(userId: userId, document: idle, artworkVariants: []) }
         return try database.read { db in
-            let heading = try PlaybackRepository.albumHeading(db, albumId: deck.albumId)
+            let heading = try AppDatabase.albumHeading(db, albumId: deck.albumId)
             let track = tracklist[location]
             let side = tracklist.sides[location.side]
             var document = idle
@@ -408,7 +394,7 @@ public actor PlaybackService {
             document.crateId = deck.crateId
             return PlaybackSnapshot(
                 userId: userId, document: document,
-                artworkVariants: try PlaybackRepository.artworkVariants(db, albumId: deck.albumId))
+                artworkVariants: try AppDatabase.artworkVariants(db, albumId: deck.albumId))
         }
     }
 
@@ -428,9 +414,9 @@ public actor PlaybackService {
             return upNext(.side, tracklist[nextSide], on: heading)
         }
         for albumId in deck.queue {
-            let queued = try PlaybackRepository.tracklist(db, albumId: albumId)
+            let queued = try AppDatabase.tracklist(db, albumId: albumId)
             if let first = queued.firstLocation {
-                return upNext(.album, queued[first], on: try PlaybackRepository.albumHeading(db, albumId: albumId))
+                return upNext(.album, queued[first], on: try AppDatabase.albumHeading(db, albumId: albumId))
             }
         }
         return nil
