@@ -99,6 +99,6 @@ let package = Package(
         .testTarget(name: "CratedPlaybackTests", dependencies: ["CratedTestSupport", "CratedPlayback", "CratedCore", grdb]),
         // Depends on `crated` so that the binary its SIGKILL test runs is built with the tests.
         .testTarget(name: "CratedSyncTests", dependencies: ["CratedTestSupport", "CratedSync", "CratedCore", "CratedImport", "crated", grdb, logging, serviceLifecycle, hummingbird]),
-        .testTarget(name: "CratedAPITests", dependencies: ["CratedTestSupport", "CratedAPI", "CratedCore", "CratedImport", "CratedJSON", "CratedPlayback", "CratedSync", "crated", grdb, hummingbird, hummingbirdTesting]),
+        .testTarget(name: "CratedAPITests", dependencies: ["CratedTestSupport", "CratedAPI", "CratedCore", "CratedImport", "CratedJSON", "CratedPlayback", "CratedSync", grdb, hummingbird, hummingbirdTesting]),
     ]
 )

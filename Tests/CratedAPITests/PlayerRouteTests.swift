@@ -1,4 +1,5 @@
 @testable import CratedAPI
+import CratedTestSupport
 import CratedCore
 import CratedPlayback
 import Foundation

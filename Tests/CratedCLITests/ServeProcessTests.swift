@@ -1,13 +1,10 @@
 import CratedCore
+import CratedTestSupport
 import Foundation
 import Testing
 
 /// `crated serve` as a real process: first start on an empty database, and SIGTERM with a stream open.
 @Suite struct ServeProcessTests {
-    static var cratedBinary: String {
-        URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent().appending(path: "crated").path
-    }
-
     /// Reads the child's standard output line by line until `predicate` matches or time runs out.
     final class LineReader {
         let handle: FileHandle
@@ -35,9 +32,9 @@ import Testing
     }
 
     @Test func firstStartPrintsATokenAndSIGTERMEndsOpenStreamsCleanly() async throws {
-        let directory = try TemporaryFolder()
+        let directory = try TemporaryDirectory()
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: Self.cratedBinary)
+        process.executableURL = URL(fileURLWithPath: Paths.cratedBinary)
         process.arguments = ["serve", "--database", directory.path("crated.sqlite"), "--port", "0"]
         // Background sync must not leave the machine: a closed port on loopback.
         process.environment = ProcessInfo.processInfo.environment.merging(["CRATED_DISCOGS_BASE_URL": "http://127.0.0.1:9"]) { $1 }

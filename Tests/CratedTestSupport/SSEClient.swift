@@ -5,11 +5,11 @@ import Glibc
 
 /// A minimal Server-Sent Events client over a plain socket to 127.0.0.1, enough to watch a
 /// stream in tests: it sends one GET and parses `id:` / `event:` / `data:` blocks as they arrive.
-final class SSEClient {
-    struct Event: Equatable {
-        var id: String?
-        var event: String?
-        var data: String
+public final class SSEClient {
+    public struct Event: Equatable, Sendable {
+        public var id: String?
+        public var event: String?
+        public var data: String
     }
 
     private let socket: Int32
@@ -17,9 +17,9 @@ final class SSEClient {
     private var raw: [UInt8] = []
     /// The decoded body text not yet parsed into events.
     private var buffer = ""
-    private(set) var status: Int?
+    public private(set) var status: Int?
 
-    init(port: Int, path: String, token: String, lastEventId: String? = nil) throws {
+    public init(port: Int, path: String, token: String, lastEventId: String? = nil) throws {
         socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
@@ -38,7 +38,7 @@ final class SSEClient {
     deinit { close(socket) }
 
     /// The next event (keep-alive comments skipped), or nil when none arrives within `timeout`.
-    func next(timeout: TimeInterval = 5) async -> Event? {
+    public func next(timeout: TimeInterval = 5) async -> Event? {
         let deadline = Date().addingTimeInterval(timeout)
         while true {
             if let event = takeEvent() { return event }
