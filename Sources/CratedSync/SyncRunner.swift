@@ -151,9 +151,13 @@ public struct SyncRunner: Sendable {
     }
 
     /// Counts by state as of now.
-    public func counts() async throws -> SyncStateCounts {
+    public func counts() throws(SyncError) -> SyncStateCounts {
         let now = clock.date
-        return try database.syncStateCounts(now: now, staleBefore: now.addingTimeInterval(-settings.staleAfter))
+        do {
+            return try database.syncStateCounts(now: now, staleBefore: now.addingTimeInterval(-settings.staleAfter))
+        } catch {
+            throw SyncError.database((error as? DatabaseError).flatMap(\.message) ?? "\(error)")
+        }
     }
 
     /// One pass. `shouldStop` is asked before each album starts: once it says yes, the albums in

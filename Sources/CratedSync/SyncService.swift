@@ -122,7 +122,7 @@ public final class SyncService: Service, Sendable {
         return SyncStatus(
             running: snapshot.running,
             progress: snapshot.progress,
-            albums: try await runner.counts(),
+            albums: try runner.counts(),
             lastRun: snapshot.lastRun,
             nextRunAt: snapshot.running ? nil : snapshot.nextRunAt.map(Timestamp.string(from:)),
             intervalSeconds: Int(interval.seconds),

@@ -25,7 +25,7 @@ import Testing
             for album in albums {
                 #expect(try h.syncState(release: album.discogsReleaseId!)?.status == .synced)
             }
-            let counts = try await h.runner().counts()
+            let counts = try h.runner().counts()
             #expect(counts.synced == 18 && counts.never == 0 && counts.due == 0)
 
             // joalla/discogs_client releases/1: 2x12", sides A to D, `released` with day 00.

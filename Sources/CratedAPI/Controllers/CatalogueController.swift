@@ -25,13 +25,9 @@ struct CatalogueController {
             throw APIError.notFound("album \(id) not found")
         }
         var detail = AlbumDetailDTO(bundle)
-        do {
-            let stats = try await playback.albumPlayStats(userId: principal.userId, albumId: id)
-            detail.playCount = stats.playCount
-            detail.lastPlayedAt = stats.lastPlayedAt
-        } catch {
-            throw PlayerError.wrapping(error, scale: 1)
-        }
+        let stats = try await playback.albumPlayStats(userId: principal.userId, albumId: id)
+        detail.playCount = stats.playCount
+        detail.lastPlayedAt = stats.lastPlayedAt
         return detail
     }
 

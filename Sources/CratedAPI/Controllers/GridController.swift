@@ -24,7 +24,7 @@ struct GridController {
     /// signals, so a client can check its own resolution against the server's.
     @Sendable func layout(request: Request, context: AppRequestContext) async throws -> GridLayout {
         _ = try context.requirePrincipal()
-        return try gridCall { try LayoutRequest(query: request.queryDictionary()).resolve() }
+        return try LayoutRequest(query: request.queryDictionary()).resolve()
     }
 
     /// One page of a grid, with `ETag`; `If-None-Match` with the same tag answers 304.
@@ -33,21 +33,13 @@ struct GridController {
         var query = request.queryDictionary()
         // In a search grid the text is the scope; applying it again as a filter would search twice.
         if case .search = scope { query["q"] = nil }
-        let page = try gridCall { try grids.page(userId: principal.userId, request: try GridRequest(scope: scope, query: query)) }
+        let page = try grids.page(userId: principal.userId, request: try GridRequest(scope: scope, query: query))
         if let tag = request.headers[.ifNoneMatch], page.matches(ifNoneMatch: tag) {
             return Response(status: .notModified, headers: [.eTag: page.etag])
         }
         var response = try page.response(from: request, context: context)
         response.headers[.eTag] = page.etag
         return response
-    }
-
-    private func gridCall<Result>(_ body: () throws -> Result) throws -> Result {
-        do {
-            return try body()
-        } catch let error as GridError {
-            throw APIError(status: .init(code: error.httpStatus), code: error.code, message: error.message, field: error.parameter)
-        }
     }
 }
 

@@ -30,7 +30,7 @@ struct PlayerController {
     @Sendable func document(request: Request, context: AppRequestContext) async throws -> MiniPlayer {
         let principal = try context.requirePrincipal()
         let scale = try request.scale()
-        return try await perform(scale: scale) { try await playback.current(userId: principal.userId) }.miniPlayer(scale: scale)
+        return try await playback.current(userId: principal.userId).miniPlayer(scale: scale)
     }
 
     @Sendable func play(request: Request, context: AppRequestContext) async throws -> MiniPlayer {
@@ -39,9 +39,8 @@ struct PlayerController {
         var request = request
         let body = try await request.decodeStrict(PlayBody.self, context: context)
         let target = try body.target()
-        return try await perform(scale: scale) {
-            try await playback.perform(.play(target), userId: principal.userId, expectedRevision: body.expectedRevision)
-        }.miniPlayer(scale: scale)
+        return try await playback.perform(.play(target), userId: principal.userId, expectedRevision: body.expectedRevision)
+            .miniPlayer(scale: scale)
     }
 
     @Sendable func seek(request: Request, context: AppRequestContext) async throws -> MiniPlayer {
@@ -49,9 +48,8 @@ struct PlayerController {
         let scale = try request.scale()
         var request = request
         let body = try await request.decodeStrict(SeekBody.self, context: context)
-        return try await perform(scale: scale) {
-            try await playback.perform(.seek(positionMs: body.positionMs), userId: principal.userId, expectedRevision: body.expectedRevision)
-        }.miniPlayer(scale: scale)
+        return try await playback.perform(.seek(positionMs: body.positionMs), userId: principal.userId, expectedRevision: body.expectedRevision)
+            .miniPlayer(scale: scale)
     }
 
     func command(_ command: PlaybackCommand, _ request: Request, _ context: AppRequestContext) async throws -> MiniPlayer {
@@ -59,9 +57,8 @@ struct PlayerController {
         let scale = try request.scale()
         var request = request
         let body = try await request.decodeStrict(RevisionBody.self, context: context, emptyIs: RevisionBody())
-        return try await perform(scale: scale) {
-            try await playback.perform(command, userId: principal.userId, expectedRevision: body.expectedRevision)
-        }.miniPlayer(scale: scale)
+        return try await playback.perform(command, userId: principal.userId, expectedRevision: body.expectedRevision)
+            .miniPlayer(scale: scale)
     }
 
     @Sendable func history(request: Request, context: AppRequestContext) async throws -> HistoryPageDTO {
@@ -72,7 +69,7 @@ struct PlayerController {
             guard let parsed = HistoryCursor(before) else { throw APIError.badParameter("before", "before must be a cursor from a previous page's next") }
             cursor = parsed
         }
-        let page = try await perform(scale: 1) { try await playback.history(userId: principal.userId, before: cursor, limit: limit) }
+        let page = try await playback.history(userId: principal.userId, before: cursor, limit: limit)
         return HistoryPageDTO(entries: page.entries, next: page.next?.description)
     }
 
@@ -91,7 +88,7 @@ struct PlayerController {
         } else {
             lastEventId = nil
         }
-        let stream = try await perform(scale: scale) { try await playback.events(userId: principal.userId, lastEventId: lastEventId) }
+        let stream = try await playback.events(userId: principal.userId, lastEventId: lastEventId)
         let keepAlive = keepAliveInterval
         let body = ResponseBody { writer in
             // Bounded: a client that stops reading holds at most this many chunks; each event is the
@@ -122,15 +119,6 @@ struct PlayerController {
             status: .ok,
             headers: [.contentType: "text/event-stream", .cacheControl: "no-cache", .init("X-Accel-Buffering")!: "no"],
             body: body)
-    }
-
-    /// Runs a playback call, turning its typed error into the API's answer.
-    private func perform<Result>(scale: Int, _ body: () async throws -> Result) async throws -> Result {
-        do {
-            return try await body()
-        } catch {
-            throw PlayerError.wrapping(error, scale: scale)
-        }
     }
 }
 

@@ -53,31 +53,3 @@ struct SeekBody: StrictBody {
     var expectedRevision: Int64?
 }
 
-/// A refused player command: the error, and for a conflict the state the client should show now.
-struct PlayerError: Error, HTTPResponseError {
-    var error: PlaybackError
-    var scale: Int
-
-    var status: HTTPResponse.Status { .init(code: error.httpStatus) }
-
-    /// A playback error as the API's answer; any other error passes through.
-    static func wrapping(_ error: any Error, scale: Int) -> any Error {
-        (error as? PlaybackError).map { PlayerError(error: $0, scale: scale) } ?? error
-    }
-
-    struct Body: Encodable {
-        var error: APIError.Body.Detail
-        var current: MiniPlayer?
-    }
-
-    func response(from request: Request, context: some RequestContext) throws -> Response {
-        var current: MiniPlayer?
-        switch error {
-        case .revisionConflict(_, let snapshot), .stateConflict(_, let snapshot): current = snapshot.miniPlayer(scale: scale)
-        default: current = nil
-        }
-        let body = Body(error: .init(code: error.code, message: error.description, field: error.field), current: current)
-        return Response(status: status, headers: [.contentType: "application/json; charset=utf-8"],
-                        body: .init(byteBuffer: ByteBuffer(bytes: try StreamingJSONEncoder().encode(body))))
-    }
-}

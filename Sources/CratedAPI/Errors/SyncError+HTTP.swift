@@ -1,0 +1,26 @@
+import CratedSync
+import Hummingbird
+
+/// Sync failing under a request: 503 when the database failed or stayed busy (the client may retry),
+/// 404 for a user crated does not know, 502 when Discogs would not give a collection.
+extension SyncError: APIErrorResponse {
+    public var status: HTTPResponse.Status {
+        switch self {
+        case .database: .serviceUnavailable
+        case .user: .notFound
+        case .collection: .badGateway
+        }
+    }
+
+    var code: String {
+        switch self {
+        case .database: "storage_unavailable"
+        case .user: "not_found"
+        case .collection: "discogs_failed"
+        }
+    }
+
+    public func response(from request: Request, context: some RequestContext) throws -> Response {
+        try ErrorBody(code: code, message: description, field: nil).response(status: status)
+    }
+}
