@@ -71,8 +71,7 @@ final class GridCell: Sendable, Equatable {
     let copyCount: Int
     let rating: Int?
     let dateAdded: String
-    /// The album's primary image, else its first one.
-    let image: Image?
+    let cover: AlbumCover?
     /// Where the album stands in each sort (the date added is `dateAdded`): what a cursor starts from.
     let sortKeys: SortKeys
     /// `"title":…,"artist":…,"year":…,"copyCount":…,"rating":…,"dateAdded":…` (nil ones left out):
@@ -80,12 +79,6 @@ final class GridCell: Sendable, Equatable {
     let json: [UInt8]
     /// The `json`'s content hash, for page ETags.
     let digest: UInt64
-
-    struct Image: Sendable, Equatable {
-        var uri: String
-        var uri150: String
-        var width: Int?
-    }
 
     /// `collection_album`'s sort keys (Migrations/0005_grid.sql).
     struct SortKeys: Sendable, Equatable {
@@ -97,14 +90,14 @@ final class GridCell: Sendable, Equatable {
         var rating: Int64
     }
 
-    init(title: String, artist: String, year: Int?, copyCount: Int, rating: Int?, dateAdded: String, image: Image?, sortKeys: SortKeys) {
+    init(title: String, artist: String, year: Int?, copyCount: Int, rating: Int?, dateAdded: String, cover: AlbumCover?, sortKeys: SortKeys) {
         self.title = title
         self.artist = artist
         self.year = year
         self.copyCount = copyCount
         self.rating = rating
         self.dateAdded = dateAdded
-        self.image = image
+        self.cover = cover
         self.sortKeys = sortKeys
         json = JSONWriter.fields { fields in
             fields.field("title", title)
@@ -120,6 +113,6 @@ final class GridCell: Sendable, Equatable {
     }
 
     static func == (lhs: GridCell, rhs: GridCell) -> Bool {
-        lhs.json == rhs.json && lhs.image == rhs.image && lhs.sortKeys == rhs.sortKeys
+        lhs.json == rhs.json && lhs.cover == rhs.cover && lhs.sortKeys == rhs.sortKeys
     }
 }

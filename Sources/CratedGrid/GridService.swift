@@ -77,7 +77,7 @@ private struct PagePlan {
         let cells = try self.cells(db, albumIds: albumIds, generation: generation, cache: cache)
         let items = albumIds.indices.map { offset in
             GridItem(position: start + offset, albumId: albumIds[offset], cell: cells[offset],
-                     artwork: cells[offset].image.flatMap { GridArtwork.variant(uri: $0.uri, uri150: $0.uri150, width: $0.width, pixels: artworkPixels) })
+                     artwork: cells[offset].cover.map { GridArtwork($0.variant(atLeast: artworkPixels)) })
         }
         // The cursors start from the page's first and last albums: their anchors as the snapshot keeps
         // them, else from their cells, which hold every sort key.
@@ -186,18 +186,18 @@ private struct PagePlan {
     /// The cells of these albums of the user's, by album id: two statements, whatever their number.
     private func readCells(_ db: Database, albumIds ids: [Int64]) throws -> [Int64: GridCell] {
         let placeholders = sqlQuestionMarks(count: ids.count)
-        // The primary image, else the first one.
-        var images: [Int64: GridCell.Image] = [:]
+        // Each album's first image in cover order is its cover (`AlbumCover`).
+        var covers: [Int64: AlbumCover] = [:]
         // Cached statements: a layout asks for the same number of albums on every page.
         try db.forEachRow("""
-            SELECT album_id, uri, uri150, width FROM album_image WHERE album_id IN (\(placeholders))
-            ORDER BY album_id, kind <> 'primary', position
+            SELECT album_id, uri, uri150, width, height FROM album_image
+            WHERE album_id IN (\(placeholders)) AND \(AlbumCover.hasURL)
+            ORDER BY album_id, \(AlbumCover.order)
             """, ids: ids) { columns in
             let albumId = try columns.int64(0)
-            guard images[albumId] == nil else { return }
-            let image = GridCell.Image(uri: try columns.string(1), uri150: try columns.string(2), width: try columns.optionalInt(3))
-            // Without a URL (the Discogs API without a token) an image is no artwork: the next one may be.
-            if !image.uri.isEmpty || !image.uri150.isEmpty { images[albumId] = image }
+            guard covers[albumId] == nil else { return }
+            covers[albumId] = AlbumCover(uri: try columns.string(1), uri150: try columns.string(2),
+                                         width: try columns.optionalInt(3), height: try columns.optionalInt(4))
         }
         var cells: [Int64: GridCell] = [:]
         cells.reserveCapacity(ids.count)
@@ -211,7 +211,7 @@ private struct PagePlan {
             let bestRating = try columns.int64(5)
             cells[albumId] = GridCell(
                 title: try columns.string(1), artist: try columns.string(2), year: try columns.optionalInt(3),
-                copyCount: try columns.int(4), rating: bestRating == 0 ? nil : Int(bestRating), dateAdded: try columns.string(6), image: images[albumId],
+                copyCount: try columns.int(4), rating: bestRating == 0 ? nil : Int(bestRating), dateAdded: try columns.string(6), cover: covers[albumId],
                 sortKeys: GridCell.SortKeys(artist: try columns.string(7), title: try columns.string(8), year: try columns.int64(9), rating: bestRating))
         }
         return cells
@@ -219,15 +219,7 @@ private struct PagePlan {
 }
 
 extension GridArtwork {
-    /// The smallest variant at least `pixels` wide, else the largest: Discogs' `uri150` is 150 pixels
-    /// wide; `uri` is the full image, assumed larger when its width is unknown. An empty URL (what the
-    /// Discogs API sends without a token) is no variant; nil when none is left.
-    static func variant(uri: String, uri150: String, width: Int?, pixels: Double) -> GridArtwork? {
-        let thumbnail = uri150.isEmpty ? nil : GridArtwork(url: uri150, width: 150)
-        let full = uri.isEmpty ? nil : GridArtwork(url: uri, width: width)
-        guard let thumbnail, let full else { return thumbnail ?? full }
-        // Both, narrower first (the thumbnail on a tie).
-        let (narrower, wider) = (full.width ?? .max) < 150 ? (full, thumbnail) : (thumbnail, full)
-        return Double(narrower.width ?? .max) >= pixels ? narrower : wider
+    init(_ variant: AlbumCover.Variant) {
+        self.init(url: variant.url, width: variant.width)
     }
 }

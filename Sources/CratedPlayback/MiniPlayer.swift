@@ -1,3 +1,5 @@
+import CratedCore
+
 public enum PlaybackStatus: String, Codable, Sendable {
     case idle, playing, paused
 }
@@ -121,25 +123,20 @@ public struct Artwork: Codable, Sendable, Equatable {
         try container.encode(height, forKey: .height)
     }
 
-    /// The mini-player's thumbnail is 48 pt wide.
-    static let thumbnailPoints = 48
-
-    /// The variant nearest above `48 * scale` pixels wide, else the widest. A variant of unknown
-    /// width is taken to be wider than any known one (Discogs' full images are large).
-    static func thumbnail(from variants: [Artwork], scale: Int) -> Artwork? {
-        let wantedPixels = thumbnailPoints * min(max(scale, 1), 3)
-        let byWidth = variants.sorted { ($0.width ?? .max) < ($1.width ?? .max) }
-        return byWidth.first { ($0.width ?? .max) >= wantedPixels } ?? byWidth.last
+    /// The mini-player's thumbnail is 48 pt wide: the cover's variant for `48 * scale` pixels.
+    static func thumbnail(of cover: AlbumCover, scale: Int) -> Artwork {
+        let variant = cover.variant(atLeast: Double(48 * min(max(scale, 1), 3)))
+        return Artwork(url: variant.url, width: variant.width, height: variant.height)
     }
 }
 
-/// The player's state at one revision, with every artwork variant, so that each device renders its
-/// own mini-player document (`miniPlayer(scale:)`) without another database read.
+/// The player's state at one revision, with the album's cover, so that each device renders its own
+/// mini-player document (`miniPlayer(scale:)`) without another database read.
 public struct PlaybackSnapshot: Sendable, Equatable {
     public let userId: Int64
     /// The document with `artwork` left nil.
     let document: MiniPlayer
-    let artworkVariants: [Artwork]
+    let cover: AlbumCover?
 
     public var revision: Int64 { document.revision }
     public var status: PlaybackStatus { document.state }
@@ -148,7 +145,7 @@ public struct PlaybackSnapshot: Sendable, Equatable {
     /// though the API should answer 400 to them).
     public func miniPlayer(scale: Int) -> MiniPlayer {
         var document = document
-        document.artwork = Artwork.thumbnail(from: artworkVariants, scale: scale)
+        document.artwork = cover.map { Artwork.thumbnail(of: $0, scale: scale) }
         return document
     }
 }

@@ -226,20 +226,6 @@ extension AppDatabase {
             .map { AlbumHeading(id: $0["id"], title: $0["title"], artistCredit: $0["artist_credit"]) }
     }
 
-    /// Both sizes of the album's cover (the primary image, else the first): Discogs' 150 px
-    /// thumbnail and the full image.
-    static func artworkVariants(_ db: Database, albumId: Int64) throws -> [Artwork] {
-        guard let image = try Row.fetchOne(db, sql: """
-            SELECT uri, uri150, width, height FROM album_image
-            WHERE album_id = ? ORDER BY kind = 'primary' DESC, position LIMIT 1
-            """, arguments: [albumId])
-        else { return [] }
-        return [
-            Artwork(url: image["uri150"], width: 150, height: 150),
-            Artwork(url: image["uri"], width: image["width"], height: image["height"]),
-        ]
-    }
-
     private static func playHistory(_ db: Database, userId: Int64, before cursor: HistoryCursor?, limit: Int) throws -> HistoryPage {
         let limit = max(limit, 1)
         // One row more than asked says whether there is a next page.

@@ -372,7 +372,7 @@ public actor PlaybackService {
             upNext: nil, crateId: nil, serverTime: RFC3339.milliseconds(nowMs), revision: current.facts.revision)
         guard let deck = current.facts.deck, let tracklist = current.tracklist,
               let location = deck.location(in: tracklist)
-        else { return PlaybackSnapshot(userId: userId, document: idle, artworkVariants: []) }
+        else { return PlaybackSnapshot(userId: userId, document: idle, cover: nil) }
         return try database.read { db in
             let heading = try AppDatabase.albumHeading(db, albumId: deck.albumId)
             let track = tracklist[location]
@@ -394,7 +394,7 @@ public actor PlaybackService {
             document.crateId = deck.crateId
             return PlaybackSnapshot(
                 userId: userId, document: document,
-                artworkVariants: try AppDatabase.artworkVariants(db, albumId: deck.albumId))
+                cover: try AlbumCover.of(albumId: deck.albumId, db))
         }
     }
 

@@ -108,6 +108,22 @@ extension TestClientProtocol {
     }
 }
 
+extension TestClientProtocol {
+    /// One request whose answer must be `expected` (200 unless given), decoded as `T`.
+    func decoded<T: Decodable>(
+        _ type: T.Type, _ uri: String, method: HTTPRequest.Method = .get, token: String?, json: String? = nil,
+        expecting expected: HTTPResponse.Status = .ok, sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws -> T {
+        var headers: HTTPFields = [:]
+        if let token { headers[.authorization] = "Bearer \(token)" }
+        if json != nil { headers[.contentType] = "application/json" }
+        return try await execute(uri: uri, method: method, headers: headers, body: json.map { ByteBuffer(string: $0) }) { response in
+            #expect(response.status == expected, "\(method) \(uri): \(String(buffer: response.body))", sourceLocation: sourceLocation)
+            return try JSONDecoder().decode(T.self, from: Data(buffer: response.body))
+        }
+    }
+}
+
 /// The `error` object of an error response.
 func errorCode(_ body: Any?) -> String? {
     ((body as? [String: Any])?["error"] as? [String: Any])?["code"] as? String

@@ -6,7 +6,7 @@ import Testing
 
 @Suite struct GridCellCacheTests {
     static func cell(_ title: String) -> GridCell {
-        GridCell(title: title, artist: "A", year: nil, copyCount: 1, rating: nil, dateAdded: "2024-01-01T00:00:00Z", image: nil,
+        GridCell(title: title, artist: "A", year: nil, copyCount: 1, rating: nil, dateAdded: "2024-01-01T00:00:00Z", cover: nil,
                  sortKeys: GridCell.SortKeys(artist: "a", title: title.lowercased(), year: 99999, rating: 0))
     }
 

@@ -107,27 +107,24 @@ private let discogsRelease = URL(fileURLWithPath: ProcessInfo.processInfo.enviro
 
     @Test func theThumbnailIsTheVariantNearestAbove48PointsAtTheClientsScale() {
         let thumbnail = Artwork(url: "uri150", width: 150, height: 150)
-        let small = Artwork(url: "uri", width: 120, height: 120)
-        let large = Artwork(url: "uri", width: 600, height: 600)
-        let unknown = Artwork(url: "uri", width: nil, height: nil)
+        func cover(_ width: Int?, thumbnail: Bool = true) -> AlbumCover {
+            AlbumCover(uri: "uri", uri150: thumbnail ? "uri150" : "", width: width, height: width)!
+        }
         // 48, 96 and 144 px are all at most 150: the 150 px thumbnail serves every scale...
         for scale in 1...3 {
-            #expect(Artwork.thumbnail(from: [thumbnail, large], scale: scale) == thumbnail)
-            #expect(Artwork.thumbnail(from: [large, thumbnail], scale: scale) == thumbnail)
-            #expect(Artwork.thumbnail(from: [thumbnail, unknown], scale: scale) == thumbnail)
+            #expect(Artwork.thumbnail(of: cover(600), scale: scale) == thumbnail)
+            #expect(Artwork.thumbnail(of: cover(nil), scale: scale) == thumbnail)
         }
-        // ...unless a full image is smaller and still large enough.
-        #expect(Artwork.thumbnail(from: [thumbnail, small], scale: 1) == small)
-        #expect(Artwork.thumbnail(from: [thumbnail, small], scale: 2) == small)
-        #expect(Artwork.thumbnail(from: [thumbnail, small], scale: 3) == thumbnail)
+        // ...unless the full image is smaller and still large enough.
+        let small = Artwork(url: "uri", width: 120, height: 120)
+        #expect(Artwork.thumbnail(of: cover(120), scale: 1) == small)
+        #expect(Artwork.thumbnail(of: cover(120), scale: 2) == small)
+        #expect(Artwork.thumbnail(of: cover(120), scale: 3) == thumbnail)
         // Nothing large enough: the largest there is.
-        let tiny = Artwork(url: "tiny", width: 40, height: 40)
-        let smaller = Artwork(url: "smaller", width: 30, height: 30)
-        #expect(Artwork.thumbnail(from: [smaller, tiny], scale: 3) == tiny)
-        #expect(Artwork.thumbnail(from: [], scale: 2) == nil)
+        #expect(Artwork.thumbnail(of: cover(40, thumbnail: false), scale: 3) == Artwork(url: "uri", width: 40, height: 40))
         // Scales outside 1-3 are clamped.
-        #expect(Artwork.thumbnail(from: [thumbnail, small], scale: 0) == small)
-        #expect(Artwork.thumbnail(from: [thumbnail, small], scale: 9) == thumbnail)
+        #expect(Artwork.thumbnail(of: cover(120), scale: 0) == small)
+        #expect(Artwork.thumbnail(of: cover(120), scale: 9) == thumbnail)
     }
 
     @Test func eachScaleGetsItsOwnArtworkFromOneSnapshot() async throws {

@@ -12,6 +12,7 @@ struct AlbumListingDTO: ResponseCodable, Equatable {
     var artistCredit: String
     var year: Int?
     var copies: Int
+    /// The cover at the size lists draw it: Discogs' thumbnail when the cover has one.
     var thumbnailUrl: String?
 
     init(_ listing: AlbumListing) {
@@ -20,7 +21,7 @@ struct AlbumListingDTO: ResponseCodable, Equatable {
         artistCredit = listing.artistCredit
         year = listing.year
         copies = listing.copies
-        thumbnailUrl = listing.thumbnailURL
+        thumbnailUrl = listing.cover?.variant(atLeast: 150).url
     }
 }
 
@@ -100,6 +101,7 @@ struct AlbumDetailDTO: ResponseCodable {
         }
         genres = bundle.genres.filter { $0.kind == .genre }.map(\.name)
         styles = bundle.genres.filter { $0.kind == .style }.map(\.name)
+        // Cover first (`AlbumCover`), then the others in cover order.
         images = bundle.images.map { Image(uri: $0.uri, uri150: $0.uri150, width: $0.width, height: $0.height, primary: $0.kind == "primary") }
         sides = Self.sides(bundle.tracks)
         copies = bundle.copies.map { CopyDTO($0.copy, crates: $0.crates) }

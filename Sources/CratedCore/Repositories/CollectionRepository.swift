@@ -21,15 +21,16 @@ public struct AlbumListing: Sendable, Equatable, FetchableRecord {
     public var artistCredit: String
     public var year: Int?
     public var copies: Int
-    public var thumbnailURL: String?
+    public var cover: AlbumCover?
 
+    /// A row with the listing's columns and the cover's (`AlbumCover.columns(album:)`).
     public init(row: Row) {
         albumId = row["album_id"]
         title = row["title"]
         artistCredit = row["artist_credit"]
         year = row["year"]
         copies = row["copies"]
-        thumbnailURL = row["thumbnail_url"]
+        cover = AlbumCover(coverColumnsOf: row)
     }
 }
 
@@ -40,8 +41,7 @@ public struct NameCount: Sendable, Equatable {
 
 /// The copies of a user, with the album a list needs: the selection the listings share.
 private let albumListingColumns = """
-    a.id AS album_id, a.title, a.artist_credit, a.year, COUNT(ci.id) AS copies,
-    (SELECT uri150 FROM album_image WHERE album_id = a.id AND uri150 != '' ORDER BY kind = 'primary' DESC, position LIMIT 1) AS thumbnail_url
+    a.id AS album_id, a.title, a.artist_credit, a.year, COUNT(ci.id) AS copies, \(AlbumCover.columns(album: "a.id"))
     """
 
 extension AppDatabase {
@@ -177,6 +177,6 @@ private enum AlbumPageSQL {
     static let labels = "SELECT \(AlbumLabel.selection) FROM album_label WHERE album_id = ? ORDER BY position"
     static let formats = "SELECT \(AlbumFormat.selection) FROM album_format WHERE album_id = ? ORDER BY position"
     static let genres = "SELECT \(AlbumGenre.selection) FROM album_genre WHERE album_id = ? ORDER BY kind, position"
-    static let images = "SELECT \(AlbumImage.selection) FROM album_image WHERE album_id = ? ORDER BY position"
+    static let images = "SELECT \(AlbumImage.selection) FROM album_image WHERE album_id = ? ORDER BY \(AlbumCover.hasURL) DESC, \(AlbumCover.order)"
     static let tracks = "SELECT \(Track.selection) FROM track WHERE album_id = ? ORDER BY sort_order"
 }

@@ -112,7 +112,7 @@ extension AppDatabase {
                 SELECT crate_item.position AS crate_position, crate_item.added_at AS crate_added_at, ci.*,
                        a.id AS album_id, a.title, a.artist_credit, a.year,
                        (SELECT COUNT(*) FROM collection_item WHERE album_id = a.id AND user_id = ci.user_id) AS copies,
-                       (SELECT uri150 FROM album_image WHERE album_id = a.id AND uri150 != '' ORDER BY kind = 'primary' DESC, position LIMIT 1) AS thumbnail_url
+                       \(AlbumCover.columns(album: "a.id"))
                 FROM crate_item JOIN collection_item ci ON ci.id = crate_item.item_id JOIN album a ON a.id = ci.album_id
                 WHERE crate_item.crate_id = ? ORDER BY crate_item.position, ci.id
                 """, arguments: [id])
