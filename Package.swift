@@ -5,6 +5,7 @@ let grdb = Target.Dependency.product(name: "GRDB", package: "GRDB.swift")
 let logging = Target.Dependency.product(name: "Logging", package: "swift-log")
 let serviceLifecycle = Target.Dependency.product(name: "ServiceLifecycle", package: "swift-service-lifecycle")
 let hummingbird = Target.Dependency.product(name: "Hummingbird", package: "hummingbird")
+let httpTypes = Target.Dependency.product(name: "HTTPTypes", package: "swift-http-types")
 let hummingbirdTesting = Target.Dependency.product(name: "HummingbirdTesting", package: "hummingbird")
 
 let package = Package(
@@ -22,6 +23,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.0"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
     ],
     targets: [
         // JSON output and the few small JSON readers the API and storage share: the streaming
@@ -59,7 +61,7 @@ let package = Package(
             providers: [.apt(["libcurl4-openssl-dev"])]
         ),
         // Metadata sync from the Discogs API over an HTTPTransport (libcurl in production).
-        .target(name: "CratedSync", dependencies: ["CratedCore", "CCurl", grdb, logging, serviceLifecycle]),
+        .target(name: "CratedSync", dependencies: ["CratedCore", "CCurl", grdb, logging, serviceLifecycle, httpTypes]),
         // The HTTP/JSON API on Hummingbird: routes, controllers, buildApplication.
         .target(
             name: "CratedAPI",
@@ -78,7 +80,7 @@ let package = Package(
             ]
         ),
         // Tests/Benchmarks/bench-sync.sh's measure of the bare transport; not part of the product.
-        .executableTarget(name: "crated-transport-bench", dependencies: ["CratedSync"], path: "Tests/Benchmarks/TransportBench"),
+        .executableTarget(name: "crated-transport-bench", dependencies: ["CratedSync", httpTypes], path: "Tests/Benchmarks/TransportBench"),
         // Compiles Migrations/*.sql and Config/crated.json into the binary, so an installed
         // `crated` never has to find resource folders next to itself (Bundle.module on Linux).
         .executableTarget(name: "embed-resources", path: "Sources/EmbedResourcesTool"),
@@ -98,7 +100,7 @@ let package = Package(
         .testTarget(name: "CratedGridTests", dependencies: ["CratedTestSupport", "CratedGrid", "CratedCore", "CratedImport", "CratedJSON", grdb]),
         .testTarget(name: "CratedPlaybackTests", dependencies: ["CratedTestSupport", "CratedPlayback", "CratedCore", grdb]),
         // Depends on `crated` so that the binary its SIGKILL test runs is built with the tests.
-        .testTarget(name: "CratedSyncTests", dependencies: ["CratedTestSupport", "CratedSync", "CratedCore", "CratedImport", "crated", grdb, logging, serviceLifecycle, hummingbird]),
+        .testTarget(name: "CratedSyncTests", dependencies: ["CratedTestSupport", "CratedSync", "CratedCore", "CratedImport", "crated", grdb, logging, serviceLifecycle, hummingbird, httpTypes]),
         .testTarget(name: "CratedAPITests", dependencies: ["CratedTestSupport", "CratedAPI", "CratedCore", "CratedImport", "CratedJSON", "CratedPlayback", "CratedSync", grdb, hummingbird, hummingbirdTesting]),
     ]
 )

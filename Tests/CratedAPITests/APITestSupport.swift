@@ -135,7 +135,7 @@ func errorField(_ body: Any?) -> String? {
 
 /// A Discogs that answers 404 to everything, at once.
 struct NotFoundTransport: HTTPTransport {
-    func send(_ request: CratedSync.HTTPRequest) async throws -> CratedSync.HTTPResponse {
-        CratedSync.HTTPResponse(status: 404, body: Array(#"{"message": "Release not found."}"#.utf8), url: request.url)
+    func send(_ request: HTTPRequest, body: [UInt8]?) async throws -> HTTPTransportResponse {
+        HTTPTransportResponse(status: 404, body: Array(#"{"message": "Release not found."}"#.utf8), url: request.url?.absoluteString ?? "")
     }
 }

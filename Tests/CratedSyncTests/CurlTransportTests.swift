@@ -1,13 +1,18 @@
 @testable import CratedSync
 import Foundation
+import HTTPTypes
 import Testing
 
 /// The libcurl transport against a real server on 127.0.0.1.
 @Suite struct CurlTransportTests {
     let options = CurlTransportOptions(connectTimeout: .seconds(5), totalTimeout: .seconds(10), maxRedirects: 3, maxResponseBytes: 64 * 1024)
 
-    private func send(_ path: String, via fake: FakeDiscogs, headers: HTTPHeaders = [:], options: CurlTransportOptions? = nil) async throws -> HTTPResponse {
-        try await CurlHTTPTransport(options: options ?? self.options).send(HTTPRequest(url: fake.baseURL + path, headers: headers))
+    static func get(_ url: String, _ headers: HTTPFields = [:]) -> HTTPRequest {
+        HTTPRequest(method: .get, url: URL(string: url)!, headerFields: headers)
+    }
+
+    private func send(_ path: String, via fake: FakeDiscogs, headers: HTTPFields = [:], options: CurlTransportOptions? = nil) async throws -> HTTPTransportResponse {
+        try await CurlHTTPTransport(options: options ?? self.options).send(Self.get(fake.baseURL + path, headers))
     }
 
     private func transportError(_ path: String, via fake: FakeDiscogs, options: CurlTransportOptions? = nil) async -> HTTPTransportError? {
@@ -24,12 +29,12 @@ import Testing
         defer { Task { await fake.stop() } }
         fake.serve("/hello", json: #"{"hello": "world"}"#)
 
-        let response = try await send("/hello", via: fake, headers: ["User-Agent": "crated/test", "X-Custom": "yes"])
+        let response = try await send("/hello", via: fake, headers: [.userAgent: "crated/test", HTTPField.Name("X-Custom")!: "yes"])
 
         #expect(response.status == 200)
         #expect(String(decoding: response.body, as: UTF8.self) == #"{"hello": "world"}"#)
-        #expect(response.headers["content-type"] == "application/json")
-        #expect(response.headers["X-Discogs-Ratelimit-Remaining"] == "1000000")
+        #expect(response.headerFields[.contentType] == "application/json")
+        #expect(response.headerFields[.discogsRateLimitRemaining] == "1000000")
         let recorded = try #require(fake.requests.first)
         #expect(recorded.headers["user-agent"] == "crated/test")
         #expect(recorded.headers["x-custom"] == "yes")
@@ -44,7 +49,7 @@ import Testing
         let response = try await send("/busy", via: fake)
 
         #expect(response.status == 429)
-        #expect(response.headers["Retry-After"] == "7", "\(response.headers.fields)")
+        #expect(response.headerFields[.retryAfter] == "7", "\(response.headerFields)")
     }
 
     @Test func decompressesGzip() async throws {
@@ -133,7 +138,7 @@ import Testing
         fake.injectOnEveryRequest(.hold)
         let transport = CurlHTTPTransport(options: CurlTransportOptions(totalTimeout: .seconds(600)))
 
-        let transfer = Task { try await transport.send(HTTPRequest(url: fake.baseURL + "/held")) }
+        let transfer = Task { try await transport.send(Self.get(fake.baseURL + "/held")) }
         while fake.requests.isEmpty { try await Task.sleep(for: .milliseconds(10)) }
         transfer.cancel()
 
@@ -146,7 +151,7 @@ import Testing
         fake.serve("/again", json: "{}")
         let transport = CurlHTTPTransport(options: options)
         for _ in 0..<5 {
-            #expect(try await transport.send(HTTPRequest(url: fake.baseURL + "/again")).status == 200)
+            #expect(try await transport.send(Self.get(fake.baseURL + "/again")).status == 200)
         }
         #expect(fake.requests.count == 5)
         // One kept-alive connection: every request came from the same client port.
@@ -156,7 +161,60 @@ import Testing
     @Test func anInvalidURLIsRefusedWithoutATransfer() async throws {
         let transport = CurlHTTPTransport(options: options)
         await #expect(throws: HTTPTransportError.self) {
-            try await transport.send(HTTPRequest(url: "ftp://127.0.0.1/file"))
+            try await transport.send(Self.get("ftp://127.0.0.1/file"))
         }
     }
+}
+
+extension CurlTransportTests {
+    /// A field name that is no HTTP token is dropped, and control bytes in a value become spaces:
+    /// a server's bad header costs that header, never the response or the daemon.
+    @Test func headerFieldsThatAreNotValidAreDropped() async throws {
+        let server = try OneResponseServer("HTTP/1.1 200 OK\r\nContent-Length: 2\r\nBad Name: x\r\nX-Good: y\u{1}z\r\n\r\nok")
+        let response = try await CurlHTTPTransport(options: options).send(Self.get("http://127.0.0.1:\(server.port)/"))
+        #expect(response.status == 200)
+        #expect(response.body == Array("ok".utf8))
+        #expect(response.headerFields[HTTPField.Name("X-Good")!] == "y z")
+        #expect(response.headerFields.map(\.name.canonicalName).sorted() == ["content-length", "x-good"])
+    }
+}
+
+/// A server on 127.0.0.1 that answers one connection with the bytes given, as they are: for
+/// responses no HTTP library would send.
+private final class OneResponseServer: Sendable {
+    let port: Int
+    private let socket: Int32
+
+    init(_ response: String) throws {
+        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        self.socket = socket
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socket, $0, length) == 0 && getsockname(socket, $0, &length) == 0 }
+        }
+        guard bound, listen(socket, 1) == 0 else { throw POSIXError(.EADDRNOTAVAIL) }
+        port = Int(UInt16(bigEndian: address.sin_port))
+        Self.answerOnce(on: socket, with: Array(response.utf8))
+    }
+
+    private static func answerOnce(on listener: Int32, with response: [UInt8]) {
+        Thread.detachNewThread {
+            let connection = accept(listener, nil, nil)
+            guard connection >= 0 else { return }
+            var request: [UInt8] = []
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            while !request.suffix(4).elementsEqual("\r\n\r\n".utf8) {
+                let count = recv(connection, &buffer, buffer.count, 0)
+                guard count > 0 else { break }
+                request += buffer[..<count]
+            }
+            _ = response.withUnsafeBytes { Glibc.send(connection, $0.baseAddress, $0.count, 0) }
+            close(connection)
+        }
+    }
+
+    deinit { close(socket) }
 }

@@ -2,6 +2,7 @@
 import CratedTestSupport
 import CratedCore
 import Foundation
+import HTTPTypes
 import Synchronization
 import Testing
 
@@ -206,13 +207,13 @@ import Testing
         let limiter = RateLimiter(host: "test", limit: 60, window: .seconds(60), clock: clock)
         try await limiter.acquire()
         // The host has 2 left of its budget while this limiter would still allow 59.
-        await limiter.recordResponse(headers: ["X-Discogs-Ratelimit-Remaining": "2"])
+        await limiter.recordResponse(headers: [.discogsRateLimitRemaining: "2"])
         try await limiter.acquire()
         #expect(clock.sleeps == [.seconds(20)])
         #expect(await limiter.status().hostRemaining == 2)
 
         // A count that is not below what the limiter allows changes nothing.
-        await limiter.recordResponse(headers: ["X-Discogs-Ratelimit-Remaining": "58"])
+        await limiter.recordResponse(headers: [.discogsRateLimitRemaining: "58"])
         try await limiter.acquire()
         #expect(clock.sleeps.count == 1)
     }
@@ -295,8 +296,8 @@ private final class SendTimes: HTTPTransport {
     init(_ inner: any HTTPTransport) { self.inner = inner }
     var times: [ContinuousClock.Instant] { sent.withLock { $0 } }
 
-    func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+    func send(_ request: HTTPRequest, body: [UInt8]?) async throws -> HTTPTransportResponse {
         sent.withLock { $0.append(.now) }
-        return try await inner.send(request)
+        return try await inner.send(request, body: body)
     }
 }

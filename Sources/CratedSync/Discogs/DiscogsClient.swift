@@ -1,5 +1,6 @@
 import CratedCore
 import Foundation
+import HTTPTypes
 import Logging
 
 /// How the Discogs client retries: 429/503 wait for `Retry-After` when sent, else back off
@@ -200,11 +201,12 @@ public struct DiscogsClient: Sendable {
 
     /// One GET with the rate limiter and the retry policy around it.
     private func get(_ path: String, etag: String?) async throws -> Fetched {
-        var request = HTTPRequest(url: base + path)
-        request.headers.add("User-Agent", settings.userAgent)
-        request.headers.add("Accept", "application/vnd.discogs.v2.discogs+json")
-        if !settings.token.isEmpty { request.headers.add("Authorization", "Discogs token=\(settings.token)") }
-        if let etag { request.headers.add("If-None-Match", etag) }
+        guard let url = URL(string: base + path) else { throw DiscogsError.transport(.invalidURL(base + path)) }
+        var request = HTTPRequest(method: .get, url: url)
+        request.headerFields[.userAgent] = settings.userAgent
+        request.headerFields[.accept] = "application/vnd.discogs.v2.discogs+json"
+        if !settings.token.isEmpty { request.headerFields[.authorization] = "Discogs token=\(settings.token)" }
+        if let etag { request.headerFields[.ifNoneMatch] = etag }
 
         let policy = settings.retry
         var attempt = 0
@@ -212,7 +214,7 @@ public struct DiscogsClient: Sendable {
             attempt += 1
             let isLastAttempt = attempt >= policy.maxAttempts
             try await limiter.acquire()
-            let response: HTTPResponse
+            let response: HTTPTransportResponse
             do {
                 response = try await transport.send(request)
             } catch let error as HTTPTransportError {
@@ -223,12 +225,12 @@ public struct DiscogsClient: Sendable {
                 try await clock.sleepUnlessShuttingDown(for: wait)
                 continue
             }
-            await limiter.recordResponse(headers: response.headers)
+            await limiter.recordResponse(headers: response.headerFields)
             logger.debug("GET \(path): \(response.status)")
 
             switch response.status {
             case 200..<300:
-                return .body(response.body, etag: response.headers["ETag"])
+                return .body(response.body, etag: response.headerFields[.eTag])
             case 304:
                 return .notModified
             case 404, 410:
@@ -236,7 +238,7 @@ public struct DiscogsClient: Sendable {
             case 401, 403:
                 throw DiscogsError.unauthorized(status: response.status)
             case 429, 503:
-                let retryAfter = retryAfter(response.headers["Retry-After"])
+                let retryAfter = retryAfter(response.headerFields[.retryAfter])
                 if let retryAfter, retryAfter > policy.maxRetryAfter { throw DiscogsError.rateLimited(retryAfter: retryAfter) }
                 guard !isLastAttempt else {
                     throw response.status == 429 ? DiscogsError.rateLimited(retryAfter: retryAfter) : DiscogsError.httpStatus(503)

@@ -1,5 +1,6 @@
 import CCurl
 import Foundation
+import HTTPTypes
 import Synchronization
 
 /// Limits and timeouts of `CurlHTTPTransport`.
@@ -52,12 +53,12 @@ public final class CurlHTTPTransport: HTTPTransport {
         for handle in idleHandles.withLock({ $0 }) { curl_easy_cleanup(handle.raw) }
     }
 
-    public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+    public func send(_ request: HTTPRequest, body: [UInt8]?) async throws -> HTTPTransportResponse {
         let transfer = CurlTransfer(maxResponseBytes: options.maxResponseBytes)
         return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<HTTPResponse, any Error>) in
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<HTTPTransportResponse, any Error>) in
                 threads.run {
-                    continuation.resume(with: Result { try self.perform(request, transfer: transfer) })
+                    continuation.resume(with: Result { try self.perform(request, body: body, transfer: transfer) })
                 }
             }
         } onCancel: {
@@ -66,23 +67,26 @@ public final class CurlHTTPTransport: HTTPTransport {
     }
 
     /// Runs one transfer to the end on the calling thread.
-    private func perform(_ request: HTTPRequest, transfer: CurlTransfer) throws -> HTTPResponse {
+    private func perform(_ request: HTTPRequest, body: [UInt8]?, transfer: CurlTransfer) throws -> HTTPTransportResponse {
         if transfer.isCancelled { throw HTTPTransportError.cancelled }
+        guard let url = request.url?.absoluteString else {
+            throw HTTPTransportError.invalidURL("\(request.scheme ?? "")://\(request.authority ?? "")\(request.path ?? "")")
+        }
         let handle = takeHandle()
         defer { giveBack(handle) }
         let easy = handle.raw
 
         var headerList: UnsafeMutablePointer<curl_slist>?
         defer { curl_slist_free_all(headerList) }
-        for field in request.headers {
-            headerList = curl_slist_append(headerList, "\(field.name): \(field.value)")
+        for field in request.headerFields {
+            headerList = curl_slist_append(headerList, "\(field.name.rawName): \(field.value)")
         }
         // libcurl sends `Expect: 100-continue` for larger bodies and waits for it; servers rarely care.
         headerList = curl_slist_append(headerList, "Expect:")
 
         let context = Unmanaged.passUnretained(transfer).toOpaque()
         var setup: [CURLcode] = [
-            crated_curl_setopt_string(easy, CURLOPT_URL, request.url),
+            crated_curl_setopt_string(easy, CURLOPT_URL, url),
             crated_curl_setopt_string(easy, CURLOPT_PROTOCOLS_STR, "http,https"),
             crated_curl_setopt_string(easy, CURLOPT_REDIR_PROTOCOLS_STR, "http,https"),
             // Signals cannot be used for timeouts in a threaded program.
@@ -107,7 +111,7 @@ public final class CurlHTTPTransport: HTTPTransport {
             crated_curl_setopt_xferinfo_callback(easy, curlProgress),
             crated_curl_setopt_pointer(easy, CURLOPT_XFERINFODATA, context),
         ]
-        switch (request.method.uppercased(), request.body) {
+        switch (request.method.rawValue, body) {
         case ("GET", nil):
             break
         case ("HEAD", nil):
@@ -139,13 +143,15 @@ public final class CurlHTTPTransport: HTTPTransport {
 
         var status = 0
         _ = crated_curl_getinfo_long(easy, CURLINFO_RESPONSE_CODE, &status)
+        guard (100...999).contains(status) else {
+            throw HTTPTransportError.other(code: Int(CURLE_WEIRD_SERVER_REPLY.rawValue), message: "no valid HTTP status (\(status))")
+        }
         var effectiveURL: UnsafeMutablePointer<CChar>?
         _ = crated_curl_getinfo_string(easy, CURLINFO_EFFECTIVE_URL, &effectiveURL)
-        return HTTPResponse(
-            status: status,
-            headers: transfer.headers,
+        return HTTPTransportResponse(
+            head: HTTPResponse(status: .init(code: status), headerFields: transfer.headers),
             body: transfer.body,
-            url: effectiveURL.map { String(cString: $0) } ?? request.url)
+            url: effectiveURL.map { String(cString: $0) } ?? url)
     }
 
     private func takeHandle() -> CurlEasyHandle {
@@ -228,7 +234,7 @@ private struct CurlEasyHandle: @unchecked Sendable {
 private final class CurlTransfer: @unchecked Sendable {
     let maxResponseBytes: Int
     var body: [UInt8] = []
-    var headers = HTTPHeaders()
+    var headers = HTTPFields()
     var exceededLimit = false
     let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE))
     private let cancelled = Atomic<Bool>(false)
@@ -259,14 +265,16 @@ private final class CurlTransfer: @unchecked Sendable {
     func appendHeaderLine(_ bytes: UnsafeRawBufferPointer) {
         let line = Self.trimmingBlanks(bytes[...])
         if line.starts(with: "HTTP/".utf8) {
-            headers = HTTPHeaders()
+            headers = HTTPFields()
             return
         }
-        guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else { return }
-        let name = String(decoding: Self.trimmingBlanks(line[..<colon]), as: UTF8.self)
+        // A field whose name is not a valid token is dropped; invalid bytes in a value become spaces.
+        guard let colon = line.firstIndex(of: UInt8(ascii: ":")),
+              let name = HTTPField.Name(String(decoding: Self.trimmingBlanks(line[..<colon]), as: UTF8.self))
+        else { return }
         let value = String(decoding: Self.trimmingBlanks(line[(colon + 1)...]), as: UTF8.self)
-        headers.add(name, value)
-        if HTTPHeaders.sameName(name, "Content-Length"), let length = Int(value), length <= maxResponseBytes {
+        headers.append(HTTPField(name: name, value: value))
+        if name == .contentLength, let length = Int(value), length <= maxResponseBytes {
             body.reserveCapacity(length)
         }
     }

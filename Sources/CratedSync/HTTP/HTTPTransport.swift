@@ -1,84 +1,46 @@
 import Foundation
+import HTTPTypes
 
 /// Sends one HTTP request and returns the whole response. Sync depends on this protocol only;
-/// `CurlHTTPTransport` is the production implementation.
+/// `CurlHTTPTransport` is the production implementation. Requests and response heads are
+/// swift-http-types' `HTTPRequest` and `HTTPResponse`, as in the server.
 public protocol HTTPTransport: Sendable {
     /// Throws `HTTPTransportError` for failures below HTTP (no connection, timeout, a body over the
     /// cap, too many redirects, cancellation). Any HTTP status, 500 included, is a response.
-    func send(_ request: HTTPRequest) async throws -> HTTPResponse
+    func send(_ request: HTTPRequest, body: [UInt8]?) async throws -> HTTPTransportResponse
 }
 
-/// Header fields in order, names compared without regard to case.
-public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionaryLiteral {
-    public private(set) var fields: [(name: String, value: String)] = []
-
-    public init() {}
-
-    public init(dictionaryLiteral elements: (String, String)...) {
-        for (name, value) in elements { add(name, value) }
-    }
-
-    public mutating func add(_ name: String, _ value: String) {
-        fields.append((name, value))
-    }
-
-    /// Replaces every field of that name with one.
-    public mutating func set(_ name: String, _ value: String) {
-        fields.removeAll { Self.sameName($0.name, name) }
-        fields.append((name, value))
-    }
-
-    /// The first value of the field, if present.
-    public subscript(name: String) -> String? {
-        fields.first { Self.sameName($0.name, name) }?.value
-    }
-
-    /// Header names are ASCII tokens, compared without regard to the case of their letters; byte by
-    /// byte, since Foundation's `caseInsensitiveCompare` is slow for the few lookups of every response.
-    static func sameName(_ a: some StringProtocol, _ b: some StringProtocol) -> Bool {
-        a.utf8.elementsEqual(b.utf8) { x, y in
-            x == y || (x ^ y == 0x20 && (0x61...0x7A).contains(x | 0x20))
-        }
-    }
-
-    public func makeIterator() -> IndexingIterator<[(name: String, value: String)]> {
-        fields.makeIterator()
-    }
-
-    public static func == (lhs: HTTPHeaders, rhs: HTTPHeaders) -> Bool {
-        lhs.fields.elementsEqual(rhs.fields) { $0.name == $1.name && $0.value == $1.value }
+extension HTTPTransport {
+    public func send(_ request: HTTPRequest) async throws -> HTTPTransportResponse {
+        try await send(request, body: nil)
     }
 }
 
-public struct HTTPRequest: Sendable {
-    public var method: String
-    public var url: String
-    public var headers: HTTPHeaders
-    public var body: [UInt8]?
-
-    public init(method: String = "GET", url: String, headers: HTTPHeaders = [:], body: [UInt8]? = nil) {
-        self.method = method
-        self.url = url
-        self.headers = headers
-        self.body = body
-    }
-}
-
-public struct HTTPResponse: Sendable {
-    public var status: Int
-    /// The headers of the final response (after any redirects).
-    public var headers: HTTPHeaders
-    /// The body, decompressed when the server sent it compressed.
+/// A whole response: its head, its body (decompressed when the server sent it compressed), and the
+/// URL that answered, after any redirects.
+public struct HTTPTransportResponse: Sendable {
+    /// The status and header fields of the final response (after any redirects).
+    public var head: HTTPResponse
     public var body: [UInt8]
-    /// The URL that answered, after redirects.
     public var url: String
 
-    public init(status: Int, headers: HTTPHeaders = [:], body: [UInt8] = [], url: String = "") {
-        self.status = status
-        self.headers = headers
+    public init(head: HTTPResponse, body: [UInt8] = [], url: String = "") {
+        self.head = head
         self.body = body
         self.url = url
     }
+
+    public init(status: Int, headerFields: HTTPFields = [:], body: [UInt8] = [], url: String = "") {
+        self.init(head: HTTPResponse(status: .init(code: status), headerFields: headerFields), body: body, url: url)
+    }
+
+    public var status: Int { head.status.code }
+    public var headerFields: HTTPFields { head.headerFields }
+}
+
+extension HTTPField.Name {
+    /// How many more requests Discogs allows in its moving minute.
+    public static let discogsRateLimitRemaining = Self("X-Discogs-Ratelimit-Remaining")!
 }
 
 /// Why a request produced no HTTP response.

@@ -1,5 +1,6 @@
 import CratedCore
 import Foundation
+import HTTPTypes
 import Synchronization
 
 /// Paces the requests to one host: at most `limit` in any moving `window` (Discogs counts a moving
@@ -51,8 +52,8 @@ public actor RateLimiter {
     /// Reads the host's own count from a response. When the host says fewer requests remain than
     /// this limiter would still allow (other clients share the address, or an earlier process used
     /// them), the remaining ones are spread over a window instead of spent at once.
-    public func recordResponse(headers: HTTPHeaders) {
-        guard let reported = headers["X-Discogs-Ratelimit-Remaining"].flatMap({ Int($0.trimmingCharacters(in: .whitespaces)) }) else { return }
+    public func recordResponse(headers: HTTPFields) {
+        guard let reported = headers[.discogsRateLimitRemaining].flatMap({ Int($0.trimmingCharacters(in: .whitespaces)) }) else { return }
         let remaining = max(0, reported)
         hostRemaining = remaining
         let now = clock.uptime

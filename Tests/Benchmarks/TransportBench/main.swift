@@ -5,6 +5,7 @@
 //   URL_TEMPLATE holds `{id}`, replaced by 1...COUNT. Prints `requests/s: N`.
 import CratedSync
 import Foundation
+import HTTPTypes
 
 let arguments = CommandLine.arguments
 guard arguments.count == 4, arguments[1].contains("{id}"), let count = Int(arguments[2]), count > 0,
@@ -20,7 +21,7 @@ let failures = try await withThrowingTaskGroup(of: Int.self) { group in
     var failures = 0
     func request(_ id: Int) async -> Int {
         let url = template.replacingOccurrences(of: "{id}", with: String(id))
-        let response = try? await transport.send(HTTPRequest(url: url, headers: ["User-Agent": "crated-transport-bench"]))
+        let response = try? await transport.send(HTTPRequest(method: .get, url: URL(string: url)!, headerFields: [.userAgent: "crated-transport-bench"]))
         return response?.status == 200 ? 0 : 1
     }
     while next <= min(concurrency, count) {

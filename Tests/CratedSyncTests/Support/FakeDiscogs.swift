@@ -8,8 +8,6 @@ import Synchronization
 /// An in-process stand-in for api.discogs.com on 127.0.0.1 (a port the system picks): serves
 /// release and collection JSON, answers `If-None-Match` with 304, reports a rate-limit count,
 /// records every request, and injects faults on demand.
-///
-/// This file imports Hummingbird and not CratedSync, whose `HTTPRequest`/`HTTPResponse` would clash.
 final class FakeDiscogs: Sendable {
     enum Fault: Sendable {
         case status(Int, retryAfter: String? = nil)
