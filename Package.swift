@@ -91,16 +91,15 @@ let package = Package(
             path: "Sources/EmbedResourcesPlugin"
         ),
         // Helpers every test target shares: temporary folders and databases, fixtures, processes.
-        .target(name: "CratedTestSupport", dependencies: ["CratedCore", grdb], path: "Tests/CratedTestSupport"),
+        .target(name: "CratedTestSupport", dependencies: ["CratedCore", "CratedImport", "CratedSync", grdb, hummingbird, logging], path: "Tests/CratedTestSupport"),
         .testTarget(name: "CratedJSONTests", dependencies: ["CratedJSON", "CratedTestSupport"]),
         .testTarget(name: "CratedCoreTests", dependencies: ["CratedCore", "CratedTestSupport", grdb]),
         .testTarget(name: "CratedImportTests", dependencies: ["CratedImport", "CratedCore", "CratedTestSupport", grdb]),
         // The tests that run the `crated` binary; depending on it builds it with the tests.
-        .testTarget(name: "CratedCLITests", dependencies: ["crated", "CratedCore", "CratedImport", "CratedTestSupport", grdb]),
+        .testTarget(name: "CratedCLITests", dependencies: ["crated", "CratedCore", "CratedImport", "CratedSync", "CratedTestSupport", grdb]),
         .testTarget(name: "CratedGridTests", dependencies: ["CratedTestSupport", "CratedGrid", "CratedCore", "CratedImport", "CratedJSON", grdb]),
         .testTarget(name: "CratedPlaybackTests", dependencies: ["CratedTestSupport", "CratedPlayback", "CratedCore", grdb]),
-        // Depends on `crated` so that the binary its SIGKILL test runs is built with the tests.
-        .testTarget(name: "CratedSyncTests", dependencies: ["CratedTestSupport", "CratedSync", "CratedCore", "CratedImport", "crated", grdb, logging, serviceLifecycle, hummingbird, httpTypes]),
+        .testTarget(name: "CratedSyncTests", dependencies: ["CratedTestSupport", "CratedSync", "CratedCore", "CratedImport", grdb, logging, serviceLifecycle, hummingbird, httpTypes]),
         .testTarget(name: "CratedAPITests", dependencies: ["CratedTestSupport", "CratedAPI", "CratedCore", "CratedImport", "CratedJSON", "CratedPlayback", "CratedSync", grdb, hummingbird, hummingbirdTesting]),
     ]
 )

@@ -15,7 +15,7 @@ import Testing
 /// A daemon on a temporary database holding the sample collection for `collector`, and a small
 /// collection of someone else's (`alice`), with tokens for both.
 struct TestServer {
-    let directory: TemporaryFolder
+    let directory: TemporaryDirectory
     let database: AppDatabase
     let writeToken: String
     let readToken: String
@@ -24,10 +24,10 @@ struct TestServer {
     let services: AppServices
 
     init() throws {
-        directory = try TemporaryFolder()
+        directory = try TemporaryDirectory()
         database = try AppDatabase.open(path: directory.path("crated.sqlite"))
         let importer = DiscogsImporter(database: database)
-        _ = try importer.importFile(at: TestPaths.ownFixture("sample-collection.csv"), options: ImportOptions(userName: "collector"))
+        _ = try importer.importFile(at: Paths.ownFixture("sample-collection.csv"), options: ImportOptions(userName: "collector"))
         let alicesFile = try directory.write("alice.csv", """
             Catalog#,Artist,Title,Label,Format,Rating,Released,release_id,CollectionFolder,Date Added
             X1,Alice Band,Only Alice Has This,Alice Records,LP,,2001,777001,Alice Crate,2021-01-01 00:00:00
@@ -73,25 +73,6 @@ struct TestServer {
             try Int64.fetchAll(db, sql: "SELECT collection_item.id FROM collection_item JOIN user ON user.id = user_id WHERE user.name = ? ORDER BY collection_item.id", arguments: [user])
         }
     }
-}
-
-final class TemporaryFolder: Sendable {
-    let url: URL
-    init() throws {
-        url = FileManager.default.temporaryDirectory.appending(path: "crated-api-tests-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    }
-    deinit { try? FileManager.default.removeItem(at: url) }
-    func path(_ name: String) -> String { url.appending(path: name).path }
-    func write(_ name: String, _ text: String) throws -> String {
-        try Data(text.utf8).write(to: url.appending(path: name))
-        return path(name)
-    }
-}
-
-enum TestPaths {
-    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    static func ownFixture(_ name: String) -> String { packageRoot.appending(path: "Tests/Fixtures/\(name)").path }
 }
 
 extension TestClientProtocol {

@@ -1,4 +1,5 @@
 @testable import CratedAPI
+import CratedTestSupport
 import CratedCore
 import Foundation
 import Hummingbird
@@ -73,7 +74,7 @@ import Testing
     }
 
     @Test func embeddedDocumentIsTheResourceFile() throws {
-        let path = TestPaths.packageRoot.appending(path: "Sources/CratedAPI/Resources/openapi.json").path
+        let path = Paths.packageRoot.appending(path: "Sources/CratedAPI/Resources/openapi.json").path
         let file = try String(contentsOfFile: path, encoding: .utf8)
         #expect(OpenAPIDocument.json.trimmingCharacters(in: .whitespacesAndNewlines) == file.trimmingCharacters(in: .whitespacesAndNewlines),
                 "the binary embeds a stale openapi.json; rebuild")

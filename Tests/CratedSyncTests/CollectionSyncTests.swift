@@ -15,7 +15,7 @@ import Testing
         return url.path
     }
 
-    @Test(.enabled(if: Fixtures.discogsAvailable, Fixtures.absentMessage))
+    @Test(.enabled(if: Paths.sharedFixturesPresent, "shared/fixtures/discogs is absent: the tests on real Discogs responses are skipped"))
     func csvThenAPINeverDuplicates() async throws {
         try await SyncHarness.run { h in
             // Two of the three instances of joalla's example collection, exported as CSV: one with the
@@ -27,9 +27,9 @@ import Testing
             try h.importCSV(csv)
             let user = try #require(try h.database.user(named: "collector"))
             let csvCopies = try h.database.copies(ofUser: user.id!)
-            h.fake.serve("/users/example/collection/folders", json: try Fixtures.discogs("joalla-discogs_client_users_example_collection_folders.json"))
+            h.fake.serve("/users/example/collection/folders", json: try Paths.sharedDiscogs("joalla-discogs_client_users_example_collection_folders.json"))
             h.fake.serve("/users/example/collection/folders/0/releases",
-                         json: try Fixtures.discogs("joalla-discogs_client_users_example_collection_folders_0_releases_page1.json"))
+                         json: try Paths.sharedDiscogs("joalla-discogs_client_users_example_collection_folders_0_releases_page1.json"))
 
             let snapshot = try await h.client().collection(user: "example")
             let summary = try await h.database.applyCollection(snapshot, userId: user.id!, at: h.clock.date)

@@ -1,4 +1,5 @@
 @testable import CratedSync
+import CratedTestSupport
 import Foundation
 import HTTPTypes
 import Testing

@@ -24,7 +24,7 @@ import Testing
                     BEGIN SELECT RAISE(ABORT, 'refused by the test'); END
                     """)
             }
-            let before = try await snapshot(h.database)
+            let before = try await catalogueSnapshot(h.database)
             let results = try ids.enumerated().map { index, id in
                 AlbumSyncResult(albumId: albums[index].id!, outcome: .fetched(try Self.metadata(syntheticRelease(id: id, trackCount: 5)), etag: "\"e\(id)\""))
             } + [AlbumSyncResult(albumId: 999_999, outcome: .notModified)]
@@ -37,7 +37,7 @@ import Testing
             // A 304 for an album without a sync row changes nothing, and is no error.
             #expect(errors[4] == nil)
 
-            #expect(try await snapshot(h.database, release: 11) == before.filter { $0.key == 11 }, "release 11 is as it was")
+            #expect(try await catalogueSnapshot(h.database, release: 11) == before.filter { $0.key == 11 }, "release 11 is as it was")
             #expect(try h.syncState(release: 11) == nil)
             for id: Int64 in [10, 12, 13] {
                 let album = try #require(try h.database.album(discogsReleaseId: id))

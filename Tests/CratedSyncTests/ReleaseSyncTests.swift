@@ -9,7 +9,7 @@ import Testing
 /// Release sync of an imported collection through the real transport, against real responses
 /// (the tests that need shared/fixtures are skipped, with a message, when it is absent).
 @Suite struct ReleaseSyncTests {
-    @Test(.enabled(if: Fixtures.discogsAvailable, Fixtures.absentMessage))
+    @Test(.enabled(if: Paths.sharedFixturesPresent, "shared/fixtures/discogs is absent: the tests on real Discogs responses are skipped"))
     func aFullSyncOfTheImportedCollectionFillsEveryAlbum() async throws {
         try await SyncHarness.run { h in
             try h.importCSV()
@@ -87,7 +87,7 @@ import Testing
         }
     }
 
-    @Test(.enabled(if: Fixtures.discogsAvailable, Fixtures.absentMessage))
+    @Test(.enabled(if: Paths.sharedFixturesPresent, "shared/fixtures/discogs is absent: the tests on real Discogs responses are skipped"))
     func runningSyncTwiceFetchesNothingNew() async throws {
         try await SyncHarness.run { h in
             try h.importCSV()
@@ -103,14 +103,14 @@ import Testing
         }
     }
 
-    @Test(.enabled(if: Fixtures.discogsAvailable, Fixtures.absentMessage))
+    @Test(.enabled(if: Paths.sharedFixturesPresent, "shared/fixtures/discogs is absent: the tests on real Discogs responses are skipped"))
     func staleAlbumsAreAskedConditionallyAndA304RewritesNothing() async throws {
         try await SyncHarness.run { h in
             try h.importCSV()
             try await h.serveCatalogue()
             let runner = try h.runner(settings: ReleaseSyncSettings(staleAfter: 30 * 86_400, concurrency: 1))
             _ = try await runner.runPass()
-            let before = try await snapshot(h.database)
+            let before = try await catalogueSnapshot(h.database)
             let firstSync = try #require(try h.syncState(release: 1))
 
             h.clock.advance(by: .seconds(31 * 86_400))
@@ -121,7 +121,7 @@ import Testing
             let conditional = h.fake.requests[firstRequestOfSecondPass...]
             #expect(conditional.count == 18)
             #expect(conditional.allSatisfy { $0.headers["if-none-match"] != nil })
-            #expect(try await snapshot(h.database) == before, "a 304 must not rewrite the album")
+            #expect(try await catalogueSnapshot(h.database) == before, "a 304 must not rewrite the album")
             let refreshed = try #require(try h.syncState(release: 1))
             #expect(refreshed.etag == firstSync.etag)
             #expect(refreshed.lastSyncedAt == Timestamp.string(from: h.clock.date))
@@ -147,13 +147,13 @@ import Testing
         }
     }
 
-    @Test(.enabled(if: Fixtures.discogsAvailable, Fixtures.absentMessage))
+    @Test(.enabled(if: Paths.sharedFixturesPresent, "shared/fixtures/discogs is absent: the tests on real Discogs responses are skipped"))
     func malformedJSONFailsThatAlbumOnly() async throws {
         try await SyncHarness.run { h in
             try h.importCSV()
             try await h.serveCatalogue()
             h.fake.inject(.malformedJSON, on: "/releases/3329867")
-            let before = try await snapshot(h.database, release: 3329867)
+            let before = try await catalogueSnapshot(h.database, release: 3329867)
 
             let report = try await h.runner().runPass()
 
@@ -163,7 +163,7 @@ import Testing
             #expect(state.status == .failed && state.attempts == 1)
             #expect(state.lastError?.hasPrefix("malformed response") == true)
             #expect(state.nextAttemptAt == Timestamp.string(from: h.clock.date.addingTimeInterval(15 * 60)))
-            #expect(try await snapshot(h.database, release: 3329867) == before, "the failed album stays as it was")
+            #expect(try await catalogueSnapshot(h.database, release: 3329867) == before, "the failed album stays as it was")
             // A malformed body is not retried within the pass.
             #expect(h.fake.requests(to: "/releases/3329867").count == 1)
         }
@@ -301,7 +301,7 @@ import Testing
         }
     }
 
-    @Test(.enabled(if: Fixtures.discogsAvailable, Fixtures.absentMessage))
+    @Test(.enabled(if: Paths.sharedFixturesPresent, "shared/fixtures/discogs is absent: the tests on real Discogs responses are skipped"))
     func limitAndUserBoundThePass() async throws {
         try await SyncHarness.run { h in
             try h.importCSV()
@@ -411,44 +411,4 @@ private final class ProgressSteps: Sendable {
     }
     var all: [Int] { state.withLock { $0.steps } }
     var largest: Int { all.max() ?? 0 }
-}
-
-/// The catalogue rows of one album as text, for comparing.
-struct CatalogueRows: Equatable {
-    var album: String
-    var artists: [String]
-    var labels: [String]
-    var formats: [String]
-    var genres: [String]
-    var images: [String]
-    var tracks: [String]
-}
-
-func catalogueRows(_ database: AppDatabase, albumId: Int64) async throws -> CatalogueRows {
-    try await database.reader.read { db in
-        func strings(_ sql: String) throws -> [String] { try String.fetchAll(db, sql: sql, arguments: [albumId]) }
-        return CatalogueRows(
-            album: try String.fetchOne(db, sql: """
-                SELECT title || '|' || artist_credit || '|' || COALESCE(year, '') || '|' || COALESCE(released, '') || '|' ||
-                       COALESCE(country, '') || '|' || COALESCE(discogs_master_id, '') || '|' || updated_at FROM album WHERE id = ?
-                """, arguments: [albumId]) ?? "",
-            artists: try strings("SELECT artist_id || '|' || join_phrase FROM album_artist WHERE album_id = ? ORDER BY position"),
-            labels: try strings("SELECT name || '|' || COALESCE(catalog_number, '') || '|' || COALESCE(discogs_id, '') FROM album_label WHERE album_id = ? ORDER BY position"),
-            formats: try strings("SELECT name || '|' || quantity || '|' || descriptions || '|' || COALESCE(text, '') FROM album_format WHERE album_id = ? ORDER BY position"),
-            genres: try strings("SELECT kind || ':' || name FROM album_genre WHERE album_id = ? ORDER BY kind, position"),
-            images: try strings("SELECT kind || '|' || uri || '|' || uri150 || '|' || COALESCE(width, '') || 'x' || COALESCE(height, '') FROM album_image WHERE album_id = ? ORDER BY position"),
-            tracks: try strings("SELECT id || '|' || position || '|' || COALESCE(side, '') || '|' || title || '|' || COALESCE(duration_ms, '') || '|' || kind FROM track WHERE album_id = ? ORDER BY sort_order"))
-    }
-}
-
-/// Every album's catalogue rows, keyed by release id (or one release's).
-func snapshot(_ database: AppDatabase, release: Int64? = nil) async throws -> [Int64: CatalogueRows] {
-    var result: [Int64: CatalogueRows] = [:]
-    let albums = try await database.reader.read { db in
-        try Row.fetchAll(db, sql: "SELECT id, discogs_release_id FROM album").map { ($0["id"] as Int64, $0["discogs_release_id"] as Int64) }
-    }
-    for (id, releaseId) in albums where release == nil || release == releaseId {
-        result[releaseId] = try await catalogueRows(database, albumId: id)
-    }
-    return result
 }

@@ -1,4 +1,5 @@
 @testable import CratedSync
+import CratedTestSupport
 import CratedCore
 import Foundation
 import Logging

@@ -48,7 +48,7 @@ extension Duration {
         return "\(Int(tenths) / 10).\(Int(tenths) % 10) s"
     }
 
-    var seconds: Double {
+    package var seconds: Double {
         let (whole, fraction) = components
         return Double(whole) + Double(fraction) / 1e18
     }

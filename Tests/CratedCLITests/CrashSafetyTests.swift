@@ -1,4 +1,4 @@
-@testable import CratedSync
+import CratedSync
 import CratedTestSupport
 import CratedCore
 import Foundation
@@ -7,19 +7,11 @@ import Testing
 
 /// A real `crated sync` process, killed with SIGKILL in the middle of a pass.
 @Suite struct CrashSafetyTests {
-    /// The `crated` binary that `swift build --build-tests` put next to the test bundle.
-    static let cratedBinary: URL? = {
-        var directories = [URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()]
-        if let executable = Bundle.main.executableURL { directories.append(executable.deletingLastPathComponent()) }
-        directories.append(Fixtures.packageRoot.appending(path: ".build/debug"))
-        return directories.lazy.map { $0.appending(path: "crated") }.first { FileManager.default.isExecutableFile(atPath: $0.path) }
-    }()
-
     /// Tracks per release vary, so an album written in part could not pass for a whole one.
     static func trackCount(_ id: Int64) -> Int { 3 + Int(id % 5) }
 
     @Test func aKilledSyncLeavesEveryAlbumAsItWasOrFullySynced() async throws {
-        let crated = try #require(Self.cratedBinary, "no crated binary next to the tests; build with `swift build --build-tests`")
+        let crated = URL(fileURLWithPath: Paths.cratedBinary)
         try await SyncHarness.run { h in
             let ids: [Int64] = Array(3000..<3040)
             try h.importReleases(ids)
@@ -28,7 +20,7 @@ import Testing
                 // Release 3030 is never answered, so the pass cannot complete before the kill.
                 h.fake.inject(id == 3030 ? .hold : .slow(.milliseconds(30)), on: "/releases/\(id)")
             }
-            let before = try await snapshot(h.database)
+            let before = try await catalogueSnapshot(h.database)
             let configuration = h.directory.appending(path: "crated.json")
             try """
                 {"discogs": {"baseURL": "\(h.fake.baseURL)", "token": "", "requestsPerMinute": 100000,

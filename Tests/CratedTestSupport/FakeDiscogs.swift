@@ -8,8 +8,8 @@ import Synchronization
 /// An in-process stand-in for api.discogs.com on 127.0.0.1 (a port the system picks): serves
 /// release and collection JSON, answers `If-None-Match` with 304, reports a rate-limit count,
 /// records every request, and injects faults on demand.
-final class FakeDiscogs: Sendable {
-    enum Fault: Sendable {
+public final class FakeDiscogs: Sendable {
+    public enum Fault: Sendable {
         case status(Int, retryAfter: String? = nil)
         /// Waits this long, then answers normally.
         case slow(Duration)
@@ -24,17 +24,17 @@ final class FakeDiscogs: Sendable {
         case hold
     }
 
-    struct RecordedRequest: Sendable {
-        var method: String
+    public struct RecordedRequest: Sendable {
+        public var method: String
         /// Path and query, as sent.
-        var target: String
-        var path: String
+        public var target: String
+        public var path: String
         /// Header names lowercased.
-        var headers: [String: String]
+        public var headers: [String: String]
         /// When it arrived, on the clock the server was given (else time since the server started).
-        var at: Duration
+        public var at: Duration
         /// The client's port: requests on one kept-alive connection share it.
-        var clientPort: Int?
+        public var clientPort: Int?
     }
 
     private struct State {
@@ -51,11 +51,11 @@ final class FakeDiscogs: Sendable {
     private let state = Mutex(State())
     private let timestamp: @Sendable () -> Duration
     private let serverTask: Task<Void, any Error>
-    let port: Int
-    var baseURL: String { "http://127.0.0.1:\(port)" }
+    public let port: Int
+    public var baseURL: String { "http://127.0.0.1:\(port)" }
 
     /// Starts the server; `now` stamps recorded requests (a virtual clock's uptime, say).
-    static func start(now: (@Sendable () -> Duration)? = nil) async throws -> FakeDiscogs {
+    public static func start(now: (@Sendable () -> Duration)? = nil) async throws -> FakeDiscogs {
         let (ports, portContinuation) = AsyncStream<Int>.makeStream()
         let box = Mutex<FakeDiscogs?>(nil)
         let responder = CallbackResponder<FakeDiscogsContext> { request, context in
@@ -94,55 +94,55 @@ final class FakeDiscogs: Sendable {
     }
 
     /// Stops listening and drops every connection, held requests included.
-    func stop() async {
+    public func stop() async {
         serverTask.cancel()
         _ = await serverTask.result
     }
 
     // MARK: Content and faults
 
-    func serve(_ path: String, json: [UInt8]) {
+    public func serve(_ path: String, json: [UInt8]) {
         state.withLock { $0.bodies[path] = json }
     }
 
     /// Serves bytes that are already compressed, with their `Content-Encoding`.
-    func serve(_ path: String, encoded: [UInt8], contentEncoding: String) {
+    public func serve(_ path: String, encoded: [UInt8], contentEncoding: String) {
         state.withLock {
             $0.bodies[path] = encoded
             $0.encodings[path] = contentEncoding
         }
     }
 
-    func serve(_ path: String, json: String) {
+    public func serve(_ path: String, json: String) {
         serve(path, json: Array(json.utf8))
     }
 
-    func serveRelease(_ id: Int64, json: [UInt8]) {
+    public func serveRelease(_ id: Int64, json: [UInt8]) {
         serve("/releases/\(id)", json: json)
     }
 
     /// Faults for the next requests to `path`, one per request, in order.
-    func inject(_ faults: Fault..., on path: String) {
+    public func inject(_ faults: Fault..., on path: String) {
         state.withLock { $0.faults[path, default: []].append(contentsOf: faults) }
     }
 
     /// A fault for every request until cleared with nil.
-    func injectOnEveryRequest(_ fault: Fault?) {
+    public func injectOnEveryRequest(_ fault: Fault?) {
         state.withLock { $0.faultForEveryRequest = fault }
     }
 
     /// The `X-Discogs-Ratelimit-Remaining` sent with each response.
-    func reportRemaining(_ remaining: Int) {
+    public func reportRemaining(_ remaining: Int) {
         state.withLock { $0.hostRemaining = remaining }
     }
 
-    func sendETags(_ send: Bool) {
+    public func sendETags(_ send: Bool) {
         state.withLock { $0.sendETags = send }
     }
 
-    var requests: [RecordedRequest] { state.withLock { $0.requests } }
+    public var requests: [RecordedRequest] { state.withLock { $0.requests } }
 
-    func requests(to pathPrefix: String) -> [RecordedRequest] {
+    public func requests(to pathPrefix: String) -> [RecordedRequest] {
         requests.filter { $0.path.hasPrefix(pathPrefix) }
     }
 
@@ -229,17 +229,17 @@ final class FakeDiscogs: Sendable {
 }
 
 /// The request context of the fake: the basic one plus the client's port.
-struct FakeDiscogsContext: RequestContext {
-    var coreContext: CoreRequestContextStorage
-    let channel: any Channel
+public struct FakeDiscogsContext: RequestContext {
+    public var coreContext: CoreRequestContextStorage
+    public let channel: any Channel
 
-    init(source: ApplicationRequestContextSource) {
+    public init(source: ApplicationRequestContextSource) {
         coreContext = CoreRequestContextStorage(source: source)
         channel = source.channel
     }
 }
 
-enum FakeDiscogsError: Error {
+public enum FakeDiscogsError: Error {
     case didNotStart
     case connectionDropped
 }

@@ -1,27 +1,27 @@
-@testable import CratedSync
+import CratedSync
 import Foundation
 import Synchronization
 
 /// A clock whose sleeps return at once, moving its time forward by what was asked: minutes of
 /// rate limiting and backoff cost nothing, and every wait can be asserted exactly.
-final class VirtualClock: SyncClock {
+public final class VirtualClock: SyncClock {
     private struct State {
         var uptime: Duration = .zero
         var sleeps: [Duration] = []
     }
     private let state = Mutex(State())
-    let start: Date
+    public let start: Date
 
-    init(start: Date = Date(timeIntervalSince1970: 1_800_000_000)) {
+    public init(start: Date = Date(timeIntervalSince1970: 1_800_000_000)) {
         self.start = start
     }
 
-    var uptime: Duration { state.withLock { $0.uptime } }
-    var date: Date { start.addingTimeInterval(uptime.seconds) }
+    public var uptime: Duration { state.withLock { $0.uptime } }
+    public var date: Date { start.addingTimeInterval(uptime.seconds) }
     /// Every sleep asked for, in order.
-    var sleeps: [Duration] { state.withLock { $0.sleeps } }
+    public var sleeps: [Duration] { state.withLock { $0.sleeps } }
 
-    func sleep(for duration: Duration) async throws {
+    public func sleep(for duration: Duration) async throws {
         try Task.checkCancellation()
         state.withLock { state in
             state.sleeps.append(duration)
@@ -31,7 +31,7 @@ final class VirtualClock: SyncClock {
     }
 
     /// Moves time on without anyone sleeping (days passing between two passes).
-    func advance(by duration: Duration) {
+    public func advance(by duration: Duration) {
         state.withLock { $0.uptime += duration }
     }
 }

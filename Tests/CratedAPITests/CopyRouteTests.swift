@@ -1,0 +1,67 @@
+@testable import CratedAPI
+import CratedCore
+import Foundation
+import GRDB
+import Hummingbird
+import HummingbirdTesting
+import Testing
+
+@Suite struct CopyRouteTests {
+    @Test func editACopy() async throws {
+        let server = try TestServer()
+        let copy = try server.copyIds(user: "collector")[0]
+        let jazz = try server.database.crates(userId: 1).first { $0.crate.name == "Jazz" }!.crate.id!
+        let rock = try server.database.crates(userId: 1).first { $0.crate.name == "Rock" }!.crate.id!
+        try await server.test { client in
+            let edited = try await client.call(.patch, "/v1/copies/\(copy)", token: server.writeToken, json: """
+                {"rating": 3, "mediaCondition": "Mint (M)", "notes": "cleaned", "customFields": {"Shelf": "B4"}, "crateIds": [\(rock)]}
+                """)
+            #expect(edited.status == .ok)
+            let body = try #require(edited.body as? [String: Any])
+            #expect(body["rating"] as? Int == 3)
+            #expect(body["mediaCondition"] as? String == "Mint (M)")
+            #expect(body["sleeveCondition"] as? String == "Very Good (VG)")
+            #expect(body["customFields"] as? [String: String] == ["Shelf": "B4"])
+            #expect((body["crates"] as? [[String: Any]])?.map { $0["id"] as? Int64 } == [rock])
+
+            let cleared = try await client.call(.patch, "/v1/copies/\(copy)", token: server.writeToken, json: #"{"rating": null, "notes": null}"#)
+            #expect((cleared.body as? [String: Any])?["rating"] == nil)
+            #expect((cleared.body as? [String: Any])?["notes"] == nil)
+            #expect((cleared.body as? [String: Any])?["mediaCondition"] as? String == "Mint (M)")
+            #expect(try server.database.crateContents(id: jazz, userId: 1).entries.allSatisfy { $0.copy.id != copy })
+        }
+    }
+
+    @Test func badEditsAreRefusedAndChangeNothing() async throws {
+        let server = try TestServer()
+        let copy = try server.copyIds(user: "collector")[0]
+        let alicesCopy = try server.copyIds(user: "alice")[0]
+        let before = try server.database.copy(id: copy, userId: 1)
+        try await server.test { client in
+            let cases: [(String, HTTPResponse.Status, String?)] = [
+                (#"{"rating": 7}"#, .unprocessableContent, "rating"),
+                (#"{"rating": -1}"#, .unprocessableContent, "rating"),
+                (#"{"rating": 99999999999999999999}"#, .badRequest, nil),
+                (#"{"rating": "5"}"#, .badRequest, "rating"),
+                (#"{"mediaCondition": "Great"}"#, .unprocessableContent, "mediaCondition"),
+                (#"{"sleeveCondition": "Mint"}"#, .unprocessableContent, "sleeveCondition"),
+                (#"{"crateIds": [999]}"#, .notFound, nil),
+                (#"{"colour": "red"}"#, .badRequest, "colour"),
+                (#"{"customFields": {"": "x"}}"#, .unprocessableContent, "customFields"),
+                (#"{"customFields": {"a": 1}}"#, .badRequest, "customFields"),
+                (#"{"rating": 4, "crateIds": [999]}"#, .notFound, nil),
+            ]
+            for (json, status, field) in cases {
+                let (got, body, _) = try await client.call(.patch, "/v1/copies/\(copy)", token: server.writeToken, json: json)
+                #expect(got == status, "\(json)")
+                if let field { #expect(errorField(body) == field, "\(json)") }
+            }
+            #expect(try await client.call(.patch, "/v1/copies/\(alicesCopy)", token: server.writeToken, json: #"{"rating": 1}"#).status == .notFound)
+            #expect(try await client.call(.get, "/v1/copies/\(alicesCopy)", token: server.writeToken).status == .notFound)
+            #expect(try await client.call(.get, "/v1/copies/\(copy)", token: server.writeToken).status == .ok)
+        }
+        let after = try server.database.copy(id: copy, userId: 1)
+        #expect(after.copy == before.copy)
+        #expect(after.crates == before.crates)
+    }
+}

@@ -1,0 +1,27 @@
+import CratedCore
+import Foundation
+import GRDB
+
+/// Runs a program to completion and returns its exit status and output.
+public struct ProcessResult {
+    public var status: Int32
+    public var stdout: String
+    public var stderr: String
+}
+
+public func run(_ executable: String, _ arguments: [String], in directory: String? = nil) throws -> ProcessResult {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: executable)
+    process.arguments = arguments
+    if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
+    let out = Pipe(), err = Pipe()
+    process.standardOutput = out
+    process.standardError = err
+    process.standardInput = FileHandle.nullDevice
+    try process.run()
+    // Read before waiting, so a full pipe cannot block the child.
+    let stdout = out.fileHandleForReading.readDataToEndOfFile()
+    let stderr = err.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return ProcessResult(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self), stderr: String(decoding: stderr, as: UTF8.self))
+}
