@@ -75,43 +75,41 @@ struct TestServer {
     }
 }
 
+/// An answer of the API: its status, its header fields, and its body to decode as the DTO it is.
+struct APIResponse: Sendable {
+    let status: HTTPResponse.Status
+    let headers: HTTPFields
+    let body: Data
+
+    func decode<T: Decodable>(_ type: T.Type) throws -> T {
+        try JSONDecoder().decode(T.self, from: body)
+    }
+
+    /// The `error` object of an error answer; nil for any other.
+    var error: ErrorBody.Detail? { try? decode(ErrorBody.self).error }
+}
+
 extension TestClientProtocol {
-    /// One request with a bearer token and an optional JSON body; returns status and parsed JSON.
+    /// One request with a bearer token and an optional JSON body.
     @discardableResult
-    func call(_ method: HTTPRequest.Method, _ uri: String, token: String?, json: String? = nil) async throws -> (status: HTTPResponse.Status, body: Any?, headers: HTTPFields) {
+    func call(_ method: HTTPRequest.Method, _ uri: String, token: String?, json: String? = nil) async throws -> APIResponse {
         var headers: HTTPFields = [:]
         if let token { headers[.authorization] = "Bearer \(token)" }
         if json != nil { headers[.contentType] = "application/json" }
         return try await execute(uri: uri, method: method, headers: headers, body: json.map { ByteBuffer(string: $0) }) { response in
-            let data = Data(buffer: response.body)
-            return (response.status, data.isEmpty ? nil : try? JSONSerialization.jsonObject(with: data), response.headers)
+            APIResponse(status: response.status, headers: response.headers, body: Data(buffer: response.body))
         }
     }
-}
 
-extension TestClientProtocol {
     /// One request whose answer must be `expected` (200 unless given), decoded as `T`.
     func decoded<T: Decodable>(
         _ type: T.Type, _ uri: String, method: HTTPRequest.Method = .get, token: String?, json: String? = nil,
         expecting expected: HTTPResponse.Status = .ok, sourceLocation: SourceLocation = #_sourceLocation
     ) async throws -> T {
-        var headers: HTTPFields = [:]
-        if let token { headers[.authorization] = "Bearer \(token)" }
-        if json != nil { headers[.contentType] = "application/json" }
-        return try await execute(uri: uri, method: method, headers: headers, body: json.map { ByteBuffer(string: $0) }) { response in
-            #expect(response.status == expected, "\(method) \(uri): \(String(buffer: response.body))", sourceLocation: sourceLocation)
-            return try JSONDecoder().decode(T.self, from: Data(buffer: response.body))
-        }
+        let response = try await call(method, uri, token: token, json: json)
+        #expect(response.status == expected, "\(method) \(uri): \(String(decoding: response.body, as: UTF8.self))", sourceLocation: sourceLocation)
+        return try response.decode(T.self)
     }
-}
-
-/// The `error` object of an error response.
-func errorCode(_ body: Any?) -> String? {
-    ((body as? [String: Any])?["error"] as? [String: Any])?["code"] as? String
-}
-
-func errorField(_ body: Any?) -> String? {
-    ((body as? [String: Any])?["error"] as? [String: Any])?["field"] as? String
 }
 
 /// A Discogs that answers 404 to everything, at once.

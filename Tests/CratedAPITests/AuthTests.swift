@@ -9,9 +9,8 @@ import Testing
     @Test func healthNeedsNoToken() async throws {
         let server = try TestServer()
         try await server.test { client in
-            let (status, body, _) = try await client.call(.get, "/healthz", token: nil)
-            #expect(status == .ok)
-            #expect((body as? [String: Any])?["status"] as? String == "ok")
+            let health = try await client.decoded(HealthDTO.self, "/healthz", token: nil)
+            #expect(health.status == "ok")
         }
     }
 
@@ -21,16 +20,15 @@ import Testing
         _ = try server.database.revokeToken(revoked.record.tokenPrefix)
         try await server.test { client in
             for token in [nil, "", "nonsense", "crt_000000000000_wrong", String(server.writeToken.dropLast()) + "x", revoked.token] {
-                let (status, body, headers) = try await client.call(.get, "/v1/crates", token: token)
-                #expect(status == .unauthorized, "token \(String(describing: token))")
-                #expect(errorCode(body) == "unauthorized")
-                #expect(headers[.wwwAuthenticate] == "Bearer realm=\"crated\"")
+                let response = try await client.call(.get, "/v1/crates", token: token)
+                #expect(response.status == .unauthorized, "token \(String(describing: token))")
+                #expect(response.error?.code == "unauthorized")
+                #expect(response.headers[.wwwAuthenticate] == "Bearer realm=\"crated\"")
             }
             let basic = try await client.execute(uri: "/v1/crates", method: .get, headers: [.authorization: "Basic dXNlcjpwYXNz"]) { $0.status }
             #expect(basic == .unauthorized)
-            let (status, body, _) = try await client.call(.get, "/v1/me", token: server.writeToken)
-            #expect(status == .ok)
-            #expect(((body as? [String: Any])?["user"] as? [String: Any])?["name"] as? String == "collector")
+            let me = try await client.decoded(MeDTO.self, "/v1/me", token: server.writeToken)
+            #expect(me.user.name == "collector")
         }
     }
 
@@ -38,9 +36,9 @@ import Testing
         let server = try TestServer()
         try await server.test { client in
             #expect(try await client.call(.get, "/v1/crates", token: server.readToken).status == .ok)
-            let (status, body, _) = try await client.call(.post, "/v1/crates", token: server.readToken, json: #"{"name": "New"}"#)
-            #expect(status == .forbidden)
-            #expect(errorCode(body) == "forbidden")
+            let response = try await client.call(.post, "/v1/crates", token: server.readToken, json: #"{"name": "New"}"#)
+            #expect(response.status == .forbidden)
+            #expect(response.error?.code == "forbidden")
             #expect(try server.database.crates(userId: 1).count == 6)
         }
     }

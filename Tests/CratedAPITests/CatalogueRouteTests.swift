@@ -12,19 +12,16 @@ import Testing
         let server = try TestServer()
         let kindOfBlue = try server.albumId(release: 1)
         try await server.test { client in
-            let (status, body, _) = try await client.call(.get, "/v1/albums/\(kindOfBlue)", token: server.writeToken)
-            #expect(status == .ok)
-            let album = try #require(body as? [String: Any])
-            #expect(album["title"] as? String == "Kind Of Blue")
-            #expect(album["year"] as? Int == 1959)
-            let copies = try #require(album["copies"] as? [[String: Any]])
+            let album = try await client.decoded(AlbumDetailDTO.self, "/v1/albums/\(kindOfBlue)", token: server.writeToken)
+            #expect(album.title == "Kind Of Blue")
+            #expect(album.year == 1959)
             // Alice's copy of the same release is hers alone.
-            #expect(copies.count == 2)
-            #expect(copies.map { $0["rating"] as? Int } == [5, 4])
-            #expect((copies[0]["crates"] as? [[String: Any]])?.map { $0["name"] as? String } == ["Jazz"])
-            #expect((copies[0]["customFields"] as? [String: String]) == ["Purchased At": "Rough Trade East"])
-            #expect((album["labels"] as? [[String: Any]])?.first?["catalogNumber"] as? String == "CL 1355")
-            #expect((album["formats"] as? [[String: Any]])?.first?["descriptions"] as? [String] == ["Album", "Mono"])
+            #expect(album.copies.count == 2)
+            #expect(album.copies.map(\.rating) == [5, 4])
+            #expect(album.copies.first?.crates.map(\.name) == ["Jazz"])
+            #expect(album.copies.first?.customFields == ["Purchased At": "Rough Trade East"])
+            #expect(album.labels.first?.catalogNumber == "CL 1355")
+            #expect(album.formats.first?.descriptions == ["Album", "Mono"])
         }
     }
 
@@ -36,9 +33,9 @@ import Testing
             #expect(try await client.call(.get, "/v1/albums/\(alicesOnly)", token: server.aliceToken).status == .ok)
             #expect(try await client.call(.get, "/v1/albums/999999", token: server.writeToken).status == .notFound)
             for bad in ["abc", "-1", "0", "99999999999999999999999", "1.5", "%FF"] {
-                let (status, body, _) = try await client.call(.get, "/v1/albums/\(bad)", token: server.writeToken)
-                #expect(status == .badRequest, "id \(bad)")
-                #expect(errorField(body) == "id")
+                let response = try await client.call(.get, "/v1/albums/\(bad)", token: server.writeToken)
+                #expect(response.status == .badRequest, "id \(bad)")
+                #expect(response.error?.field == "id")
             }
         }
     }
@@ -55,13 +52,14 @@ import Testing
             }
         }
         try await server.test { client in
-            let body = try await client.call(.get, "/v1/albums/\(albumId)", token: server.writeToken).body
-            let sides = try #require((body as? [String: Any])?["sides"] as? [[String: Any]])
-            #expect(sides.map { $0["side"] as? String } == ["A", "B"])
-            #expect((sides[0]["tracks"] as? [[String: Any]])?.map { $0["title"] as? String } == ["Side One", "So What", "Freddie Freeloader"])
-            #expect(sides[0]["durationMs"] as? Int == 1_148_000)
-            // One track of side B has no duration, so the side's is unknown.
-            #expect(sides[1]["durationMs"] == nil)
+            let response = try await client.call(.get, "/v1/albums/\(albumId)", token: server.writeToken)
+            let sides = try response.decode(AlbumDetailDTO.self).sides
+            #expect(sides.map(\.side) == ["A", "B"])
+            #expect(sides[0].tracks.map(\.title) == ["Side One", "So What", "Freddie Freeloader"])
+            #expect(sides[0].durationMs == 1_148_000)
+            // One track of side B has no duration, so the side's is unknown, and left out.
+            #expect(sides[1].durationMs == nil)
+            #expect(!String(decoding: response.body, as: UTF8.self).contains(#""durationMs":null"#))
         }
     }
 
@@ -74,17 +72,17 @@ import Testing
             return (artist, album)
         }
         try await server.test { client in
-            let artist = try await client.call(.get, "/v1/artists/\(milesId)", token: server.writeToken).body as? [String: Any]
-            #expect(artist?["name"] as? String == "Miles Davis")
-            #expect((artist?["albums"] as? [[String: Any]])?.map { $0["id"] as? Int64 } == [albumId])
-            #expect((artist?["albums"] as? [[String: Any]])?.first?["copies"] as? Int == 2)
+            let artist = try await client.decoded(ArtistDetailDTO.self, "/v1/artists/\(milesId)", token: server.writeToken)
+            #expect(artist.name == "Miles Davis")
+            #expect(artist.albums.map(\.id) == [albumId])
+            #expect(artist.albums.first?.copies == 2)
 
-            let genres = try await client.call(.get, "/v1/genres", token: server.writeToken).body as? [String: Any]
-            #expect((genres?["genres"] as? [[String: Any]])?.map { $0["name"] as? String } == ["Jazz"])
-            #expect((genres?["styles"] as? [[String: Any]])?.first?["count"] as? Int == 1)
+            let genres = try await client.decoded(GenresDTO.self, "/v1/genres", token: server.writeToken)
+            #expect(genres.genres.map(\.name) == ["Jazz"])
+            #expect(genres.styles.first?.count == 1)
 
-            let jazz = try await client.call(.get, "/v1/genres/Jazz/artists", token: server.writeToken).body as? [String: Any]
-            #expect((jazz?["artists"] as? [[String: Any]])?.map { $0["name"] as? String } == ["Miles Davis"])
+            let jazz = try await client.decoded(GenreArtistsDTO.self, "/v1/genres/Jazz/artists", token: server.writeToken)
+            #expect(jazz.artists.map(\.name) == ["Miles Davis"])
             #expect(try await client.call(.get, "/v1/styles/Modal/artists", token: server.writeToken).status == .ok)
             #expect(try await client.call(.get, "/v1/genres/Polka/artists", token: server.writeToken).status == .notFound)
             // Alice owns Kind Of Blue too, but has no genre data of her own: Discover follows her copies.
@@ -97,8 +95,7 @@ import Testing
         let server = try TestServer()
         try await server.test { client in
             let titles = { @Sendable (query: String, token: String?) async throws -> [String] in
-                let body = try await client.call(.get, "/v1/search?q=\(query)", token: token ?? server.writeToken).body as? [String: Any]
-                return (body?["albums"] as? [[String: Any]])?.compactMap { $0["title"] as? String } ?? []
+                try await client.decoded(SearchResultsDTO.self, "/v1/search?q=\(query)", token: token ?? server.writeToken).albums.map(\.title)
             }
             let result1 = try await titles("deja%20vu", nil)
             #expect(result1 == ["Déjà Vu"])
@@ -129,8 +126,7 @@ import Testing
         let server = try TestServer()
         try await server.test { client in
             let titles = { @Sendable (query: String) async throws -> [String] in
-                let body = try await client.call(.get, "/v1/search?q=\(query)", token: server.writeToken).body as? [String: Any]
-                return (body?["albums"] as? [[String: Any]])?.compactMap { $0["title"] as? String } ?? []
+                try await client.decoded(SearchResultsDTO.self, "/v1/search?q=\(query)", token: server.writeToken).albums.map(\.title)
             }
             let first = try await titles("supreme")
             #expect(first == ["A Love Supreme"])
@@ -170,8 +166,7 @@ import Testing
             let mine = try await titles("alice")
             #expect(mine == ["Only Alice Has This"])
             let thumbnail = { @Sendable () async throws -> String? in
-                let body = try await client.call(.get, "/v1/search?q=alice", token: server.writeToken).body as? [String: Any]
-                return (body?["albums"] as? [[String: Any]])?.first?["thumbnailUrl"] as? String
+                try await client.decoded(SearchResultsDTO.self, "/v1/search?q=alice", token: server.writeToken).albums.first?.thumbnailUrl
             }
             let noCover = try await thumbnail()
             #expect(noCover == nil)
@@ -189,8 +184,8 @@ import Testing
         let server = try TestServer()
         try await server.test { client in
             for query in ["%22", "*", "NEAR(", "%27%3B%20DROP%20TABLE%20album%3B--", "a%20OR%20b", "%FF%FE", "-x", "%5E", "%00", String(repeating: "a", count: 200)] {
-                let (status, _, _) = try await client.call(.get, "/v1/search?q=\(query)", token: server.writeToken)
-                #expect(status == .ok, "q=\(query)")
+                let response = try await client.call(.get, "/v1/search?q=\(query)", token: server.writeToken)
+                #expect(response.status == .ok, "q=\(query)")
             }
             #expect(try await client.call(.get, "/v1/search", token: server.writeToken).status == .badRequest)
             #expect(try await client.call(.get, "/v1/search?q=x&limit=0", token: server.writeToken).status == .badRequest)

@@ -17,17 +17,18 @@ import Testing
                 {"rating": 3, "mediaCondition": "Mint (M)", "notes": "cleaned", "customFields": {"Shelf": "B4"}, "crateIds": [\(rock)]}
                 """)
             #expect(edited.status == .ok)
-            let body = try #require(edited.body as? [String: Any])
-            #expect(body["rating"] as? Int == 3)
-            #expect(body["mediaCondition"] as? String == "Mint (M)")
-            #expect(body["sleeveCondition"] as? String == "Very Good (VG)")
-            #expect(body["customFields"] as? [String: String] == ["Shelf": "B4"])
-            #expect((body["crates"] as? [[String: Any]])?.map { $0["id"] as? Int64 } == [rock])
+            let body = try edited.decode(CopyDTO.self)
+            #expect(body.rating == 3)
+            #expect(body.mediaCondition == "Mint (M)")
+            #expect(body.sleeveCondition == "Very Good (VG)")
+            #expect(body.customFields == ["Shelf": "B4"])
+            #expect(body.crates.map(\.id) == [rock])
 
             let cleared = try await client.call(.patch, "/v1/copies/\(copy)", token: server.writeToken, json: #"{"rating": null, "notes": null}"#)
-            #expect((cleared.body as? [String: Any])?["rating"] == nil)
-            #expect((cleared.body as? [String: Any])?["notes"] == nil)
-            #expect((cleared.body as? [String: Any])?["mediaCondition"] as? String == "Mint (M)")
+            let clearedCopy = try cleared.decode(CopyDTO.self)
+            #expect(clearedCopy.rating == nil)
+            #expect(clearedCopy.notes == nil)
+            #expect(clearedCopy.mediaCondition == "Mint (M)")
             #expect(try server.database.crateContents(id: jazz, userId: 1).entries.allSatisfy { $0.copy.id != copy })
         }
     }
@@ -52,9 +53,9 @@ import Testing
                 (#"{"rating": 4, "crateIds": [999]}"#, .notFound, nil),
             ]
             for (json, status, field) in cases {
-                let (got, body, _) = try await client.call(.patch, "/v1/copies/\(copy)", token: server.writeToken, json: json)
-                #expect(got == status, "\(json)")
-                if let field { #expect(errorField(body) == field, "\(json)") }
+                let response = try await client.call(.patch, "/v1/copies/\(copy)", token: server.writeToken, json: json)
+                #expect(response.status == status, "\(json)")
+                if let field { #expect(response.error?.field == field, "\(json)") }
             }
             #expect(try await client.call(.patch, "/v1/copies/\(alicesCopy)", token: server.writeToken, json: #"{"rating": 1}"#).status == .notFound)
             #expect(try await client.call(.get, "/v1/copies/\(alicesCopy)", token: server.writeToken).status == .notFound)

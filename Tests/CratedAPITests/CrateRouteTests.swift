@@ -10,20 +10,19 @@ import Testing
     @Test func listCreateRenameDelete() async throws {
         let server = try TestServer()
         try await server.test { client in
-            let list = try await client.call(.get, "/v1/crates", token: server.writeToken).body as? [String: Any]
-            let crates = try #require(list?["crates"] as? [[String: Any]])
-            #expect(crates.map { $0["name"] as? String } == ["Ambient", "Dub & Reggae", "Jazz", "Rock", "Sell, maybe", "Soul & Funk"])
-            #expect(crates.first { $0["name"] as? String == "Jazz" }?["copies"] as? Int == 3)
+            let crates = try await client.decoded(CrateListDTO.self, "/v1/crates", token: server.writeToken).crates
+            #expect(crates.map(\.name) == ["Ambient", "Dub & Reggae", "Jazz", "Rock", "Sell, maybe", "Soul & Funk"])
+            #expect(crates.first { $0.name == "Jazz" }?.copies == 3)
 
             let created = try await client.call(.post, "/v1/crates", token: server.writeToken, json: #"{"name": "  Sunday Morning  "}"#)
             #expect(created.status == .created)
-            let crate = try #require(created.body as? [String: Any])
-            #expect(crate["name"] as? String == "Sunday Morning")
-            let id = try #require(crate["id"] as? Int64)
+            let crate = try created.decode(CrateDTO.self)
+            #expect(crate.name == "Sunday Morning")
+            let id = crate.id
             #expect(created.headers[.location] == "/v1/crates/\(id)")
 
             let renamed = try await client.call(.patch, "/v1/crates/\(id)", token: server.writeToken, json: #"{"name": "Sunday"}"#)
-            #expect((renamed.body as? [String: Any])?["name"] as? String == "Sunday")
+            #expect(try renamed.decode(CrateDTO.self).name == "Sunday")
             #expect(try await client.call(.delete, "/v1/crates/\(id)", token: server.writeToken).status == .noContent)
             #expect(try await client.call(.get, "/v1/crates/\(id)", token: server.writeToken).status == .notFound)
             #expect(try await client.call(.delete, "/v1/crates/\(id)", token: server.writeToken).status == .notFound)
@@ -45,19 +44,19 @@ import Testing
                 (#"{"name": "ok", "extra": 1}"#, .badRequest, "extra"),
             ]
             for (json, status, field) in cases {
-                let (got, body, _) = try await client.call(.post, "/v1/crates", token: server.writeToken, json: json)
-                #expect(got == status, "\(json.prefix(40))")
-                #expect(errorField(body) == field, "\(json.prefix(40))")
+                let response = try await client.call(.post, "/v1/crates", token: server.writeToken, json: json)
+                #expect(response.status == status, "\(json.prefix(40))")
+                #expect(response.error?.field == field, "\(json.prefix(40))")
             }
             for malformed in ["{", "[]", "\"name\"", "", "{\"name\": \"x\"} trailing", "null"] {
-                let (got, body, _) = try await client.call(.post, "/v1/crates", token: server.writeToken, json: malformed)
-                #expect(got == .badRequest, "\(malformed)")
-                #expect(errorCode(body) == "bad_request")
+                let response = try await client.call(.post, "/v1/crates", token: server.writeToken, json: malformed)
+                #expect(response.status == .badRequest, "\(malformed)")
+                #expect(response.error?.code == "bad_request")
             }
             let huge = #"{"name": ""# + String(repeating: "x", count: 100_000) + #""}"#
-            let (status, body, _) = try await client.call(.post, "/v1/crates", token: server.writeToken, json: huge)
-            #expect(status == .contentTooLarge)
-            #expect(errorCode(body) == "body_too_large")
+            let response = try await client.call(.post, "/v1/crates", token: server.writeToken, json: huge)
+            #expect(response.status == .contentTooLarge)
+            #expect(response.error?.code == "body_too_large")
         }
         #expect(try server.database.crates(userId: 1).count == 6)
     }
@@ -67,33 +66,32 @@ import Testing
         let mine = try server.copyIds(user: "collector")
         let alices = try server.copyIds(user: "alice")
         try await server.test { client in
-            let created = try await client.call(.post, "/v1/crates", token: server.writeToken, json: #"{"name": "Queue"}"#).body as? [String: Any]
-            let id = try #require(created?["id"] as? Int64)
+            let id = try await client.decoded(CrateDTO.self, "/v1/crates", method: .post, token: server.writeToken, json: #"{"name": "Queue"}"#,
+                                              expecting: .created).id
             // The crate list's counts are kept between writes: each write must show in the next list.
             let listedCopies = { @Sendable () async throws -> Int? in
-                let list = try await client.call(.get, "/v1/crates", token: server.writeToken).body as? [String: Any]
-                return (list?["crates"] as? [[String: Any]])?.first { $0["id"] as? Int64 == id }?["copies"] as? Int
+                try await client.decoded(CrateListDTO.self, "/v1/crates", token: server.writeToken).crates.first { $0.id == id }?.copies
             }
             let empty = try await listedCopies()
             #expect(empty == 0)
             let added = try await client.call(.post, "/v1/crates/\(id)/copies", token: server.writeToken, json: "{\"copyIds\": [\(mine[2]), \(mine[0]), \(mine[1]), \(mine[0])]}")
-            #expect((added.body as? [String: Any])?["added"] as? Int == 3)
+            #expect(try added.decode(AddedDTO.self).added == 3)
             let three = try await listedCopies()
             #expect(three == 3)
 
-            var detail = try await client.call(.get, "/v1/crates/\(id)", token: server.writeToken).body as? [String: Any]
-            #expect((detail?["items"] as? [[String: Any]])?.map { $0["copyId"] as? Int64 } == [mine[2], mine[0], mine[1]])
+            var detail = try await client.decoded(CrateDetailDTO.self, "/v1/crates/\(id)", token: server.writeToken)
+            #expect(detail.items.map(\.copyId) == [mine[2], mine[0], mine[1]])
 
             let reordered = try await client.call(.put, "/v1/crates/\(id)/copies", token: server.writeToken, json: "{\"copyIds\": [\(mine[0]), \(mine[1]), \(mine[2])]}")
             #expect(reordered.status == .ok)
-            #expect(((reordered.body as? [String: Any])?["items"] as? [[String: Any]])?.map { $0["copyId"] as? Int64 } == [mine[0], mine[1], mine[2]])
+            #expect(try reordered.decode(CrateDetailDTO.self).items.map(\.copyId) == [mine[0], mine[1], mine[2]])
             let partial = try await client.call(.put, "/v1/crates/\(id)/copies", token: server.writeToken, json: "{\"copyIds\": [\(mine[0])]}")
             #expect(partial.status == .unprocessableContent)
 
             #expect(try await client.call(.delete, "/v1/crates/\(id)/copies/\(mine[1])", token: server.writeToken).status == .noContent)
             #expect(try await client.call(.delete, "/v1/crates/\(id)/copies/\(mine[1])", token: server.writeToken).status == .notFound)
-            detail = try await client.call(.get, "/v1/crates/\(id)", token: server.writeToken).body as? [String: Any]
-            #expect(detail?["copies"] as? Int == 2)
+            detail = try await client.decoded(CrateDetailDTO.self, "/v1/crates/\(id)", token: server.writeToken)
+            #expect(detail.copies == 2)
             let two = try await listedCopies()
             #expect(two == 2)
 

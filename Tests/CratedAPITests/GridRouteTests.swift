@@ -1,5 +1,6 @@
 @testable import CratedAPI
 import CratedCore
+import CratedGrid
 import Foundation
 import Hummingbird
 import HummingbirdTesting
@@ -9,22 +10,19 @@ import Testing
     @Test func layoutResolvesTheClientsSignals() async throws {
         let server = try TestServer()
         try await server.test { client in
-            let phone = try await client.call(.get, "/v1/layout?hsc=compact&vsc=regular&width=402&height=874", token: server.readToken)
-            #expect(phone.status == .ok)
-            let layout = try #require(phone.body as? [String: Any])
-            #expect(Set(layout.keys) == ["environment", "columns", "spacing", "padding", "itemWidth", "rows", "pageSize"])
-            #expect(layout["environment"] as? String == "iPhonePortrait")
-            #expect(layout["columns"] as? Int == 2)
-            let pad = try await client.call(.get, "/v1/layout?layout=iPadFullscreen", token: server.readToken)
-            #expect((pad.body as? [String: Any])?["columns"] as? Int == 5)
+            let layout = try await client.decoded(GridLayout.self, "/v1/layout?hsc=compact&vsc=regular&width=402&height=874", token: server.readToken)
+            #expect(layout.environment == .iPhonePortrait)
+            #expect(layout.columns == 2)
+            let pad = try await client.decoded(GridLayout.self, "/v1/layout?layout=iPadFullscreen", token: server.readToken)
+            #expect(pad.columns == 5)
             // The whole body as a client reads it: keys in the order of the documentation.
             let text = try await client.execute(uri: "/v1/layout?layout=iPhonePortrait", method: .get,
                                                 headers: [.authorization: "Bearer \(server.readToken)"]) { String(buffer: $0.body) }
             #expect(text == #"{"environment":"iPhonePortrait","columns":2,"spacing":8,"padding":16,"itemWidth":150,"rows":8,"pageSize":16}"#)
             for bad in ["layout=iPadMini", "width=0", "width=-5", "width=NaN", "width=1e308", "limit=0", "limit=100000", "scale=7", "hsc=tiny"] {
-                let (status, body, _) = try await client.call(.get, "/v1/layout?\(bad)", token: server.readToken)
-                #expect(status == .badRequest, "\(bad)")
-                #expect(errorField(body) == String(bad.prefix { $0 != "=" }), "\(bad)")
+                let response = try await client.call(.get, "/v1/layout?\(bad)", token: server.readToken)
+                #expect(response.status == .badRequest, "\(bad)")
+                #expect(response.error?.field == String(bad.prefix { $0 != "=" }), "\(bad)")
             }
         }
     }
@@ -36,14 +34,14 @@ import Testing
             var uri = "/v1/grid/collection?layout=iPhonePortrait&limit=4&sort=title"
             var pages = 0
             while pages < 10 {
-                let (status, body, headers) = try await client.call(.get, uri, token: server.readToken)
-                #expect(status == .ok)
-                let page = try #require(body as? [String: Any])
-                #expect(page["total"] as? Int == 18)
-                seen += (page["items"] as? [[String: Any]] ?? []).compactMap { $0["albumId"] as? Int64 }
-                #expect(headers[.eTag] != nil)
+                let response = try await client.call(.get, uri, token: server.readToken)
+                #expect(response.status == .ok)
+                let page = try response.decode(GridPage.self)
+                #expect(page.total == 18)
+                seen += page.items.map(\.albumId)
+                #expect(response.headers[.eTag] != nil)
                 pages += 1
-                guard let next = page["next"] as? String else { break }
+                guard let next = page.next else { break }
                 uri = "/v1/grid/collection?layout=iPhonePortrait&limit=4&sort=title&cursor=\(next)"
             }
             // Eighteen albums, one cell each (Kind Of Blue and the Casey album have two copies).
@@ -64,19 +62,19 @@ import Testing
         let jazz = try server.database.crates(userId: 1).first { $0.crate.name == "Jazz" }!.crate.id!
         let alicesCrate = try server.database.crates(userId: 2).first!.crate.id!
         try await server.test { client in
-            let crate = try await client.call(.get, "/v1/grid/crates/\(jazz)?layout=iPhonePortrait", token: server.readToken)
-            #expect((crate.body as? [String: Any])?["total"] as? Int == 3)
+            let crate = try await client.decoded(GridPage.self, "/v1/grid/crates/\(jazz)?layout=iPhonePortrait", token: server.readToken)
+            #expect(crate.total == 3)
             #expect(try await client.call(.get, "/v1/grid/crates/\(alicesCrate)", token: server.readToken).status == .notFound)
-            let search = try await client.call(.get, "/v1/grid/search?q=deja", token: server.readToken)
-            #expect(((search.body as? [String: Any])?["items"] as? [[String: Any]])?.map { $0["title"] as? String } == ["Déjà Vu"])
+            let search = try await client.decoded(GridPage.self, "/v1/grid/search?q=deja", token: server.readToken)
+            #expect(search.items.map(\.title) == ["Déjà Vu"])
             #expect(try await client.call(.get, "/v1/grid/search", token: server.readToken).status == .badRequest)
 
             // A cursor is the user's own and belongs to its sort.
-            let page = try await client.call(.get, "/v1/grid/collection?layout=iPhonePortrait&limit=4", token: server.readToken)
-            let cursor = try #require((page.body as? [String: Any])?["next"] as? String)
+            let page = try await client.decoded(GridPage.self, "/v1/grid/collection?layout=iPhonePortrait&limit=4", token: server.readToken)
+            let cursor = try #require(page.next)
             let foreign = try await client.call(.get, "/v1/grid/collection?cursor=\(cursor)", token: server.aliceToken)
             #expect(foreign.status == .badRequest)
-            #expect(errorField(foreign.body) == "cursor")
+            #expect(foreign.error?.field == "cursor")
             #expect(try await client.call(.get, "/v1/grid/collection?layout=iPhonePortrait&limit=4&sort=year&cursor=\(cursor)", token: server.readToken).status == .badRequest)
             #expect(try await client.call(.get, "/v1/grid/collection?cursor=%%%garbage", token: server.readToken).status == .badRequest)
             #expect(try await client.call(.get, "/v1/grid/collection?sort=loudness", token: server.readToken).status == .badRequest)

@@ -66,9 +66,11 @@ import Testing
 
         let server = try TestServer()
         try await server.test { client in
-            let (status, body, headers) = try await client.call(.get, "/v1/openapi.json", token: nil)
-            #expect(status == .ok)
-            #expect((body as? [String: Any])?["openapi"] as? String == "3.1.0")
+            let response = try await client.call(.get, "/v1/openapi.json", token: nil)
+            #expect(response.status == .ok)
+            // The document itself, not a DTO: read as JSON.
+            #expect((try JSONSerialization.jsonObject(with: response.body) as? [String: Any])?["openapi"] as? String == "3.1.0")
+            let headers = response.headers
             #expect(headers[.contentType]?.hasPrefix("application/json") == true)
         }
     }

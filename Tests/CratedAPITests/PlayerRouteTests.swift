@@ -23,49 +23,42 @@ extension TestServer {
     }
 }
 
-private func field(_ body: Any?, _ path: String...) -> Any? {
-    var value = body
-    for key in path { value = (value as? [String: Any])?[key] }
-    return value
-}
-
 @Suite struct PlayerRouteTests {
     @Test func playAdvanceAndControlTheMiniPlayer() async throws {
         let server = try TestServer()
         let (albumId, _) = try server.seedKindOfBlueTracks()
         try await server.test { client in
-            let idle = try await client.call(.get, "/v1/player?scale=3", token: server.writeToken)
-            #expect(idle.status == .ok)
-            #expect(field(idle.body, "hasActiveTrack") as? Bool == false)
+            let idle = try await client.decoded(MiniPlayer.self, "/v1/player?scale=3", token: server.writeToken)
+            #expect(idle.hasActiveTrack == false)
 
-            let played = try await client.call(.post, "/v1/player/play", token: server.writeToken, json: "{\"albumId\": \(albumId)}")
-            #expect(played.status == .ok)
-            #expect(field(played.body, "track", "position") as? String == "A1")
-            #expect(field(played.body, "isPlaying") as? Bool == true)
-            #expect(field(played.body, "trackCount") as? Int == 2)
-            let revision = try #require(field(played.body, "revision") as? Int)
+            let played = try await client.decoded(MiniPlayer.self, "/v1/player/play", method: .post, token: server.writeToken, json: "{\"albumId\": \(albumId)}")
+            #expect(played.track?.position == "A1")
+            #expect(played.isPlaying == true)
+            #expect(played.trackCount == 2)
+            let revision = played.revision
 
             server.clock.advance(byMs: 70_000)
-            let later = try await client.call(.get, "/v1/player", token: server.writeToken)
-            #expect(field(later.body, "track", "position") as? String == "A2")
-            #expect(field(later.body, "positionMs") as? Int == 10_000)
+            let later = try await client.decoded(MiniPlayer.self, "/v1/player", token: server.writeToken)
+            #expect(later.track?.position == "A2")
+            #expect(later.positionMs == 10_000)
 
             // A stale revision is refused with the current state.
             let stale = try await client.call(.post, "/v1/player/pause", token: server.writeToken, json: "{\"expectedRevision\": \(revision - 1)}")
             #expect(stale.status == .conflict)
-            #expect(errorCode(stale.body) == "revision_conflict")
-            #expect(field(stale.body, "current", "track", "position") as? String == "A2")
+            let refusal = try stale.decode(ErrorBody.self)
+            #expect(refusal.error.code == "revision_conflict")
+            #expect(refusal.current?.track?.position == "A2")
 
             #expect(try await client.call(.post, "/v1/player/pause", token: server.writeToken).status == .ok)
             let again = try await client.call(.post, "/v1/player/pause", token: server.writeToken)
             #expect(again.status == .conflict)
-            #expect(errorCode(again.body) == "not_playing")
+            #expect(again.error?.code == "not_playing")
             #expect(try await client.call(.post, "/v1/player/resume", token: server.writeToken, json: "{}").status == .ok)
-            let seek = try await client.call(.post, "/v1/player/seek", token: server.writeToken, json: #"{"positionMs": 30000}"#)
-            #expect(field(seek.body, "positionMs") as? Int == 30_000)
+            let seek = try await client.decoded(MiniPlayer.self, "/v1/player/seek", method: .post, token: server.writeToken, json: #"{"positionMs": 30000}"#)
+            #expect(seek.positionMs == 30_000)
             let pastEnd = try await client.call(.post, "/v1/player/seek", token: server.writeToken, json: #"{"positionMs": 600000}"#)
             #expect(pastEnd.status == .unprocessableContent)
-            #expect(errorField(pastEnd.body) == "positionMs")
+            #expect(pastEnd.error?.field == "positionMs")
             #expect(try await client.call(.post, "/v1/player/stop", token: server.writeToken).status == .ok)
             #expect(try await client.call(.post, "/v1/player/stop", token: server.writeToken).status == .conflict)
         }
@@ -77,15 +70,14 @@ private func field(_ body: Any?, _ path: String...) -> Any? {
         try await server.test { client in
             _ = try await client.call(.post, "/v1/player/play", token: server.writeToken, json: "{\"albumId\": \(albumId)}")
             server.clock.advance(byMs: 125_000)
-            let history = try await client.call(.get, "/v1/history?limit=10", token: server.writeToken)
-            let entries = try #require(field(history.body, "entries") as? [[String: Any]])
-            #expect(entries.map { $0["trackPosition"] as? String } == ["A2", "A1"])
-            let album = try await client.call(.get, "/v1/albums/\(albumId)", token: server.writeToken)
-            #expect(field(album.body, "playCount") as? Int == 1)
-            #expect(field(album.body, "lastPlayedAt") is String)
+            let history = try await client.decoded(HistoryPageDTO.self, "/v1/history?limit=10", token: server.writeToken)
+            #expect(history.entries.map(\.trackPosition) == ["A2", "A1"])
+            let album = try await client.decoded(AlbumDetailDTO.self, "/v1/albums/\(albumId)", token: server.writeToken)
+            #expect(album.playCount == 1)
+            #expect(album.lastPlayedAt != nil)
             // Alice's history is her own.
-            let alices = try await client.call(.get, "/v1/history", token: server.aliceToken)
-            #expect((field(alices.body, "entries") as? [Any])?.isEmpty == true)
+            let alices = try await client.decoded(HistoryPageDTO.self, "/v1/history", token: server.aliceToken)
+            #expect(alices.entries.isEmpty)
             #expect(try await client.call(.get, "/v1/history?before=garbage", token: server.writeToken).status == .badRequest)
             #expect(try await client.call(.get, "/v1/history?limit=0", token: server.writeToken).status == .badRequest)
         }
@@ -110,9 +102,9 @@ private func field(_ body: Any?, _ path: String...) -> Any? {
                 ("{\"crateId\": 999999}", .notFound, "crateId"),
             ]
             for (json, status, fieldName) in cases {
-                let (got, body, _) = try await client.call(.post, "/v1/player/play", token: server.writeToken, json: json)
-                #expect(got == status, "\(json)")
-                if let fieldName { #expect(errorField(body) == fieldName, "\(json)") }
+                let response = try await client.call(.post, "/v1/player/play", token: server.writeToken, json: json)
+                #expect(response.status == status, "\(json)")
+                if let fieldName { #expect(response.error?.field == fieldName, "\(json)") }
             }
             #expect(try await client.call(.get, "/v1/player?scale=7", token: server.writeToken).status == .badRequest)
             #expect(try await client.call(.get, "/v1/player?scale=0", token: server.writeToken).status == .badRequest)

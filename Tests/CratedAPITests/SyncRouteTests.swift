@@ -1,5 +1,6 @@
 @testable import CratedAPI
 import CratedCore
+import CratedSync
 import Foundation
 import Hummingbird
 import HummingbirdTesting
@@ -9,12 +10,10 @@ import Testing
     @Test func startAPassAndWatchItsStatus() async throws {
         let server = try TestServer()
         try await server.test { client in
-            let (status, body, _) = try await client.call(.get, "/v1/sync", token: server.readToken)
-            #expect(status == .ok)
-            let albums = try #require((body as? [String: Any])?["albums"] as? [String: Any])
+            let status = try await client.decoded(SyncStatus.self, "/v1/sync", token: server.readToken)
             // Nineteen albums in the catalogue (the sample's 18 and Alice's own), none synced yet.
-            #expect(albums["never"] as? Int == 19)
-            #expect((body as? [String: Any])?["running"] as? Bool == false)
+            #expect(status.albums.never == 19)
+            #expect(status.running == false)
 
             #expect(try await client.call(.post, "/v1/sync", token: server.readToken).status == .forbidden)
             #expect(try await client.call(.post, "/v1/sync", token: server.writeToken, json: #"{"limit": 0}"#).status == .unprocessableContent)
@@ -23,15 +22,15 @@ import Testing
             #expect(start.status == .accepted)
 
             // The fake Discogs knows none of the releases: the pass marks the caller's 18 albums not found.
-            var counts: [String: Any] = [:]
+            var counts = SyncStateCounts()
             for _ in 0..<100 {
-                let now = try await client.call(.get, "/v1/sync", token: server.readToken).body as? [String: Any]
-                counts = now?["albums"] as? [String: Any] ?? [:]
-                if now?["running"] as? Bool == false, counts["notFound"] as? Int == 18 { break }
+                let now = try await client.decoded(SyncStatus.self, "/v1/sync", token: server.readToken)
+                counts = now.albums
+                if !now.running, counts.notFound == 18 { break }
                 try await Task.sleep(for: .milliseconds(50))
             }
-            #expect(counts["notFound"] as? Int == 18)
-            #expect(counts["never"] as? Int == 1)
+            #expect(counts.notFound == 18)
+            #expect(counts.never == 1)
         }
     }
 }

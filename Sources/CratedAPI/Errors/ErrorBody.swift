@@ -8,8 +8,8 @@ protocol APIErrorResponse: HTTPResponseError {}
 
 /// The body of every error answer: `{"error": {"code", "message", "field"}}`, and for a refused
 /// player command the mini-player the client should show instead (`current`).
-struct ErrorBody: Encodable {
-    struct Detail: Encodable {
+struct ErrorBody: Codable {
+    struct Detail: Codable, Equatable {
         var code: String
         var message: String
         var field: String?
