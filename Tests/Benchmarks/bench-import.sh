@@ -6,6 +6,9 @@
 # Builds crated in release mode, generates ROWS rows with Tests/Benchmarks/gen-discogs-csv.py
 # (fixed seed, so runs are comparable), imports them into a fresh SQLite database and
 # reports wall-clock time, rows per second and peak resident memory.
+# With BASELINE=path/to/another/crated, that binary imports the same file into a fresh database in
+# turn with this one, ROUNDS times each (default 3), and the medians of both are printed: a shared
+# machine's load moves single runs by 10-20%.
 # Targets: >= 60000 rows/s and peak RSS < 150 MB (MiB, as reported by /usr/bin/time).
 # Exits non-zero if the build, the generator or the import fails; missing a target is
 # reported but does not change the exit status.
@@ -46,52 +49,74 @@ echo "==> generating $ROWS rows (seed $SEED)"
 python3 Tests/Benchmarks/gen-discogs-csv.py --rows "$ROWS" --seed "$SEED" --out "$CSV"
 SIZE_BYTES="$(wc -c <"$CSV" | tr -d ' ')"
 
-# 4. Timed import.
-echo "==> $CRATED import $CSV --database $DB --user bench --json"
-STDOUT_FILE="$TMPDIR_BENCH/stdout"
-STDERR_FILE="$TMPDIR_BENCH/stderr"
-TIME_FILE="$TMPDIR_BENCH/time"
-START="$(date +%s.%N)"
-set +e
-/usr/bin/time -v -o "$TIME_FILE" \
-    "$CRATED" import "$CSV" --database "$DB" --user bench --json \
-    >"$STDOUT_FILE" 2>"$STDERR_FILE"
-STATUS=$?
-set -e
-END="$(date +%s.%N)"
+# 4. Timed import of the file by the binary $1 into a fresh database; sets SECONDS_TAKEN, RPS, RSS_KB.
+run_import() {
+    local binary="$1"
+    rm -f "$DB" "$DB-wal" "$DB-shm"
+    STDOUT_FILE="$TMPDIR_BENCH/stdout"
+    STDERR_FILE="$TMPDIR_BENCH/stderr"
+    TIME_FILE="$TMPDIR_BENCH/time"
+    local start end status
+    start="$(date +%s.%N)"
+    set +e
+    /usr/bin/time -v -o "$TIME_FILE" \
+        "$binary" import "$CSV" --database "$DB" --user bench --json \
+        >"$STDOUT_FILE" 2>"$STDERR_FILE"
+    status=$?
+    set -e
+    end="$(date +%s.%N)"
 
-# 6. A failed import fails the benchmark.
-if [ "$STATUS" -ne 0 ]; then
-    echo "error: crated import failed with exit status $STATUS" >&2
-    echo "--- crated stderr ---" >&2
-    cat "$STDERR_FILE" >&2
-    if [ -s "$STDOUT_FILE" ]; then
-        echo "--- crated stdout ---" >&2
-        cat "$STDOUT_FILE" >&2
+    # A failed import fails the benchmark.
+    if [ "$status" -ne 0 ]; then
+        echo "error: $binary import failed with exit status $status" >&2
+        echo "--- stderr ---" >&2
+        cat "$STDERR_FILE" >&2
+        if [ -s "$STDOUT_FILE" ]; then
+            echo "--- stdout ---" >&2
+            cat "$STDOUT_FILE" >&2
+        fi
+        exit "$status"
     fi
-    if [ -s "$TIME_FILE" ]; then
-        echo "--- /usr/bin/time ---" >&2
-        grep -E 'Command (exited|terminated)|Exit status' "$TIME_FILE" >&2 || true
+    RSS_KB="$(awk -F': *' '/Maximum resident set size/ {print $2}' "$TIME_FILE")"
+    if [ -z "$RSS_KB" ]; then
+        echo "error: no 'Maximum resident set size' in /usr/bin/time output:" >&2
+        cat "$TIME_FILE" >&2
+        exit 1
     fi
-    exit "$STATUS"
+    read -r SECONDS_TAKEN RPS < <(awk -v s="$start" -v e="$end" -v rows="$ROWS" 'BEGIN {
+        secs = e - s; if (secs <= 0) secs = 0.000001; printf "%.3f %d\n", secs, int(rows / secs) }')
+}
+
+median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : int((v[NR / 2] + v[NR / 2 + 1]) / 2) }'; }
+
+if [ -n "${BASELINE:-}" ]; then
+    ROUNDS="${ROUNDS:-3}"
+    [ -x "$BASELINE" ] || { echo "BASELINE=$BASELINE is not an executable" >&2; exit 64; }
+    this_rps=(); base_rps=(); this_rss=(); base_rss=()
+    for round in $(seq 1 "$ROUNDS"); do
+        run_import "$CRATED"; this_rps+=("$RPS"); this_rss+=("$RSS_KB")
+        echo "    round $round: this build  $RPS rows/s ($SECONDS_TAKEN s, peak $((RSS_KB / 1024)) MiB)"
+        run_import "$BASELINE"; base_rps+=("$RPS"); base_rss+=("$RSS_KB")
+        echo "    round $round: baseline    $RPS rows/s ($SECONDS_TAKEN s, peak $((RSS_KB / 1024)) MiB)"
+    done
+    this_median="$(printf '%s\n' "${this_rps[@]}" | median)"
+    base_median="$(printf '%s\n' "${base_rps[@]}" | median)"
+    echo
+    echo "== crated import benchmark, $ROUNDS rounds in turn =="
+    printf '%-22s %s rows/s (median), peak %s MiB\n' "this build:" "$this_median" "$(( $(printf '%s\n' "${this_rss[@]}" | sort -n | tail -1) / 1024 ))"
+    printf '%-22s %s rows/s (median), peak %s MiB\n' "baseline:" "$base_median" "$(( $(printf '%s\n' "${base_rss[@]}" | sort -n | tail -1) / 1024 ))"
+    awk -v a="$this_median" -v b="$base_median" 'BEGIN { printf "%-22s %.2fx\n", "this / baseline:", a / b }'
+    exit 0
 fi
 
-RSS_KB="$(awk -F': *' '/Maximum resident set size/ {print $2}' "$TIME_FILE")"
-if [ -z "$RSS_KB" ]; then
-    echo "error: no 'Maximum resident set size' in /usr/bin/time output:" >&2
-    cat "$TIME_FILE" >&2
-    exit 1
-fi
+run_import "$CRATED"
 
 # 5. Report.
-read -r SECONDS_TAKEN RPS SIZE_MB RSS_MB RPS_OK RSS_OK < <(
-    awk -v s="$START" -v e="$END" -v rows="$ROWS" -v bytes="$SIZE_BYTES" -v kb="$RSS_KB" \
-        -v trps="$TARGET_RPS" -v trss="$TARGET_RSS_MB" 'BEGIN {
-            secs = e - s; if (secs <= 0) secs = 0.000001
-            rps = int(rows / secs); rss = kb / 1024
-            printf "%.3f %d %.1f %.1f %s %s\n", secs, rps, bytes / 1048576, rss,
-                (rps >= trps ? "yes" : "no"), (rss < trss ? "yes" : "no")
-        }'
+read -r SIZE_MB RSS_MB RPS_OK RSS_OK < <(
+    awk -v rps="$RPS" -v bytes="$SIZE_BYTES" -v kb="$RSS_KB" -v trps="$TARGET_RPS" -v trss="$TARGET_RSS_MB" 'BEGIN {
+        rss = kb / 1024
+        printf "%.1f %.1f %s %s\n", bytes / 1048576, rss, (rps >= trps ? "yes" : "no"), (rss < trss ? "yes" : "no")
+    }'
 )
 
 echo
