@@ -46,7 +46,8 @@ let package = Package(
         // The Discogs CSV import: reader, export header, importer, bulk writer (see its README).
         .target(
             name: "CratedImport",
-            dependencies: ["CratedCore", "CratedJSON", grdb, .product(name: "GRDBSQLite", package: "GRDB.swift")]
+            dependencies: ["CratedCore", "CratedJSON", grdb, .product(name: "GRDBSQLite", package: "GRDB.swift")],
+            exclude: ["README.md"]
         ),
         // sqlite3_config, which is variadic, for Swift (see SQLiteProcess).
         .target(name: "CSQLiteConfig", linkerSettings: [.linkedLibrary("sqlite3")]),
@@ -65,7 +66,11 @@ let package = Package(
         // The HTTP/JSON API on Hummingbird: routes, controllers, buildApplication.
         .target(
             name: "CratedAPI",
-            dependencies: ["CratedCore", "CratedJSON", "CratedGrid", "CratedPlayback", "CratedSync", hummingbird, logging, serviceLifecycle],
+            dependencies: [
+                "CratedCore", "CratedJSON", "CratedGrid", "CratedPlayback", "CratedSync", hummingbird, logging, serviceLifecycle,
+                // The transport's own errors (a client gone mid-request), told apart from the app's.
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
             exclude: ["Resources"],
             plugins: ["EmbedResources"]
         ),

@@ -37,13 +37,19 @@ public func buildApplication(
 ) -> some ApplicationProtocol {
     Application(
         router: buildRouter(services: services),
+        // A connection that sends nothing for this long (half a request head, a body that never
+        // comes, a kept-alive connection left open) is closed: idle ones cannot pile up.
+        server: .http1(configuration: .init(idleTimeout: .seconds(Int64(configuration.serverIdleTimeoutSeconds)))),
         configuration: ApplicationConfiguration(
             address: .hostname(configuration.serverHost, port: configuration.serverPort),
             serverName: "crated/\(CratedVersion.current)"
         ),
         // Shut down in reverse order after the server: sync finishes the album in flight.
-        services: [services.sync, PlaybackScheduler(playback: services.playback)],
-        onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? configuration.serverPort) },
+        services: [services.sync, PlaybackScheduler(playback: services.playback), TokenUseRecorder(database: services.database)],
+        onServerRunning: { channel in
+            services.sync.serverIsListening()
+            await onServerRunning(channel.localAddress?.port ?? configuration.serverPort)
+        },
         logger: logger
     )
 }
@@ -63,7 +69,7 @@ public func buildRouter(services: AppServices) -> Router<AppRequestContext> {
     v1.addRoutes(CatalogueController(database: database, playback: services.playback).endpoints)
     v1.addRoutes(CratesController(database: database).endpoints, atPath: "crates")
     v1.addRoutes(CopiesController(database: database).endpoints, atPath: "copies")
-    v1.addRoutes(PlayerController(playback: services.playback, keepAliveInterval: services.keepAliveInterval).endpoints)
+    v1.addRoutes(PlayerController(playback: services.playback, database: database, keepAliveInterval: services.keepAliveInterval).endpoints)
     v1.addRoutes(SyncController(sync: services.sync).endpoints, atPath: "sync")
     v1.addRoutes(GridController(grids: services.grids).endpoints)
     return router
@@ -75,6 +81,20 @@ struct PlaybackScheduler: Service {
 
     func run() async throws {
         await cancelWhenGracefulShutdown { await playback.run() }
+    }
+}
+
+/// Writes the token uses the bearer check noted, every few seconds and once more at shutdown, so
+/// that no request waits on the write lock to record one.
+struct TokenUseRecorder: Service {
+    let database: AppDatabase
+    var interval: Duration = .seconds(5)
+
+    func run() async throws {
+        await cancelWhenGracefulShutdown {
+            while (try? await Task.sleep(for: interval)) != nil { await database.recordTokenUses() }
+        }
+        await database.recordTokenUses()
     }
 }
 

@@ -1,3 +1,4 @@
+import CratedCore
 import Foundation
 
 /// The resolved layout of a grid: what `GET /v1/layout` answers and the `layout` object of every grid
@@ -17,7 +18,7 @@ public struct GridLayout: Codable, Sendable, Hashable {
     /// The most items a page may hold, whatever `limit` asks.
     public static let maximumPageSize = 500
 
-    /// DESIGN.md's formulas. With a width: `columns = clamp(floor((width - 2*padding + spacing) /
+    /// The formulas of docs/design.md, "Layout resolution". With a width: `columns = clamp(floor((width - 2*padding + spacing) /
     /// (minItem + spacing)), bounds)` and `itemWidth = (width - 2*padding - (columns-1)*spacing) / columns`;
     /// without one, the table's columns at the smallest item width. With a height: `rows =
     /// clamp(ceil(2 * height / (itemWidth + caption + spacing)), 4, 50)` (two screens of rows); without one,
@@ -210,9 +211,7 @@ struct QueryParameters {
     }
 
     func identifier(_ name: String) throws -> Int64? {
-        guard let id = try value(name, { Int64($0.trimmingCharacters(in: .whitespaces)) }, expected: { "must be an id" }) else { return nil }
-        guard id > 0 else { throw GridError.badParameter(name, "must be a positive id, not \(id)") }
-        return id
+        try value(name, RecordID.parse, expected: { "must be a positive id" })
     }
 
     func flag(_ name: String) throws -> Bool? {

@@ -2,7 +2,7 @@ import CratedCore
 import GRDB
 
 /// Answers album grid pages for a user: one cell per album with its copy count, in a keyset order, in
-/// pages sized to the client's layout (DESIGN.md, "Grid pagination").
+/// pages sized to the client's layout (docs/design.md, "Grid pagination").
 ///
 /// Page invariants: a page that starts at absolute position p with c columns holds `rows*c - p % c`
 /// items, so every page but the last ends on a row boundary of the whole grid; `next` continues right
@@ -141,7 +141,8 @@ private struct PagePlan {
         }
     }
 
-    /// A crate must be the user's and an artist must exist: anything else is a 404, not an empty grid.
+    /// A crate must be the user's, and an artist must be on one of the user's albums: anything else is a
+    /// 404 (as on the artist page), not an empty grid, so that no one learns which artists others own.
     func checkReferences(_ db: Database) throws {
         var crates: [Int64] = []
         var artists: [Int64] = []
@@ -158,8 +159,11 @@ private struct PagePlan {
             }
         }
         for id in artists {
-            guard try Row.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM artist WHERE id = ?"), arguments: [id]) != nil else {
-                throw GridError.notFound("artist", "no artist \(id)")
+            guard try Row.fetchOne(db.cachedStatement(sql: """
+                SELECT 1 FROM album_artist credit JOIN collection_album owned ON owned.album_id = credit.album_id
+                WHERE credit.artist_id = ? AND owned.user_id = ? LIMIT 1
+                """), arguments: [id, userId]) != nil else {
+                throw GridError.notFound("artist", "no artist \(id) in this collection")
             }
         }
     }

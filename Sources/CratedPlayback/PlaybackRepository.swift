@@ -144,7 +144,7 @@ extension AppDatabase {
 
     /// Stores the user's state and the plays that counted, in one transaction.
     func savePlaybackState(userId: Int64, facts: PlaybackFacts, nowMs: Int64, countedPlays: [CountedPlay] = []) throws {
-        try writer.write { db in
+        try write { db in
             var record = PlaybackStateRecord(userId: userId, facts: facts, updatedAtMs: nowMs)
             try record.upsert(db)
             for play in countedPlays {

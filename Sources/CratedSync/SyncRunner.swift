@@ -150,11 +150,11 @@ public struct SyncRunner: Sendable {
         self.logger = logger
     }
 
-    /// Counts by state as of now.
-    public func counts() throws(SyncError) -> SyncStateCounts {
+    /// Counts by state as of now: the catalogue's, or with `userId` the user's albums'.
+    public func counts(userId: Int64? = nil) throws(SyncError) -> SyncStateCounts {
         let now = clock.date
         do {
-            return try database.syncStateCounts(now: now, staleBefore: now.addingTimeInterval(-settings.staleAfter))
+            return try database.syncStateCounts(now: now, staleBefore: now.addingTimeInterval(-settings.staleAfter), userId: userId)
         } catch {
             throw SyncError.database((error as? DatabaseError).flatMap(\.message) ?? "\(error)")
         }

@@ -1,5 +1,6 @@
 import CratedCore
 import Foundation
+import GRDB
 import Logging
 import ServiceLifecycle
 import Synchronization
@@ -39,6 +40,9 @@ public final class SyncService: Service, Sendable {
     private let logger: Logger
     private let state = Mutex(State())
     private let wakeUp = WakeSignal()
+    /// Opened by `serverIsListening()` when the service waits for the daemon's port: a port already
+    /// taken then ends the daemon before any pass has begun.
+    private let listening: WakeSignal?
 
     private struct State {
         var isServing = false
@@ -53,7 +57,7 @@ public final class SyncService: Service, Sendable {
 
     /// The daemon's service: libcurl transport, the process-wide rate limiters, the real clock.
     public convenience init(database: AppDatabase, configuration: CratedConfiguration, passAtStart: Bool = true,
-                            logger: Logger = Logger(label: "crated.sync")) throws {
+                            waitsForServer: Bool = true, logger: Logger = Logger(label: "crated.sync")) throws {
         let client = try DiscogsClient(
             settings: DiscogsClientSettings(configuration: configuration),
             transport: CurlHTTPTransport(),
@@ -61,11 +65,14 @@ public final class SyncService: Service, Sendable {
         let runner = SyncRunner(
             database: database, client: client, settings: ReleaseSyncSettings(configuration: configuration),
             defaultUserName: configuration.defaultUserName, logger: logger)
-        self.init(runner: runner, interval: .seconds(max(1, configuration.syncIntervalSeconds)), passAtStart: passAtStart, logger: logger)
+        self.init(runner: runner, interval: .seconds(max(1, configuration.syncIntervalSeconds)), passAtStart: passAtStart,
+                  waitsForServer: waitsForServer, logger: logger)
     }
 
-    public init(runner: SyncRunner, interval: Duration, passAtStart: Bool = true, clock: any SyncClock = SystemSyncClock(),
-                logger: Logger = Logger(label: "crated.sync")) {
+    /// - Parameter waitsForServer: no pass begins before `serverIsListening()`.
+    public init(runner: SyncRunner, interval: Duration, passAtStart: Bool = true, waitsForServer: Bool = false,
+                clock: any SyncClock = SystemSyncClock(), logger: Logger = Logger(label: "crated.sync")) {
+        self.listening = waitsForServer ? WakeSignal() : nil
         self.runner = runner
         self.interval = interval
         self.passAtStart = passAtStart
@@ -77,6 +84,7 @@ public final class SyncService: Service, Sendable {
         state.withLock { $0.isServing = true }
         defer { state.withLock { $0.isServing = false; $0.nextRunAt = nil } }
         await withGracefulShutdownHandler {
+            await listening?.wait()
             if !passAtStart {
                 state.withLock { $0.nextRunAt = clock.date.addingTimeInterval(interval.seconds) }
                 await wakeUp.wait(orSleepFor: interval, on: clock)
@@ -100,8 +108,14 @@ public final class SyncService: Service, Sendable {
             }
         } onGracefulShutdown: {
             self.state.withLock { $0.isStopping = true }
+            self.listening?.signal()
             self.wakeUp.signal()
         }
+    }
+
+    /// The daemon is listening: passes may begin.
+    public func serverIsListening() {
+        listening?.signal()
     }
 
     /// Starts a pass now unless one is running. `options` apply to that pass only.
@@ -117,13 +131,26 @@ public final class SyncService: Service, Sendable {
         return result
     }
 
-    public func status() async throws -> SyncStatus {
+    /// How sync stands, as one user may see it: with `userId`, the counts of that user's albums and
+    /// only the failures among them; other users' albums are theirs to know.
+    public func status(userId: Int64? = nil) async throws -> SyncStatus {
         let snapshot = state.withLock { $0 }
+        var lastRun = snapshot.lastRun
+        if let userId, var report = lastRun, !report.failures.isEmpty {
+            let owned: Set<Int64>
+            do {
+                owned = try runner.database.albumsOwned(byUser: userId, among: report.failures.map(\.albumId))
+            } catch {
+                throw SyncError.database((error as? DatabaseError).flatMap(\.message) ?? "\(error)")
+            }
+            report.failures.removeAll { !owned.contains($0.albumId) }
+            lastRun = report
+        }
         return SyncStatus(
             running: snapshot.running,
             progress: snapshot.progress,
-            albums: try runner.counts(),
-            lastRun: snapshot.lastRun,
+            albums: try runner.counts(userId: userId),
+            lastRun: lastRun,
             nextRunAt: snapshot.running ? nil : snapshot.nextRunAt.map(Timestamp.string(from:)),
             intervalSeconds: Int(interval.seconds),
             rateLimit: await runner.client.limiter.status())
@@ -169,6 +196,11 @@ final class WakeSignal: Sendable {
             return waiter
         }
         waiter?.resume()
+    }
+
+    /// Returns on a signal, or when the task is cancelled.
+    func wait() async {
+        await waitForSignal()
     }
 
     /// Returns on a signal, after `duration`, or when the task is cancelled, whichever comes first.

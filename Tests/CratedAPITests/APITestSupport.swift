@@ -23,9 +23,9 @@ struct TestServer {
     let clock = ManualPlaybackClock()
     let services: AppServices
 
-    init() throws {
+    init(busyTimeoutMs: Int = 5000) throws {
         directory = try TemporaryDirectory()
-        database = try AppDatabase.open(path: directory.path("crated.sqlite"))
+        database = try AppDatabase.open(path: directory.path("crated.sqlite"), busyTimeoutMs: busyTimeoutMs)
         let importer = DiscogsImporter(database: database)
         _ = try importer.importFile(at: Paths.ownFixture("sample-collection.csv"), options: ImportOptions(userName: "collector"))
         let alicesFile = try directory.write("alice.csv", """

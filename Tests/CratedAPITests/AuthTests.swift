@@ -1,6 +1,7 @@
 @testable import CratedAPI
 import CratedCore
 import Foundation
+import GRDB
 import Hummingbird
 import HummingbirdTesting
 import Testing
@@ -51,6 +52,8 @@ import Testing
         try await server.test { client in
             _ = try await client.call(.get, "/v1/me", token: server.writeToken)
         }
+        // Noted by the request, written by the daemon's recorder (here when the server stopped).
+        await server.database.recordTokenUses()
         let used = try server.database.tokens(userName: "collector").filter { $0.token.lastUsedAt != nil }
         #expect(used.count == 1)
         #expect(server.writeToken.contains(used[0].token.tokenPrefix))
@@ -71,10 +74,12 @@ import Testing
         }
         let recent = try setLastUse(secondsAgo: 30)
         try await server.test { client in _ = try await client.call(.get, "/v1/me", token: server.writeToken) }
+        await server.database.recordTokenUses()
         #expect(try lastUse() == recent)
 
         let old = try setLastUse(secondsAgo: 120)
         try await server.test { client in _ = try await client.call(.get, "/v1/me", token: server.writeToken) }
+        await server.database.recordTokenUses()
         let written = try #require(try lastUse())
         #expect(written != old)
         #expect(written > recent)
@@ -88,5 +93,29 @@ import Testing
             let inside = try await client.execute(uri: "/v1/me", method: .get, headers: [.authorization: "Bearer \(server.writeToken.prefix(10)) \(server.writeToken.dropFirst(10))"])
             #expect(inside.status == .unauthorized)
         }
+    }
+
+    /// Another process holds the write lock: requests go on at once, and their uses are written once
+    /// the lock is free.
+    @Test func aHeldWriteLockNeitherFailsNorDelaysTheTokenCheck() async throws {
+        let server = try TestServer()
+        // Another process's connection, holding the write lock across the requests.
+        var holding = Configuration()
+        holding.allowsUnsafeTransactions = true
+        let other = try DatabaseQueue(path: server.directory.path("crated.sqlite"), configuration: holding)
+        try other.inDatabase { db in try db.execute(sql: "BEGIN IMMEDIATE") }
+        try await server.test { client in
+            let started = ContinuousClock.now
+            for _ in 0..<3 {
+                let response = try await client.call(.get, "/v1/me", token: server.writeToken)
+                #expect(response.status == .ok)
+            }
+            #expect(ContinuousClock.now - started < .seconds(2), "the token check waited for the lock")
+        }
+        await server.database.recordTokenUses()
+        #expect(try server.database.tokens(userName: "collector").allSatisfy { $0.token.lastUsedAt == nil })
+        try other.inDatabase { db in try db.execute(sql: "COMMIT") }
+        await server.database.recordTokenUses()
+        #expect(try server.database.tokens(userName: "collector").contains { $0.token.lastUsedAt != nil })
     }
 }

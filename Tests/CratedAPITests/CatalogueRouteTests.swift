@@ -32,7 +32,7 @@ import Testing
             #expect(try await client.call(.get, "/v1/albums/\(alicesOnly)", token: server.writeToken).status == .notFound)
             #expect(try await client.call(.get, "/v1/albums/\(alicesOnly)", token: server.aliceToken).status == .ok)
             #expect(try await client.call(.get, "/v1/albums/999999", token: server.writeToken).status == .notFound)
-            for bad in ["abc", "-1", "0", "99999999999999999999999", "1.5", "%FF"] {
+            for bad in ["abc", "-1", "0", "99999999999999999999999", "1.5", "%FF", "+1", "01", "%201"] {
                 let response = try await client.call(.get, "/v1/albums/\(bad)", token: server.writeToken)
                 #expect(response.status == .badRequest, "id \(bad)")
                 #expect(response.error?.field == "id")

@@ -51,6 +51,9 @@ import Testing
                 (#"{"customFields": {"": "x"}}"#, .unprocessableContent, "customFields"),
                 (#"{"customFields": {"a": 1}}"#, .badRequest, "customFields"),
                 (#"{"rating": 4, "crateIds": [999]}"#, .notFound, nil),
+                // Stored, a NUL would cut the text short: refused instead.
+                (#"{"notes": "before\u0000after"}"#, .unprocessableContent, "notes"),
+                (#"{"customFields": {"Shelf": "B\u00004"}}"#, .unprocessableContent, "customFields"),
             ]
             for (json, status, field) in cases {
                 let response = try await client.call(.patch, "/v1/copies/\(copy)", token: server.writeToken, json: json)

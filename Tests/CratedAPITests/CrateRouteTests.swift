@@ -61,6 +61,44 @@ import Testing
         #expect(try server.database.crates(userId: 1).count == 6)
     }
 
+    /// A name is taken whatever its case and however its accents are encoded.
+    @Test func crateNamesAreComparedAfterNormalisationAndCaseFolding() async throws {
+        let server = try TestServer()
+        try await server.test { client in
+            for (name, status) in [("Äb", HTTPResponse.Status.created), ("äb", .conflict), ("ÄB", .conflict),
+                                   ("Caf\u{E9}", .created), ("Cafe\u{301}", .conflict), ("CAFÉ", .conflict),
+                                   ("Straße", .created), ("STRASSE", .conflict)] {
+                let response = try await client.call(.post, "/v1/crates", token: server.writeToken, json: #"{"name": "\#(name)"}"#)
+                #expect(response.status == status, "\(name.unicodeScalars.map { String($0.value, radix: 16) })")
+                if status == .conflict { #expect(response.error?.field == "name") }
+            }
+            // Stored composed: a name typed decomposed reads back as one character.
+            let decomposed = try await client.decoded(CrateDTO.self, "/v1/crates", method: .post, token: server.writeToken,
+                                                      json: #"{"name": "Ole\u0301"}"#, expecting: .created)
+            #expect(decomposed.name.unicodeScalars.count == 3)
+        }
+    }
+
+    /// Another process holds the write lock past the busy timeout: a write answers 503 with
+    /// `Retry-After` and a clear code, never a 500, and reads go on.
+    @Test func aWriteThatCannotGetTheLockIs503WithRetryAfter() async throws {
+        let server = try TestServer(busyTimeoutMs: 100)
+        // Another process's connection, holding the write lock across the requests.
+        var holding = Configuration()
+        holding.allowsUnsafeTransactions = true
+        let other = try DatabaseQueue(path: server.directory.path("crated.sqlite"), configuration: holding)
+        try other.inDatabase { db in try db.execute(sql: "BEGIN IMMEDIATE") }
+        try await server.test { client in
+            let refused = try await client.call(.post, "/v1/crates", token: server.writeToken, json: #"{"name": "Later"}"#)
+            #expect(refused.status == .serviceUnavailable)
+            #expect(refused.error?.code == "database_busy")
+            #expect(refused.headers[.retryAfter] == "2")
+            #expect(try await client.call(.get, "/v1/crates", token: server.writeToken).status == .ok)
+        }
+        try other.inDatabase { db in try db.execute(sql: "COMMIT") }
+        #expect(try server.database.crates(userId: 1).count == 6)
+    }
+
     @Test func addRemoveAndReorderCopies() async throws {
         let server = try TestServer()
         let mine = try server.copyIds(user: "collector")

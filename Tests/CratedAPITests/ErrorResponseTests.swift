@@ -22,6 +22,7 @@ import Testing
         ("sync-database", SyncError.database("database is locked"), .serviceUnavailable, "storage_unavailable", nil),
         ("sync-user", SyncError.user("no user 'x'"), .notFound, "not_found", nil),
         ("sync-collection", SyncError.collection(user: "x", reason: "404"), .badGateway, "discogs_failed", nil),
+        ("database-locked", AppDatabaseError.locked, .serviceUnavailable, "database_busy", nil),
     ]
 
     @Test func eachDomainErrorAnswersWithItsStatusCodeAndField() async throws {
@@ -40,6 +41,8 @@ import Testing
                 #expect(body.error.code == code, "\(path)")
                 #expect(body.error.field == field, "\(path)")
                 #expect(!body.error.message.isEmpty)
+                // What failed for a busy database may work in a moment: the client is told when.
+                #expect((response.headers[.retryAfter] != nil) == (status == .serviceUnavailable), "\(path)")
             }
             // Anything else is a bug: a 500 that tells nothing.
             let response = try await client.execute(uri: "/unexpected", method: .get)

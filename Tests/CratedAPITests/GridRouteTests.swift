@@ -68,6 +68,10 @@ import Testing
             let search = try await client.decoded(GridPage.self, "/v1/grid/search?q=deja", token: server.readToken)
             #expect(search.items.map(\.title) == ["Déjà Vu"])
             #expect(try await client.call(.get, "/v1/grid/search", token: server.readToken).status == .badRequest)
+            // As /v1/search: at most 200 characters.
+            let long = try await client.call(.get, "/v1/grid/search?q=\(String(repeating: "a%20", count: 101))", token: server.readToken)
+            #expect(long.status == .badRequest)
+            #expect(long.error?.field == "q")
 
             // A cursor is the user's own and belongs to its sort.
             let page = try await client.decoded(GridPage.self, "/v1/grid/collection?layout=iPhonePortrait&limit=4", token: server.readToken)

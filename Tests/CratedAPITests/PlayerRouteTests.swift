@@ -115,6 +115,26 @@ extension TestServer {
         }
     }
 
+    /// Revoking a token ends the event streams opened with it within seconds; the user's other
+    /// streams go on.
+    @Test func revokingATokenEndsItsStreams() async throws {
+        let server = try TestServer()
+        let phoneToken = try server.database.createToken(userName: "collector", scope: .read, label: "phone")
+        try await server.makeApplication().test(.live) { client in
+            let port = try #require(client.port)
+            let phone = try SSEClient(port: port, path: "/v1/player/events", token: phoneToken.token)
+            let tablet = try SSEClient(port: port, path: "/v1/player/events", token: server.writeToken)
+            #expect(await phone.next() != nil)
+            #expect(await tablet.next() != nil)
+            _ = try server.database.revokeToken(phoneToken.record.tokenPrefix)
+            let revokedAt = ContinuousClock.now
+            while !phone.isClosed && ContinuousClock.now - revokedAt < .seconds(5) { _ = await phone.next(timeout: 0.2) }
+            #expect(phone.isClosed, "the revoked token's stream is still open")
+            _ = await tablet.next(timeout: 0.5)
+            #expect(!tablet.isClosed)
+        }
+    }
+
     /// Two devices of one user hear a change made by a third request, in revision order; another
     /// user's device hears nothing; a reconnect with Last-Event-ID gets the current state.
     @Test func eventsStreamToEveryDeviceOfTheUserOverRealHTTP() async throws {

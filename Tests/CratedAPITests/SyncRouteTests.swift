@@ -11,8 +11,8 @@ import Testing
         let server = try TestServer()
         try await server.test { client in
             let status = try await client.decoded(SyncStatus.self, "/v1/sync", token: server.readToken)
-            // Nineteen albums in the catalogue (the sample's 18 and Alice's own), none synced yet.
-            #expect(status.albums.never == 19)
+            // The caller's own albums: the sample's 18 (the catalogue has Alice's too), none synced yet.
+            #expect(status.albums.never == 18)
             #expect(status.running == false)
 
             #expect(try await client.call(.post, "/v1/sync", token: server.readToken).status == .forbidden)
@@ -30,7 +30,10 @@ import Testing
                 try await Task.sleep(for: .milliseconds(50))
             }
             #expect(counts.notFound == 18)
-            #expect(counts.never == 1)
+            #expect(counts.never == 0)
+            // Alice sees her two albums only: the one she shares with the caller, now not found, and her own.
+            let alices = try await client.decoded(SyncStatus.self, "/v1/sync", token: server.aliceToken).albums
+            #expect(alices.notFound == 1 && alices.never == 1 && alices.synced == 0)
         }
     }
 }

@@ -65,4 +65,32 @@ import Testing
         let database = try AppDatabase.open(path: directory.path("crated.sqlite"))
         #expect(try database.users().map(\.name) == ["collector"])
     }
+
+    /// A port already taken ends `serve` with the bind error before any sync pass has begun (a pass
+    /// begun and then cancelled would log `sync pass failed: CancellationError()`).
+    @Test func aTakenPortFailsBeforeSyncBegins() async throws {
+        let directory = try TemporaryDirectory()
+        let database = directory.path("crated.sqlite")
+        let imported = try run(Paths.cratedBinary, ["import", Paths.ownFixture("sample-collection.csv"), "--database", database])
+        #expect(imported.status == 0, "\(imported.stderr)")
+
+        // Holds a port of its own on loopback for the length of the test.
+        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(listener) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, length) == 0 && getsockname(listener, $0, &length) == 0 }
+        }
+        try #require(bound && listen(listener, 1) == 0)
+        let port = Int(UInt16(bigEndian: address.sin_port))
+
+        let config = try directory.write("crated.json", #"{"discogs": {"baseURL": "http://127.0.0.1:9"}, "log": {"level": "debug"}}"#)
+        let served = try run(Paths.cratedBinary, ["serve", "--database", database, "--port", "\(port)", "--config", config])
+        #expect(served.status != 0)
+        #expect(served.stderr.lowercased().contains("address already in use") || served.stderr.contains("bind"), "\(served.stderr)")
+        #expect(!served.stderr.contains("sync pass"), "\(served.stderr)")
+    }
 }

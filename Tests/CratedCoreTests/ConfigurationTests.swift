@@ -55,6 +55,20 @@ import Testing
         }
     }
 
+    /// A key that is not crated's (a typo) is named instead of being ignored.
+    @Test func anUnknownKeyInTheFileIsRefusedNamed() async throws {
+        let directory = try TemporaryDirectory()
+        let typo = try directory.write("typo.json", #"{"discogs": {"tokn": "s3cret"}, "server": {"port": 7000}}"#)
+        await #expect(throws: ConfigurationError.unknownKey(key: "discogs.tokn", path: typo)) {
+            try await CratedConfiguration.load(configFile: typo, environment: [:])
+        }
+        let section = try directory.write("section.json", #"{"serve": {"port": 7000}}"#)
+        await #expect(throws: ConfigurationError.unknownKey(key: "serve.port", path: section)) {
+            try await CratedConfiguration.load(configFile: section, environment: [:])
+        }
+        #expect(ConfigurationError.unknownKey(key: "discogs.tokn", path: typo).description.contains("'discogs.tokn'"))
+    }
+
     @Test func outOfRangeValuesAreRefused() async throws {
         await #expect(throws: ConfigurationError.invalidValue(key: "server.port", reason: "must be between 0 and 65535, got 70000")) {
             try await CratedConfiguration.load(environment: ["CRATED_SERVER_PORT": "70000"])

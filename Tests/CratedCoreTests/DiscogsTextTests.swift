@@ -43,7 +43,12 @@ import Testing
 
     @Test func searchTextNeutralisesFTSSyntax() {
         #expect(SearchText.matchExpression("deja vu") == "\"deja\"* \"vu\"*")
-        #expect(SearchText.matchExpression("NEAR( \"x\" * '; DROP TABLE") == "\"NEAR\"* \"x\"* \"DROP\"* \"TABLE\"*")
+        #expect(SearchText.matchExpression("NEAR( \"xy\" * '; DROP TABLE") == "\"NEAR\"* \"xy\"* \"DROP\"* \"TABLE\"*")
         #expect(SearchText.matchExpression("  \"*()  ") == nil)
+        // Bounded work: repeats once, single letters only alone, eight words at most.
+        #expect(SearchText.matchExpression(String(repeating: "a ", count: 200)) == "\"a\"*")
+        #expect(SearchText.matchExpression("Blue blue BLUE b") == "\"Blue\"*")
+        #expect(SearchText.matchExpression("miles d") == "\"miles\"*")
+        #expect(SearchText.matchExpression((1...20).map { "w\($0)" }.joined(separator: " "))?.split(separator: " ").count == SearchText.maximumWords)
     }
 }

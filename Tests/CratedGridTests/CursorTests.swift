@@ -188,6 +188,10 @@ import Testing
             (["around": "0"], "around"),
             (["crate": "x"], "crate"),
             (["artist": "-3"], "artist"),
+            // One id, one spelling: no sign, no leading zero, no spaces.
+            (["artist": "+13"], "artist"),
+            (["crate": "013"], "crate"),
+            (["around": " 13"], "around"),
             (["yearFrom": "10000"], "yearFrom"),
             (["yearFrom": "1980", "yearTo": "1970"], "yearTo"),
             (["genre": String(repeating: "g", count: 201)], "genre"),

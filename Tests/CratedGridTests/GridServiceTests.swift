@@ -121,8 +121,16 @@ import Testing
         #expect(throws: GridError.notFound("crate", "no crate 4242 in this collection")) {
             try fixture.page(["crate": "4242"])
         }
-        #expect(throws: GridError.notFound("artist", "no artist 4242")) {
+        #expect(throws: GridError.notFound("artist", "no artist 4242 in this collection")) {
             try fixture.page(scope: .artist(id: 4242))
+        }
+        // ABBA is on the other user's album only: answered as a missing artist, as grid and filter.
+        let abba = try fixture.temporary.database.reader.read { db in try Int64.fetchOne(db, sql: "SELECT id FROM artist WHERE name = 'ABBA'")! }
+        #expect(throws: GridError.notFound("artist", "no artist \(abba) in this collection")) {
+            try fixture.page(scope: .artist(id: abba))
+        }
+        #expect(throws: GridError.notFound("artist", "no artist \(abba) in this collection")) {
+            try fixture.page(["artist": "\(abba)"])
         }
         let error = try #require(throws: GridError.self) { try fixture.page(["around": "\(fixture.albums["Arrival"]!)"]) }
         #expect(error.parameter == "around")

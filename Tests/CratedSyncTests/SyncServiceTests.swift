@@ -1,6 +1,7 @@
 @testable import CratedSync
 import CratedTestSupport
 import CratedCore
+import CratedImport
 import Foundation
 import Logging
 import ServiceLifecycle
@@ -17,6 +18,38 @@ import Testing
                 throw CancellationError()
             }
             try await Task.sleep(for: .milliseconds(20))
+        }
+    }
+
+    /// What one user sees of sync is their own: the counts of their albums, and the failures among
+    /// them only (another user's album and release ids are not theirs to know).
+    @Test func statusShowsTheCallersOwnAlbumsAndFailures() async throws {
+        try await SyncHarness.run { h in
+            try h.importReleases([1, 2])
+            let alicesFile = h.directory.appending(path: "alice.csv")
+            try """
+                Catalog#,Artist,Title,Label,Format,Rating,Released,release_id,CollectionFolder,Date Added
+                C3,Artist 3,Title 3,Label,LP,,1990,3,Uncategorized,2020-01-01 00:00:00
+                """.write(to: alicesFile, atomically: true, encoding: .utf8)
+            _ = try DiscogsImporter(database: h.database).importFile(at: alicesFile.path, options: ImportOptions(userName: "alice"))
+            let users = Dictionary(uniqueKeysWithValues: try h.database.users().map { ($0.name, $0.id!) })
+            for id: Int64 in 1...2 { h.fake.serveRelease(id, json: syntheticRelease(id: id)) }
+            h.fake.inject(.malformedJSON, on: "/releases/3")
+            let service = SyncService(runner: try h.runner(), interval: .seconds(3600), clock: SystemSyncClock(), logger: h.logs.logger())
+            let group = ServiceGroup(services: [service], logger: h.logs.logger())
+            let running = Task { try await group.run() }
+            try await waitFor("the first pass") { try await service.status().lastRun != nil }
+
+            let collectors = try await service.status(userId: try #require(users["collector"]))
+            #expect(collectors.albums.synced == 2 && collectors.albums.failed == 0 && collectors.albums.never == 0)
+            #expect(collectors.lastRun?.failures.isEmpty == true)
+            let alices = try await service.status(userId: try #require(users["alice"]))
+            #expect(alices.albums.failed == 1 && alices.albums.synced == 0)
+            #expect(alices.lastRun?.failures.map(\.releaseId) == [3])
+            // The daemon's own view (a command's) is the whole catalogue's.
+            #expect(try await service.status().albums.synced == 2)
+            await group.triggerGracefulShutdown()
+            try await running.value
         }
     }
 

@@ -18,6 +18,8 @@ public final class SSEClient {
     /// The decoded body text not yet parsed into events.
     private var buffer = ""
     public private(set) var status: Int?
+    /// Whether the server has ended the stream (the connection closed, or the last chunk came).
+    public private(set) var isClosed = false
 
     public init(port: Int, path: String, token: String, lastEventId: String? = nil) throws {
         socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
@@ -47,7 +49,9 @@ public final class SSEClient {
             // in-process server that is to send the event (two threads on a two-core machine).
             switch receive() {
             case .data: continue
-            case .closed: return takeEvent()
+            case .closed:
+                isClosed = true
+                return takeEvent()
             case .nothing: try? await Task.sleep(for: .milliseconds(2))
             }
         }
@@ -81,6 +85,8 @@ public final class SSEClient {
         // Chunked transfer encoding: `<hex size>\r\n<payload>\r\n`, decoded only once a chunk is whole.
         while let lineEnd = find(crlf, in: raw), let size = Int(String(decoding: raw[..<lineEnd], as: UTF8.self), radix: 16),
               raw.count >= lineEnd + 2 + size + 2 {
+            // The empty chunk ends the response: the server has ended the stream.
+            if size == 0 { isClosed = true }
             buffer += String(decoding: raw[(lineEnd + 2)..<(lineEnd + 2 + size)], as: UTF8.self)
             raw.removeFirst(lineEnd + 2 + size + 2)
         }

@@ -16,6 +16,7 @@ struct GridController {
             .get("grid/styles/:name") { try await page(.style(try $1.text("name")), $0, $1) }
             .get("grid/search") { request, context in
                 guard let text = request.query("q") else { throw APIError.badParameter("q", "q (the text to search for) is required") }
+                guard text.count <= 200 else { throw APIError.badParameter("q", "q is at most 200 characters") }
                 return try await page(.search(text), request, context)
             }
     }

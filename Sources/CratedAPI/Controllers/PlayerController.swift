@@ -9,6 +9,8 @@ import ServiceLifecycle
 /// The mini-player: its document, the commands that change it, its change stream, and play history.
 struct PlayerController {
     let playback: PlaybackService
+    /// For the token behind each event stream, which ends once it is revoked.
+    let database: AppDatabase
     /// How often an event stream sends a comment, so proxies and clients keep an idle one open.
     let keepAliveInterval: Duration
 
@@ -90,6 +92,7 @@ struct PlayerController {
         }
         let stream = try await playback.events(userId: principal.userId, lastEventId: lastEventId)
         let keepAlive = keepAliveInterval
+        let tokenCheck = min(keepAliveInterval, .seconds(2))
         let body = ResponseBody { writer in
             // Bounded: a client that stops reading holds at most this many chunks; each event is the
             // whole state, so dropping older ones loses nothing the newest does not say.
@@ -102,6 +105,12 @@ struct PlayerController {
                 }
                 group.addTask {
                     while (try? await Task.sleep(for: keepAlive)) != nil { output.yield(": keep-alive\n\n") }
+                }
+                group.addTask {
+                    // A revoked token ends the streams it opened, within `tokenCheck`.
+                    while (try? await Task.sleep(for: tokenCheck)) != nil {
+                        if (try? database.isTokenActive(id: principal.tokenId)) == false { output.finish() }
+                    }
                 }
                 group.addTask {
                     // SIGTERM: end the stream so the server's graceful shutdown is not kept waiting.

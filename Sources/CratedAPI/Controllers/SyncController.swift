@@ -13,8 +13,8 @@ struct SyncController {
     }
 
     @Sendable func status(request: Request, context: AppRequestContext) async throws -> SyncStatus {
-        _ = try context.requirePrincipal()
-        return try await sync.status()
+        let principal = try context.requirePrincipal()
+        return try await sync.status(userId: principal.userId)
     }
 
     /// Starts a pass over the caller's albums (and first, with `collectionUser`, their Discogs

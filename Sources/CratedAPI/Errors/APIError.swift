@@ -32,6 +32,9 @@ public struct APIError: Error, APIErrorResponse, Equatable {
     public static func forbidden(_ message: String) -> APIError { APIError(status: .forbidden, code: "forbidden", message: message) }
     public static func notFound(_ message: String) -> APIError { APIError(status: .notFound, code: "not_found", message: message) }
     public static let bodyTooLarge = APIError(status: .contentTooLarge, code: "body_too_large", message: "the request body is larger than 64 KiB")
+    /// The client went away before its request was read whole; logged as 499, as nginx does.
+    public static let clientClosedRequest = APIError(
+        status: .init(code: 499, reasonPhrase: "Client Closed Request"), code: "client_closed", message: "the client closed the connection")
     public static func conflict(_ message: String, field: String? = nil) -> APIError {
         APIError(status: .conflict, code: "conflict", message: message, field: field)
     }

@@ -1,4 +1,6 @@
 import Hummingbird
+import NIOCore
+import NIOHTTP1
 
 /// Turns every error into the API's JSON error shape. Errors that carry their own answer
 /// (`APIErrorResponse`: the API's and the domain targets') pass through; Hummingbird's own (no route,
@@ -12,6 +14,10 @@ struct JSONErrorMiddleware<Context: RequestContext>: RouterMiddleware {
             throw error
         } catch let error as HTTPError {
             throw Self.translate(error)
+        } catch let error where Self.isClientGone(error) {
+            // Nothing can reach the client any more, and it is no fault of the server's.
+            context.logger.debug("client gone mid-request", metadata: ["error": "\(error)"])
+            throw APIError.clientClosedRequest
         } catch let error as HTTPResponseError {
             // Errors of the libraries underneath that carry a status (a body over the size limit).
             throw error.status == .contentTooLarge ? APIError.bodyTooLarge
@@ -19,6 +25,15 @@ struct JSONErrorMiddleware<Context: RequestContext>: RouterMiddleware {
         } catch {
             context.logger.error("unhandled error", metadata: ["error": "\(String(reflecting: error))"])
             throw APIError(status: .internalServerError, code: "internal", message: "internal error")
+        }
+    }
+
+    /// The connection ended under the request: the client closed it mid-body, or reset it.
+    static func isClientGone(_ error: any Error) -> Bool {
+        switch error {
+        case is HTTPParserError, is IOError: true
+        case let error as ChannelError: error == .ioOnClosedChannel || error == .alreadyClosed || error == .eof
+        default: false
         }
     }
 

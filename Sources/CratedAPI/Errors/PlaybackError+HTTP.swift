@@ -9,7 +9,9 @@ extension PlaybackError: APIErrorResponse {
     public func response(from request: Request, context: some RequestContext) throws -> Response {
         // The request's scale was already checked by the command that failed.
         let scale = (try? request.scale()) ?? 2
+        // Storage that failed or stayed busy may well work a moment later.
+        let headers: HTTPFields = if case .storage = self { [.retryAfter: "2"] } else { [:] }
         return try ErrorBody(code: code, message: description, field: field, current: current?.miniPlayer(scale: scale))
-            .response(status: status)
+            .response(status: status, headers: headers)
     }
 }

@@ -21,6 +21,7 @@ extension SyncError: APIErrorResponse {
     }
 
     public func response(from request: Request, context: some RequestContext) throws -> Response {
-        try ErrorBody(code: code, message: description, field: nil).response(status: status)
+        let headers: HTTPFields = if case .database = self { [.retryAfter: "2"] } else { [:] }
+        return try ErrorBody(code: code, message: description, field: nil).response(status: status, headers: headers)
     }
 }

@@ -1,3 +1,4 @@
+import Foundation
 import Hummingbird
 import Logging
 
@@ -22,7 +23,7 @@ struct AccessLogMiddleware<Context: RequestContext>: RouterMiddleware {
     }
 
     private func log(_ request: Request, status: Int, since start: ContinuousClock.Instant, context: Context) {
-        context.logger.log(level: level, "\(request.method) \(request.uri) \(status) \(Self.milliseconds(since: start)) ms")
+        context.logger.log(level: level, "\(request.method) \(LoggedURI.redacted(path: request.uri.path, query: request.uri.query)) \(status) \(Self.milliseconds(since: start)) ms")
     }
 
     /// Milliseconds with two decimals: requests here take tens of microseconds to tens of milliseconds.
@@ -31,5 +32,23 @@ struct AccessLogMiddleware<Context: RequestContext>: RouterMiddleware {
         let hundredths = elapsed.seconds * 100_000 + elapsed.attoseconds / 10_000_000_000_000
         let fraction = hundredths % 100
         return "\(hundredths / 100).\(fraction < 10 ? "0" : "")\(fraction)"
+    }
+}
+
+/// The URI as the access log writes it.
+enum LoggedURI {
+    /// Query parameters whose values are credentials: a client that sends a token in the URL must
+    /// not have it written to the log.
+    static let credentialParameters: Set<String> = ["access_token", "token", "api_key", "apikey", "key", "password", "secret"]
+
+    /// The URI as logged: the values of credential parameters replaced by `REDACTED`.
+    static func redacted(path: String, query: String?) -> String {
+        guard let query, !query.isEmpty else { return path }
+        let parameters = query.split(separator: "&", omittingEmptySubsequences: false).map { parameter -> String in
+            let name = parameter.prefix { $0 != "=" }
+            let decoded = (String(name).removingPercentEncoding ?? String(name)).lowercased()
+            return credentialParameters.contains(decoded) ? name + "=REDACTED" : String(parameter)
+        }
+        return path + "?" + parameters.joined(separator: "&")
     }
 }

@@ -1,3 +1,4 @@
+import CratedCore
 import Foundation
 import Hummingbird
 import NIOCore
@@ -7,7 +8,7 @@ extension AppRequestContext {
     /// A positive integer id from the path.
     func id(_ name: String) throws -> Int64 {
         let text = parameters.get(name) ?? ""
-        guard let value = Int64(text), value > 0 else {
+        guard let value = RecordID.parse(text) else {
             throw APIError.badParameter(name, "\(name) must be a positive integer id")
         }
         return value

@@ -11,6 +11,8 @@ public struct CratedConfiguration: Sendable, Equatable {
     public var serverPort: Int
     /// Whether `serve` runs Swift concurrency's tasks on the server's event loops (see ServeCommand).
     public var serverEventLoopExecutor: Bool
+    /// Seconds a connection may send nothing before the server closes it.
+    public var serverIdleTimeoutSeconds: Int
     public var databasePath: String
     public var databaseBusyTimeoutMs: Int
     public var defaultUserName: String
@@ -30,6 +32,7 @@ public struct CratedConfiguration: Sendable, Equatable {
         serverHost = try string("server.host")
         serverPort = try int("server.port")
         serverEventLoopExecutor = try reader.requiredBool(forKey: "server.eventLoopExecutor")
+        serverIdleTimeoutSeconds = try int("server.idleTimeoutSeconds")
         databasePath = try string("database.path")
         databaseBusyTimeoutMs = try int("database.busyTimeoutMs")
         defaultUserName = try string("import.defaultUser")
@@ -47,6 +50,9 @@ public struct CratedConfiguration: Sendable, Equatable {
     private func validate() throws {
         guard (0...65535).contains(serverPort) else {
             throw ConfigurationError.invalidValue(key: "server.port", reason: "must be between 0 and 65535, got \(serverPort)")
+        }
+        guard (1...3600).contains(serverIdleTimeoutSeconds) else {
+            throw ConfigurationError.invalidValue(key: "server.idleTimeoutSeconds", reason: "must be from 1 to 3600, got \(serverIdleTimeoutSeconds)")
         }
         guard !databasePath.isEmpty else {
             throw ConfigurationError.invalidValue(key: "database.path", reason: "must not be empty")
@@ -97,11 +103,47 @@ public struct CratedConfiguration: Sendable, Equatable {
             throw ConfigurationError.missingFile(path: path)
         }
         guard !isDirectory.boolValue else { throw ConfigurationError.notAFile(path: path) }
+        let provider: FileProvider<JSONSnapshot>
         do {
-            return try await FileProvider<JSONSnapshot>(filePath: FilePath(path))
+            provider = try await FileProvider<JSONSnapshot>(filePath: FilePath(path))
         } catch {
             throw ConfigurationError.malformedFile(path: path, reason: String(describing: error))
         }
+        try checkKeys(ofFile: path)
+        return provider
+    }
+
+    /// A key the defaults do not have is a mistake (`tokn` for `token`) that would otherwise be
+    /// ignored without a word: it is refused, named.
+    private static func checkKeys(ofFile path: String) throws {
+        let known = Set(try flattened(embeddedDefaultsJSON()).keys)
+        let object: Any
+        do {
+            object = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path)))
+        } catch {
+            throw ConfigurationError.malformedFile(path: path, reason: String(describing: error))
+        }
+        if let unknown = flattened(object).keys.filter({ !known.contains($0) }).sorted().first {
+            throw ConfigurationError.unknownKey(key: unknown, path: path)
+        }
+    }
+
+    private static func embeddedDefaultsJSON() throws -> Any {
+        try JSONSerialization.jsonObject(with: Data((EmbeddedResources.text(named: "Config/crated.json") ?? "{}").utf8))
+    }
+
+    /// A JSON object's leaves by dotted key (`server.port`).
+    private static func flattened(_ object: Any) -> [String: Any] {
+        var leaves: [String: Any] = [:]
+        func flatten(_ value: Any, path: [String]) {
+            if let dictionary = value as? [String: Any] {
+                for (key, nested) in dictionary { flatten(nested, path: path + [key]) }
+            } else {
+                leaves[path.joined(separator: ".")] = value
+            }
+        }
+        flatten(object, path: [])
+        return leaves
     }
 
     /// `Config/crated.json` as it was at build time, flattened into dotted keys.
@@ -142,6 +184,7 @@ public enum ConfigurationError: Error, CustomStringConvertible, Equatable {
     case notAFile(path: String)
     case malformedFile(path: String, reason: String)
     case invalidValue(key: String, reason: String)
+    case unknownKey(key: String, path: String)
 
     public var description: String {
         switch self {
@@ -149,6 +192,7 @@ public enum ConfigurationError: Error, CustomStringConvertible, Equatable {
         case .notAFile(let path): "configuration path is a directory, not a JSON file: \(path)"
         case .malformedFile(let path, let reason): "configuration file \(path) is not valid JSON: \(reason)"
         case .invalidValue(let key, let reason): "configuration value '\(key)' \(reason)"
+        case .unknownKey(let key, let path): "configuration file \(path) has an unknown key '\(key)' (see Config/crated.json for the keys)"
         }
     }
 }

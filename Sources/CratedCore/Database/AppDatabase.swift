@@ -12,6 +12,8 @@ public struct AppDatabase: Sendable {
     let searchResults = GenerationCache<[AlbumListing]>(capacity: 256)
     /// How many copies each crate of a user holds, by crate id (see `crates(userId:)`).
     let crateCopyCounts = GenerationCache<[Int64: Int]>(capacity: 64)
+    /// Token uses not yet written (see `authenticate(bearer:)`).
+    let tokenUses = TokenUses()
 
     /// Opens (creating if needed) the database file: WAL, foreign keys on, a busy timeout, migrated.
     public static func open(
@@ -78,6 +80,16 @@ public struct AppDatabase: Sendable {
     public func read<T>(_ body: (Database) throws -> T) throws -> T {
         if let readConnections { return try readConnections.read(body) }
         return try writer.read(body)
+    }
+
+    /// Runs `body` in a write transaction. A write lock that another connection or process holds past
+    /// the busy timeout is `AppDatabaseError.locked`: the API answers it with 503 and `Retry-After`.
+    public func write<T>(_ body: (Database) throws -> T) throws -> T {
+        do {
+            return try writer.write(body)
+        } catch let error as DatabaseError where error.isBusy {
+            throw AppDatabaseError.locked
+        }
     }
 
     /// Runs `body` outside a transaction, for a single statement, which is consistent on its own.

@@ -75,7 +75,7 @@ extension AppDatabase {
 
     public func createCrate(userId: Int64, name: String) throws -> Crate {
         let name = try Self.validCrateName(name)
-        return try writer.write { db in
+        return try write { db in
             try Self.ensureCrateNameFree(db, userId: userId, name: name, except: nil)
             let now = Timestamp.now()
             var crate = Crate(id: nil, userId: userId, name: name, discogsFolderId: nil, createdAt: now, updatedAt: now)
@@ -87,7 +87,7 @@ extension AppDatabase {
     /// Renames the crate; returns it with how many copies it holds.
     public func renameCrate(id: Int64, userId: Int64, name: String) throws -> (crate: Crate, copies: Int) {
         let name = try Self.validCrateName(name)
-        return try writer.write { db in
+        return try write { db in
             var crate = try Self.crate(db, id: id, userId: userId)
             try Self.ensureCrateNameFree(db, userId: userId, name: name, except: id)
             crate.name = name
@@ -99,7 +99,7 @@ extension AppDatabase {
     }
 
     public func deleteCrate(id: Int64, userId: Int64) throws {
-        try writer.write { db in
+        try write { db in
             _ = try Self.crate(db, id: id, userId: userId)
             _ = try Crate.deleteOne(db, key: id)
         }
@@ -126,7 +126,7 @@ extension AppDatabase {
     /// Returns how many were added.
     @discardableResult
     public func addToCrate(id: Int64, userId: Int64, copyIds: [Int64]) throws -> Int {
-        try writer.write { db in
+        try write { db in
             _ = try Self.crate(db, id: id, userId: userId)
             try Self.ensureCopiesBelong(db, copyIds: copyIds, userId: userId)
             var next = try Int.fetchOne(db, sql: "SELECT COALESCE(MAX(position) + 1, 0) FROM crate_item WHERE crate_id = ?", arguments: [id]) ?? 0
@@ -143,7 +143,7 @@ extension AppDatabase {
     }
 
     public func removeFromCrate(id: Int64, userId: Int64, copyId: Int64) throws {
-        try writer.write { db in
+        try write { db in
             _ = try Self.crate(db, id: id, userId: userId)
             try db.execute(sql: "DELETE FROM crate_item WHERE crate_id = ? AND item_id = ?", arguments: [id, copyId])
             guard db.changesCount > 0 else { throw CollectionError.notFound("copy \(copyId) in crate \(id)") }
@@ -153,7 +153,7 @@ extension AppDatabase {
 
     /// Puts the crate's copies in the given order, which must name each of them exactly once.
     public func reorderCrate(id: Int64, userId: Int64, copyIds: [Int64]) throws {
-        try writer.write { db in
+        try write { db in
             _ = try Self.crate(db, id: id, userId: userId)
             let current = try Int64.fetchAll(db, sql: "SELECT item_id FROM crate_item WHERE crate_id = ?", arguments: [id])
             guard copyIds.count == current.count, Set(copyIds) == Set(current) else {
@@ -192,12 +192,19 @@ extension AppDatabase {
         if case .some(.some(let notes)) = changes.notes, notes.count > 10_000 {
             throw CollectionError.invalid(field: "notes", message: "notes must be at most 10000 characters")
         }
+        // SQLite would keep text only up to a NUL: refused rather than stored cut short.
+        if case .some(.some(let notes)) = changes.notes, notes.utf8.contains(0) {
+            throw CollectionError.invalid(field: "notes", message: "notes cannot contain a NUL character")
+        }
         if let fields = changes.customFields {
             guard fields.count <= 50, fields.allSatisfy({ !$0.key.trimmingCharacters(in: .whitespaces).isEmpty && $0.key.count <= 100 && $0.value.count <= 1000 }) else {
                 throw CollectionError.invalid(field: "customFields", message: "customFields takes at most 50 fields, names of 1-100 characters, values of at most 1000")
             }
+            guard !fields.contains(where: { $0.key.utf8.contains(0) || $0.value.utf8.contains(0) }) else {
+                throw CollectionError.invalid(field: "customFields", message: "customFields cannot contain a NUL character")
+            }
         }
-        try writer.write { db in
+        try write { db in
             guard var copy = try CollectionItem.filter(key: id).filter(Column("user_id") == userId).fetchOne(db) else {
                 throw CollectionError.notFound("copy \(id)")
             }
@@ -245,13 +252,24 @@ extension AppDatabase {
         guard !trimmed.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
             throw CollectionError.invalid(field: "name", message: "a crate name cannot contain control characters")
         }
-        return trimmed
+        // Stored composed, so that one name is stored one way whatever the keyboard sent.
+        return trimmed.precomposedStringWithCanonicalMapping
+    }
+
+    /// Two crate names are one when they are after Unicode normalisation and case folding: `Äb` and
+    /// `äb`, `Café` composed and decomposed, `Straße` and `STRASSE`.
+    static func sameCrateName(_ a: String, _ b: String) -> Bool {
+        func folded(_ name: String) -> String {
+            name.decomposedStringWithCanonicalMapping.folding(options: [.caseInsensitive], locale: nil).decomposedStringWithCanonicalMapping
+        }
+        return folded(a) == folded(b)
     }
 
     static func ensureCrateNameFree(_ db: Database, userId: Int64, name: String, except: Int64?) throws {
-        let clash = try Int64.fetchOne(db, sql: "SELECT id FROM crate WHERE user_id = ? AND name = ? COLLATE NOCASE AND id IS NOT ?",
-                                       arguments: [userId, name, except])
-        if clash != nil { throw CollectionError.conflict(field: "name", message: "you already have a crate named '\(name)'") }
+        let others = try String.fetchAll(db, sql: "SELECT name FROM crate WHERE user_id = ? AND id IS NOT ?", arguments: [userId, except])
+        if let clash = others.first(where: { sameCrateName($0, name) }) {
+            throw CollectionError.conflict(field: "name", message: "you already have a crate named '\(clash)'")
+        }
     }
 
     static func ensureCopiesBelong(_ db: Database, copyIds: [Int64], userId: Int64) throws {

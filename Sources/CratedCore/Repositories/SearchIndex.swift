@@ -87,11 +87,21 @@ public enum SearchIndex {
 /// syntax in the input (`"`, `*`, `NEAR(`, `AND`, `-`) is searched for as text, never interpreted.
 public enum SearchText {
     /// The MATCH expression for `text`, or nil when it holds no searchable word.
+    ///
+    /// The work is bounded: a word given twice counts once; a one-letter word beside longer ones is
+    /// left out, as it narrows little and costs the most (no prefix index serves it: see
+    /// `Migrations/0002_search.sql`); at most `maximumWords` words are kept. `a a a ...` no longer
+    /// intersects one huge list with itself two hundred times.
     public static func matchExpression(_ text: String) -> String? {
-        let words = text.split { !($0.isLetter || $0.isNumber) }.prefix(16)
+        var seen = Set<String>()
+        var words = text.split { !($0.isLetter || $0.isNumber) }.map(String.init).filter { seen.insert($0.lowercased()).inserted }
+        if words.contains(where: { $0.count > 1 }) { words.removeAll { $0.count == 1 } }
         guard !words.isEmpty else { return nil }
-        return words.map { "\"" + $0.replacingOccurrences(of: "\"", with: "\"\"") + "\"*" }.joined(separator: " ")
+        return words.prefix(maximumWords).map { "\"" + $0.replacingOccurrences(of: "\"", with: "\"\"") + "\"*" }.joined(separator: " ")
     }
+
+    /// The most words a search takes; later ones are ignored.
+    public static let maximumWords = 8
 }
 
 extension Array {

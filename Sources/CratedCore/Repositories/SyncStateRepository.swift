@@ -96,7 +96,8 @@ extension AppDatabase {
          OR (s.status IN ('failed', 'not_found') AND s.next_attempt_at <= ?2))
         """
 
-    public func syncStateCounts(now: Date, staleBefore: Date) throws -> SyncStateCounts {
+    /// Albums by sync state: the whole catalogue's, or with `userId` those in that user's collection.
+    public func syncStateCounts(now: Date, staleBefore: Date, userId: Int64? = nil) throws -> SyncStateCounts {
         try read { db in
             let row = try Row.fetchOne(db, sql: """
                 SELECT
@@ -108,7 +109,8 @@ extension AppDatabase {
                     COUNT(*) FILTER (WHERE \(Self.dueCondition)) AS due
                 FROM album a LEFT JOIN album_sync s ON s.album_id = a.id
                 WHERE a.discogs_release_id IS NOT NULL
-                """, arguments: [Timestamp.string(from: staleBefore), Timestamp.string(from: now)])!
+                  AND (?3 IS NULL OR EXISTS (SELECT 1 FROM collection_album ca WHERE ca.user_id = ?3 AND ca.album_id = a.id))
+                """, arguments: [Timestamp.string(from: staleBefore), Timestamp.string(from: now), userId])!
             var counts = SyncStateCounts()
             counts.never = row["never"]
             counts.synced = row["synced"]
@@ -117,6 +119,16 @@ extension AppDatabase {
             counts.notFound = row["not_found"]
             counts.due = row["due"]
             return counts
+        }
+    }
+
+    /// Which of these albums the user owns a copy of.
+    public func albumsOwned(byUser userId: Int64, among albumIds: [Int64]) throws -> Set<Int64> {
+        guard !albumIds.isEmpty else { return [] }
+        return try read { db in
+            Set(try Int64.fetchAll(db, sql: """
+                SELECT album_id FROM collection_album WHERE user_id = ? AND album_id IN (\(sqlQuestionMarks(count: albumIds.count)))
+                """, arguments: StatementArguments([userId] + albumIds)))
         }
     }
 

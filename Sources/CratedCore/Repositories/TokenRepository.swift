@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import Synchronization
 import GRDB
 
 /// A token as the owner sees it once, at creation: `crt_<prefix>_<secret>`.
@@ -33,7 +34,7 @@ extension AppDatabase {
     /// secret. Only the SHA-256 of the whole token is stored.
     public func createToken(userName: String, scope: TokenScope, label: String?) throws -> IssuedToken {
         if let label, label.count > 100 { throw TokenError.invalidLabel("longer than 100 characters") }
-        return try writer.write { db in
+        return try write { db in
             guard let user = try User.named(userName).fetchOne(db) else { throw UserError.notFound(userName) }
             return try Self.createToken(db, userId: user.id!, scope: scope, label: label)
         }
@@ -51,7 +52,7 @@ extension AppDatabase {
 
     /// On a database without users (a fresh install): creates the default user and a write token for it.
     public func bootstrapDefaultUser(named name: String) throws -> (user: User, token: IssuedToken)? {
-        try writer.write { db in
+        try write { db in
             guard try User.fetchCount(db) == 0 else { return nil }
             let user = try Self.addUser(db, named: name)
             return (user, try Self.createToken(db, userId: user.id!, scope: .write, label: "created by serve on first start"))
@@ -75,7 +76,7 @@ extension AppDatabase {
     /// Revokes the token whose prefix (or whole token) is given. Revoked tokens stay listed.
     public func revokeToken(_ prefixOrToken: String) throws -> APIToken {
         let prefix = TokenSecret.prefix(of: prefixOrToken) ?? prefixOrToken
-        return try writer.write { db in
+        return try write { db in
             guard var token = try APIToken.filter(Column("token_prefix") == prefix).fetchOne(db) else { throw TokenError.notFound(prefix) }
             if token.revokedAt == nil {
                 token.revokedAt = Timestamp.now()
@@ -107,12 +108,36 @@ extension AppDatabase {
         guard let (principal, hash, lastUsed) = found, TokenSecret.token(token, hasHash: hash) else { return nil }
         let now = Int64(Date().timeIntervalSince1970)
         if lastUsed.map({ now - $0 >= 60 }) ?? true {
-            try writer.write { db in
-                try db.execute(sql: "UPDATE api_token SET last_used_at = ? WHERE id = ?",
-                               arguments: [Timestamp.string(fromEpochSeconds: now), principal.tokenId])
-            }
+            // Noted, not written: a request never waits for the write lock (an import may hold it
+            // for seconds) to record a use. `recordTokenUses()` writes them.
+            tokenUses.note(tokenId: principal.tokenId, at: now)
         }
         return principal
+    }
+
+    /// Writes the token uses noted since the last call, in one transaction, waiting for the write
+    /// lock on GRDB's writer queue rather than on the caller's thread. When the lock cannot be had
+    /// within the busy timeout, the uses stay noted for the next call; it never throws for that.
+    public func recordTokenUses() async {
+        let uses = tokenUses.take()
+        guard !uses.isEmpty else { return }
+        do {
+            try await writer.write { db in
+                for (tokenId, seconds) in uses {
+                    try db.execute(sql: "UPDATE api_token SET last_used_at = ? WHERE id = ? AND (last_used_at IS NULL OR last_used_at < ?)",
+                                   arguments: [Timestamp.string(fromEpochSeconds: seconds), tokenId, Timestamp.string(fromEpochSeconds: seconds)])
+                }
+            }
+        } catch {
+            tokenUses.restore(uses)
+        }
+    }
+
+    /// Whether the token still opens the API: not revoked, and its user still there.
+    public func isTokenActive(id: Int64) throws -> Bool {
+        try unsafeRead { db in
+            try db.firstRow("SELECT 1 FROM api_token WHERE id = ? AND revoked_at IS NULL", ids: [id]) { _ in true } ?? false
+        }
     }
 }
 
@@ -164,5 +189,26 @@ enum TokenSecret {
         var difference: UInt8 = 0
         for index in 0..<a.count { difference |= a[index] ^ b[index] }
         return difference == 0
+    }
+}
+
+/// Token uses noted by `authenticate(bearer:)` and not yet written, by token: the latest of each.
+final class TokenUses: Sendable {
+    private let pending = Mutex<[Int64: Int64]>([:])
+
+    func note(tokenId: Int64, at seconds: Int64) {
+        pending.withLock { $0[tokenId] = max($0[tokenId] ?? seconds, seconds) }
+    }
+
+    func take() -> [Int64: Int64] {
+        pending.withLock { pending in
+            defer { pending = [:] }
+            return pending
+        }
+    }
+
+    /// Puts back uses whose write failed; a newer use noted meanwhile wins.
+    func restore(_ uses: [Int64: Int64]) {
+        pending.withLock { pending in pending.merge(uses) { max($0, $1) } }
     }
 }

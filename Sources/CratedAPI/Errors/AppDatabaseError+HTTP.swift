@@ -1,0 +1,23 @@
+import CratedCore
+import Hummingbird
+
+/// The database refused a request's work: 503 with `Retry-After` while another writer (an import, a
+/// backup) holds the write lock past the busy timeout; the client tries again shortly.
+extension AppDatabaseError: APIErrorResponse {
+    public var status: HTTPResponse.Status {
+        switch self {
+        case .locked: .serviceUnavailable
+        case .cannotOpen, .notADatabase: .internalServerError
+        }
+    }
+
+    public func response(from request: Request, context: some RequestContext) throws -> Response {
+        switch self {
+        case .locked:
+            try ErrorBody(code: "database_busy", message: "the database is busy with another write; try again in a moment", field: nil)
+                .response(status: status, headers: [.retryAfter: "2"])
+        case .cannotOpen, .notADatabase:
+            try ErrorBody(code: "internal", message: "internal error", field: nil).response(status: status)
+        }
+    }
+}

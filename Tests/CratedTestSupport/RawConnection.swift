@@ -1,0 +1,52 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A plain TCP connection to 127.0.0.1, for what no HTTP client sends: half a request, a body that
+/// never comes, HTTP/1.0.
+public final class RawConnection {
+    private let socket: Int32
+
+    public init(port: Int) throws {
+        socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else { close(socket); throw POSIXError(.ECONNREFUSED) }
+    }
+
+    deinit { close(socket) }
+
+    public func send(_ text: String) {
+        _ = Array(text.utf8).withUnsafeBytes { Glibc.send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+    }
+
+    /// Ends the sending side: the server reads end of file, as when a client goes away mid-request.
+    public func finishSending() {
+        shutdown(socket, Int32(SHUT_WR))
+    }
+
+    /// Everything the server sends until it closes the connection, or nil when it is still open after
+    /// `timeout`. Polls without blocking a thread of the cooperative pool that the server may need.
+    public func readUntilClosed(timeout: Duration) async -> String? {
+        var received: [UInt8] = []
+        let deadline = ContinuousClock.now + timeout
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while ContinuousClock.now < deadline {
+            var descriptor = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
+            guard poll(&descriptor, 1, 0) > 0 else {
+                try? await Task.sleep(for: .milliseconds(5))
+                continue
+            }
+            let count = recv(socket, &buffer, buffer.count, 0)
+            if count <= 0 { return String(decoding: received, as: UTF8.self) }
+            received += buffer[..<count]
+        }
+        return nil
+    }
+}
