@@ -17,7 +17,7 @@ public struct GridLayout: Codable, Sendable, Hashable {
     /// The most items a page may hold, whatever `limit` asks.
     public static let maximumPageSize = 500
 
-    /// DESIGN.md's formulas. With a width: `columns = clamp(floor((width - 2*padding + spacing) /
+    /// The formulas of docs/design.md, "Layout resolution". With a width: `columns = clamp(floor((width - 2*padding + spacing) /
     /// (minItem + spacing)), bounds)` and `itemWidth = (width - 2*padding - (columns-1)*spacing) / columns`;
     /// without one, the table's columns at the smallest item width. With a height: `rows =
     /// clamp(ceil(2 * height / (itemWidth + caption + spacing)), 4, 50)` (two screens of rows); without one,

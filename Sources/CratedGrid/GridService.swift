@@ -2,7 +2,7 @@ import CratedCore
 import GRDB
 
 /// Answers album grid pages for a user: one cell per album with its copy count, in a keyset order, in
-/// pages sized to the client's layout (DESIGN.md, "Grid pagination").
+/// pages sized to the client's layout (docs/design.md, "Grid pagination").
 ///
 /// Page invariants: a page that starts at absolute position p with c columns holds `rows*c - p % c`
 /// items, so every page but the last ends on a row boundary of the whole grid; `next` continues right

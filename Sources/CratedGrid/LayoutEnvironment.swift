@@ -1,4 +1,4 @@
-/// The five layout environments the client tells apart (DESIGN.md, "Grid pagination").
+/// The five layout environments the client tells apart (docs/design.md, "Layout resolution").
 public enum LayoutEnvironment: String, Codable, Sendable, CaseIterable {
     case iPhonePortrait
     case iPhoneLandscape
@@ -19,7 +19,7 @@ public enum LayoutEnvironment: String, Codable, Sendable, CaseIterable {
         self = match
     }
 
-    /// Resolves the client's raw signals with the client's own rules and DESIGN.md's two corrections:
+    /// Resolves the client's raw signals with the client's own rules and two corrections (docs/design.md, "Layout resolution"):
     /// Slide Over is told from Split View by width on an iPad, and a (regular, compact) pair is a Plus or
     /// Max iPhone in landscape unless the idiom says iPad.
     ///
@@ -67,7 +67,7 @@ public enum DeviceIdiom: String, Codable, Sendable, CaseIterable {
     case phone, pad
 }
 
-/// The grid configuration table of DESIGN.md: what the client lays out in each environment.
+/// The grid configuration table of docs/design.md, "Layout resolution": what the client lays out in each environment.
 public struct GridConfiguration: Sendable, Equatable {
     /// Columns when the request gives no width.
     public var columns: Int

@@ -2,7 +2,7 @@
 import Foundation
 import Testing
 
-/// The grid configuration on real devices, worked out by hand from DESIGN.md's formulas:
+/// The grid configuration on real devices, worked out by hand from the formulas of docs/design.md ("Layout resolution"):
 /// columns = clamp(floor((width - 2p + s) / (minItem + s)), bounds), itemWidth = (width - 2p - (c-1)s) / c,
 /// rows = clamp(ceil(2h / (itemWidth + caption + s)), 4, 50), caption 40 on iPhone and 48 on iPad.
 /// Split View widths are the iPad's with a 10-point divider; sizes as the device reports them.

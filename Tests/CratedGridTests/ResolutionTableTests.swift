@@ -2,7 +2,7 @@
 import Foundation
 import Testing
 
-/// DESIGN.md's resolution table, one row (and its edges) at a time.
+/// The resolution table of docs/design.md, one row (and its edges) at a time.
 @Suite struct ResolutionTableTests {
     func resolve(_ hsc: SizeClass?, _ vsc: SizeClass?, width: Double? = nil, idiom: DeviceIdiom? = nil) -> LayoutEnvironment {
         LayoutEnvironment(horizontalSizeClass: hsc, verticalSizeClass: vsc, width: width, idiom: idiom)
