@@ -149,10 +149,15 @@ extension AppDatabase {
                 -- bm25() inside the full-text query, where SQLite can evaluate it.
                 SELECT rowid AS id, bm25(album_search, 10.0, 8.0, 2.0, 4.0, 1.0) AS rank
                 FROM album_search WHERE album_search MATCH ? ORDER BY rank LIMIT ?)
-            SELECT \(albumListingColumns)
-            FROM hit JOIN album a ON a.id = hit.id
-            JOIN collection_item ci ON ci.album_id = a.id AND ci.user_id = ?
-            GROUP BY a.id ORDER BY MIN(hit.rank), a.sort_title LIMIT ?
+            -- Covers for the results only: in the grouped query, SQLite would read one for every
+            -- match it joined before the LIMIT.
+            SELECT listed.*, \(AlbumCover.columns(album: "listed.album_id")) FROM (
+                SELECT a.id AS album_id, a.title, a.artist_credit, a.year, COUNT(ci.id) AS copies,
+                       MIN(hit.rank) AS rank, a.sort_title
+                FROM hit JOIN album a ON a.id = hit.id
+                JOIN collection_item ci ON ci.album_id = a.id AND ci.user_id = ?
+                GROUP BY a.id ORDER BY rank, a.sort_title LIMIT ?) AS listed
+            ORDER BY listed.rank, listed.sort_title
             """), arguments: [match, candidates ?? -1, userId, limit])
     }
 }
