@@ -9,15 +9,7 @@ public final class RawConnection {
     private let socket: Int32
 
     public init(port: Int) throws {
-        socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard connected == 0 else { close(socket); throw POSIXError(.ECONNREFUSED) }
+        socket = try LoopbackSocket.connected(to: port)
     }
 
     deinit { close(socket) }
@@ -48,5 +40,36 @@ public final class RawConnection {
             received += buffer[..<count]
         }
         return nil
+    }
+}
+
+/// TCP sockets on 127.0.0.1, for tests that speak below HTTP clients.
+public enum LoopbackSocket {
+    /// A socket connected to `port`.
+    public static func connected(to port: Int) throws -> Int32 {
+        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else { close(socket); throw POSIXError(.ECONNREFUSED) }
+        return socket
+    }
+
+    /// A socket listening on a port the system picks, and the port.
+    public static func listening() throws -> (socket: Int32, port: Int) {
+        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socket, $0, length) == 0 && getsockname(socket, $0, &length) == 0 }
+        }
+        guard bound, listen(socket, 8) == 0 else { close(socket); throw POSIXError(.EADDRNOTAVAIL) }
+        return (socket, Int(UInt16(bigEndian: address.sin_port)))
     }
 }

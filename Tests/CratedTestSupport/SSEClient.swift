@@ -22,15 +22,7 @@ public final class SSEClient {
     public private(set) var isClosed = false
 
     public init(port: Int, path: String, token: String, lastEventId: String? = nil) throws {
-        socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard connected == 0 else { close(socket); throw POSIXError(.ECONNREFUSED) }
+        socket = try LoopbackSocket.connected(to: port)
         var request = "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\nAuthorization: Bearer \(token)\r\n"
         if let lastEventId { request += "Last-Event-ID: \(lastEventId)\r\n" }
         request += "\r\n"
