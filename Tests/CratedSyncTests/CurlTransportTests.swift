@@ -180,6 +180,19 @@ extension CurlTransportTests {
     }
 }
 
+extension CurlTransportTests {
+    /// A hostile server's flood of header fields is cut at a thousand, never a trap in HTTPFields.
+    @Test func headerFieldsPastTheCapAreDropped() async throws {
+        // 70,000 empty fields: more than HTTPFields holds, within libcurl's 300 KB of headers.
+        let fields = String(repeating: "a:\r\n", count: 70_000)
+        let server = try OneResponseServer("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\(fields)\r\nok")
+        let response = try await CurlHTTPTransport(options: options).send(Self.get("http://127.0.0.1:\(server.port)/"))
+        #expect(response.status == 200)
+        #expect(response.body == Array("ok".utf8))
+        #expect(response.headerFields.count == 1000)
+    }
+}
+
 /// A server on 127.0.0.1 that answers one connection with the bytes given, as they are: for
 /// responses no HTTP library would send.
 private final class OneResponseServer: Sendable {

@@ -235,6 +235,8 @@ private final class CurlTransfer: @unchecked Sendable {
     let maxResponseBytes: Int
     var body: [UInt8] = []
     var headers = HTTPFields()
+    /// The most header fields a response keeps; the rest are dropped.
+    static let maxHeaderFields = 1000
     var exceededLimit = false
     let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE))
     private let cancelled = Atomic<Bool>(false)
@@ -268,6 +270,8 @@ private final class CurlTransfer: @unchecked Sendable {
             headers = HTTPFields()
             return
         }
+        // HTTPFields traps past 65,535 fields; no real answer has a thousand.
+        guard headers.count < Self.maxHeaderFields else { return }
         // A field whose name is not a valid token is dropped; invalid bytes in a value become spaces.
         guard let colon = line.firstIndex(of: UInt8(ascii: ":")),
               let name = HTTPField.Name(String(decoding: Self.trimmingBlanks(line[..<colon]), as: UTF8.self))
