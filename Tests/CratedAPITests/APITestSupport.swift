@@ -85,6 +85,12 @@ struct APIResponse: Sendable {
         try JSONDecoder().decode(T.self, from: body)
     }
 
+    /// The keys of a JSON object body, for the wire-format checks decoding cannot make (a key left
+    /// out reads as nil, as does a null).
+    var objectKeys: Set<String> {
+        Set(((try? JSONSerialization.jsonObject(with: body)) as? [String: Any])?.keys.map { $0 } ?? [])
+    }
+
     /// The `error` object of an error answer; nil for any other.
     var error: ErrorBody.Detail? { try? decode(ErrorBody.self).error }
 }

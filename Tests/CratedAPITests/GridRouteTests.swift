@@ -10,7 +10,10 @@ import Testing
     @Test func layoutResolvesTheClientsSignals() async throws {
         let server = try TestServer()
         try await server.test { client in
-            let layout = try await client.decoded(GridLayout.self, "/v1/layout?hsc=compact&vsc=regular&width=402&height=874", token: server.readToken)
+            let phone = try await client.call(.get, "/v1/layout?hsc=compact&vsc=regular&width=402&height=874", token: server.readToken)
+            #expect(phone.status == .ok)
+            #expect(phone.objectKeys == ["environment", "columns", "spacing", "padding", "itemWidth", "rows", "pageSize"])
+            let layout = try phone.decode(GridLayout.self)
             #expect(layout.environment == .iPhonePortrait)
             #expect(layout.columns == 2)
             let pad = try await client.decoded(GridLayout.self, "/v1/layout?layout=iPadFullscreen", token: server.readToken)
