@@ -12,11 +12,22 @@ extension CollectionError: APIErrorResponse {
         }
     }
 
-    public func response(from request: Request, context: some RequestContext) throws -> Response {
+    var code: String {
         switch self {
-        case .notFound(let what): try ErrorBody(code: "not_found", message: "\(what) not found", field: nil).response(status: status)
-        case .conflict(let field, let message): try ErrorBody(code: "conflict", message: message, field: field).response(status: status)
-        case .invalid(let field, let message): try ErrorBody(code: "invalid", message: message, field: field).response(status: status)
+        case .notFound: "not_found"
+        case .conflict: "conflict"
+        case .invalid: "invalid"
         }
+    }
+
+    var field: String? {
+        switch self {
+        case .notFound: nil
+        case .conflict(let field, _), .invalid(let field, _): field
+        }
+    }
+
+    public func response(from request: Request, context: some RequestContext) throws -> Response {
+        try ErrorBody(code: code, message: description, field: field).response(status: status)
     }
 }
