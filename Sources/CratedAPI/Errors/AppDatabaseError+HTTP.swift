@@ -14,10 +14,12 @@ extension AppDatabaseError: APIErrorResponse {
     public func response(from request: Request, context: some RequestContext) throws -> Response {
         switch self {
         case .locked:
-            try ErrorBody(code: "database_busy", message: "the database is busy with another write; try again in a moment", field: nil)
+            return try ErrorBody(code: "database_busy", message: "the database is busy with another write; try again in a moment", field: nil)
                 .response(status: status, headers: [.retryAfter: "2"])
         case .cannotOpen, .notADatabase:
-            try ErrorBody(code: "internal", message: "internal error", field: nil).response(status: status)
+            // The database went away under the daemon: a fault to log, with nothing for the client.
+            context.logger.error("database error", metadata: ["error": "\(self)"])
+            return try ErrorBody(code: "internal", message: "internal error", field: nil).response(status: status)
         }
     }
 }
