@@ -37,9 +37,15 @@ public func buildApplication(
 ) -> some ApplicationProtocol {
     Application(
         router: buildRouter(services: services),
-        // A connection that sends nothing for this long (half a request head, a body that never
-        // comes, a kept-alive connection left open) is closed: idle ones cannot pile up.
-        server: .http1(configuration: .init(idleTimeout: .seconds(Int64(configuration.serverIdleTimeoutSeconds)))),
+        // A connection that sends nothing for the idle timeout, or too slowly for the head and body
+        // timeouts, is closed, and past the connection limit the oldest waiting one makes way: a
+        // flood of half-open connections cannot exhaust the process's files.
+        server: .guardedHTTP1(
+            idleTimeout: .seconds(Int64(configuration.serverIdleTimeoutSeconds)),
+            limits: ConnectionLimits(
+                maxConnections: configuration.serverMaxConnections,
+                headTimeout: .seconds(Int64(configuration.serverHeadTimeoutSeconds)),
+                bodyTimeout: .seconds(Int64(configuration.serverBodyTimeoutSeconds)))),
         configuration: ApplicationConfiguration(
             address: .hostname(configuration.serverHost, port: configuration.serverPort),
             serverName: "crated/\(CratedVersion.current)"

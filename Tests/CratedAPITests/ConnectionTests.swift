@@ -7,13 +7,17 @@ import HummingbirdTesting
 import Logging
 import Testing
 
-/// Connections that would otherwise stay open for ever are closed after `server.idleTimeoutSeconds`:
-/// half a request head, a declared body that never comes, a connection that sends nothing.
+/// Connections that would otherwise stay open for ever are closed: after `server.idleTimeoutSeconds`
+/// of silence, a head or body sent too slowly, past the connection limit; HTTP/1.0 after its answer.
 @Suite struct ConnectionTests {
-    static func application(_ server: TestServer, idleTimeoutSeconds: Int) throws -> some ApplicationProtocol {
+    static func application(_ server: TestServer, idleTimeoutSeconds: Int = 30, headTimeoutSeconds: Int = 10,
+                            bodyTimeoutSeconds: Int = 60, maxConnections: Int = 1000) throws -> some ApplicationProtocol {
         var configuration = try CratedConfiguration.defaults()
         configuration.serverPort = 0
         configuration.serverIdleTimeoutSeconds = idleTimeoutSeconds
+        configuration.serverHeadTimeoutSeconds = headTimeoutSeconds
+        configuration.serverBodyTimeoutSeconds = bodyTimeoutSeconds
+        configuration.serverMaxConnections = maxConnections
         var logger = Logger(label: "crated-tests")
         logger.logLevel = .warning
         return buildApplication(configuration: configuration, services: server.services, logger: logger)
@@ -38,5 +42,80 @@ import Testing
             #expect(answer.hasPrefix("HTTP/1.1 200"), "\(answer.prefix(40))")
         }
         #expect(try server.database.crates(userId: 1).count == 6)
+    }
+
+    /// A head sent a byte at a time, each in time for the idle timeout, is closed at the head timeout.
+    @Test func aHeadSentTooSlowlyIsClosed() async throws {
+        let server = try TestServer()
+        try await Self.application(server, idleTimeoutSeconds: 30, headTimeoutSeconds: 1).test(.live) { client in
+            let connection = try RawConnection(port: try #require(client.port))
+            var closed: String?
+            for byte in "GET /healthz HTTP/1.1\r\nHost: x\r\nX-Slow: 0123456789012345678901234567890123456789" {
+                connection.send(String(byte))
+                closed = await connection.readUntilClosed(timeout: .milliseconds(100))
+                if closed != nil { break }
+            }
+            #expect(closed != nil, "a head dripped over 8 seconds kept its connection")
+        }
+    }
+
+    /// A body sent a byte at a time is closed at the body timeout.
+    @Test func aBodySentTooSlowlyIsClosed() async throws {
+        let server = try TestServer()
+        try await Self.application(server, idleTimeoutSeconds: 30, bodyTimeoutSeconds: 1).test(.live) { client in
+            let connection = try RawConnection(port: try #require(client.port))
+            connection.send("POST /v1/crates HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(server.writeToken)\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n")
+            var closed: String?
+            for _ in 0..<50 {
+                connection.send(" ")
+                closed = await connection.readUntilClosed(timeout: .milliseconds(100))
+                if closed != nil { break }
+            }
+            #expect(closed != nil, "a body dripped over 5 seconds kept its connection")
+        }
+        #expect(try server.database.crates(userId: 1).count == 6)
+    }
+
+    /// Past the connection limit, half-open connections make way for new ones, oldest first: a
+    /// flood of them cannot stop `/healthz` answering.
+    @Test func aFloodOfHalfOpenConnectionsIsShed() async throws {
+        let server = try TestServer()
+        try await Self.application(server, maxConnections: 16).test(.live) { client in
+            let port = try #require(client.port)
+            var flood: [RawConnection] = []
+            for _ in 0..<64 {
+                let connection = try RawConnection(port: port)
+                connection.send("GET /healthz HTTP/1.1\r\nHost: x\r\n")
+                flood.append(connection)
+            }
+            let fresh = try RawConnection(port: port)
+            fresh.send("GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+            let answer = try #require(await fresh.readUntilClosed(timeout: .seconds(5)))
+            #expect(answer.hasPrefix("HTTP/1.1 200"), "\(answer.prefix(40))")
+            // The oldest were closed; the newest (up to the limit, less the fresh one) are still open.
+            var closedCount = 0
+            for connection in flood where await connection.readUntilClosed(timeout: .milliseconds(20)) != nil { closedCount += 1 }
+            #expect(closedCount >= 64 - 15)
+            #expect(await flood.last!.readUntilClosed(timeout: .milliseconds(20)) == nil)
+        }
+    }
+
+    /// HTTP/1.0 closes after the answer unless the request asks to keep the connection alive.
+    @Test func http10WithoutKeepAliveIsClosedAfterItsAnswer() async throws {
+        let server = try TestServer()
+        try await Self.application(server, idleTimeoutSeconds: 30).test(.live) { client in
+            let port = try #require(client.port)
+            let plain = try RawConnection(port: port)
+            plain.send("GET /healthz HTTP/1.0\r\n\r\n")
+            let answer = try #require(await plain.readUntilClosed(timeout: .seconds(5)), "HTTP/1.0 connection left open")
+            #expect(answer.contains(" 200 "))
+            let kept = try RawConnection(port: port)
+            kept.send("GET /healthz HTTP/1.0\r\nConnection: keep-alive\r\n\r\n")
+            // Still open after its answer (read and dropped here), and answers a second request.
+            #expect(await kept.readUntilClosed(timeout: .milliseconds(500)) == nil)
+            kept.send("GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+            let second = try #require(await kept.readUntilClosed(timeout: .seconds(5)))
+            #expect(second.hasPrefix("HTTP/1.1 200"), "\(second.prefix(40))")
+        }
     }
 }

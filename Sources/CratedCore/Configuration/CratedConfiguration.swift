@@ -13,6 +13,12 @@ public struct CratedConfiguration: Sendable, Equatable {
     public var serverEventLoopExecutor: Bool
     /// Seconds a connection may send nothing before the server closes it.
     public var serverIdleTimeoutSeconds: Int
+    /// Open connections at most (see `ConnectionLimits` in CratedAPI).
+    public var serverMaxConnections: Int
+    /// Seconds a connection's request head may take to arrive.
+    public var serverHeadTimeoutSeconds: Int
+    /// Seconds a request body may take to arrive after its head.
+    public var serverBodyTimeoutSeconds: Int
     public var databasePath: String
     public var databaseBusyTimeoutMs: Int
     public var defaultUserName: String
@@ -33,6 +39,9 @@ public struct CratedConfiguration: Sendable, Equatable {
         serverPort = try int("server.port")
         serverEventLoopExecutor = try reader.requiredBool(forKey: "server.eventLoopExecutor")
         serverIdleTimeoutSeconds = try int("server.idleTimeoutSeconds")
+        serverMaxConnections = try int("server.maxConnections")
+        serverHeadTimeoutSeconds = try int("server.headTimeoutSeconds")
+        serverBodyTimeoutSeconds = try int("server.bodyTimeoutSeconds")
         databasePath = try string("database.path")
         databaseBusyTimeoutMs = try int("database.busyTimeoutMs")
         defaultUserName = try string("import.defaultUser")
@@ -53,6 +62,14 @@ public struct CratedConfiguration: Sendable, Equatable {
         }
         guard (1...3600).contains(serverIdleTimeoutSeconds) else {
             throw ConfigurationError.invalidValue(key: "server.idleTimeoutSeconds", reason: "must be from 1 to 3600, got \(serverIdleTimeoutSeconds)")
+        }
+        for (key, value) in [("server.headTimeoutSeconds", serverHeadTimeoutSeconds), ("server.bodyTimeoutSeconds", serverBodyTimeoutSeconds)] {
+            guard (1...3600).contains(value) else {
+                throw ConfigurationError.invalidValue(key: key, reason: "must be from 1 to 3600, got \(value)")
+            }
+        }
+        guard (1...1_000_000).contains(serverMaxConnections) else {
+            throw ConfigurationError.invalidValue(key: "server.maxConnections", reason: "must be from 1 to 1000000, got \(serverMaxConnections)")
         }
         guard !databasePath.isEmpty else {
             throw ConfigurationError.invalidValue(key: "database.path", reason: "must not be empty")

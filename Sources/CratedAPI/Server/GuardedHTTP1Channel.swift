@@ -1,0 +1,185 @@
+import Hummingbird
+import HummingbirdCore
+import Logging
+import NIOCore
+import NIOHTTP1
+import Synchronization
+
+/// Limits on connections that Hummingbird's HTTP/1 channel does not set itself.
+public struct ConnectionLimits: Sendable {
+    /// Open connections at most. Past it, a new connection closes the oldest one still waiting for a
+    /// request head (a flood of half-open connections makes way for real ones), or is itself closed
+    /// when every open connection is busy with a request.
+    public var maxConnections: Int
+    /// How long a connection's first request head may take to arrive. The next ones on a kept-alive
+    /// connection may also first wait the idle timeout.
+    public var headTimeout: TimeAmount
+    /// How long a request body may take to arrive, from the end of its head.
+    public var bodyTimeout: TimeAmount
+
+    public init(maxConnections: Int, headTimeout: TimeAmount, bodyTimeout: TimeAmount) {
+        self.maxConnections = maxConnections
+        self.headTimeout = headTimeout
+        self.bodyTimeout = bodyTimeout
+    }
+}
+
+/// Hummingbird's HTTP/1 channel with `ConnectionGuard` in each connection's pipeline, where it sees
+/// HTTP/1 request heads with their version.
+struct GuardedHTTP1Channel: ServerChildChannel {
+    let http1: HTTP1Channel
+    let limits: ConnectionLimits
+    let idleTimeout: TimeAmount
+    let connections: OpenConnections
+
+    func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<HTTP1Channel.Value> {
+        http1.setup(channel: channel, logger: logger).flatMapThrowing { value in
+            let decoder = try channel.pipeline.syncOperations.handler(type: ByteToMessageHandler<HTTPRequestDecoder>.self)
+            try channel.pipeline.syncOperations.addHandler(
+                ConnectionGuard(limits: limits, idleTimeout: idleTimeout, connections: connections), position: .after(decoder))
+            return value
+        }
+    }
+
+    func handle(value: HTTP1Channel.Value, logger: Logger) async {
+        await http1.handle(value: value, logger: logger)
+    }
+}
+
+extension HTTPServerBuilder {
+    /// HTTP/1 with crated's connection limits and timeouts.
+    static func guardedHTTP1(idleTimeout: TimeAmount, limits: ConnectionLimits) -> HTTPServerBuilder {
+        let connections = OpenConnections()
+        return HTTPServerBuilder { responder in
+            GuardedHTTP1Channel(
+                http1: HTTP1Channel(responder: responder, configuration: .init(idleTimeout: idleTimeout)),
+                limits: limits, idleTimeout: idleTimeout, connections: connections)
+        }
+    }
+}
+
+/// The server's open connections, and which of them wait for a request head, oldest first.
+final class OpenConnections: Sendable {
+    private struct State {
+        var count = 0
+        var nextId: UInt64 = 0
+        /// Connections waiting for a request head, by when they started waiting (ids only grow).
+        var waiting: [UInt64: any Channel] = [:]
+    }
+    private let state = Mutex(State())
+
+    var count: Int { state.withLock { $0.count } }
+
+    /// Counts a new connection; returns its id, or nil when it must be closed. Past the limit it
+    /// closes the connection that has waited longest for a request head, if any.
+    func open(_ channel: any Channel, limit: Int) -> UInt64? {
+        let (id, shed): (UInt64?, (any Channel)?) = state.withLock { state in
+            var shed: (any Channel)?
+            if state.count >= limit {
+                guard let oldest = state.waiting.keys.min() else { return (nil, nil) }
+                shed = state.waiting.removeValue(forKey: oldest)
+            }
+            state.count += 1
+            state.nextId += 1
+            state.waiting[state.nextId] = channel
+            return (state.nextId, shed)
+        }
+        shed?.close(promise: nil)
+        return id
+    }
+
+    /// The connection now waits for a request head (again); returns its new place in line.
+    func waitsForHead(id: UInt64, _ channel: any Channel) -> UInt64 {
+        state.withLock { state in
+            state.waiting.removeValue(forKey: id)
+            state.nextId += 1
+            state.waiting[state.nextId] = channel
+            return state.nextId
+        }
+    }
+
+    func gotHead(id: UInt64) {
+        _ = state.withLock { $0.waiting.removeValue(forKey: id) }
+    }
+
+    func close(id: UInt64) {
+        state.withLock { state in
+            state.waiting.removeValue(forKey: id)
+            state.count -= 1
+        }
+    }
+}
+
+/// One connection's guard: the connection limit, the head and body timeouts, and closing after the
+/// answer to an HTTP/1.0 request without keep-alive (HTTP/1.0 closes by default).
+final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPServerRequestPart
+    typealias InboundOut = HTTPServerRequestPart
+    typealias OutboundIn = HTTPServerResponsePart
+    typealias OutboundOut = HTTPServerResponsePart
+
+    private let limits: ConnectionLimits
+    /// How long a kept-alive connection may take to send its next complete head after an answer.
+    private let nextHeadTimeout: TimeAmount
+    private let connections: OpenConnections
+    private var id: UInt64?
+    private var timeout: Scheduled<Void>?
+    private var keepAlive = true
+
+    init(limits: ConnectionLimits, idleTimeout: TimeAmount, connections: OpenConnections) {
+        self.limits = limits
+        self.nextHeadTimeout = idleTimeout + limits.headTimeout
+        self.connections = connections
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        guard let id = connections.open(context.channel, limit: limits.maxConnections) else {
+            context.close(promise: nil)
+            return
+        }
+        self.id = id
+        closeUnlessDone(in: limits.headTimeout, context: context)
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        timeout?.cancel()
+        if let id { connections.close(id: id) }
+        id = nil
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch unwrapInboundIn(data) {
+        case .head(let head):
+            keepAlive = head.isKeepAlive
+            if let id { connections.gotHead(id: id) }
+            closeUnlessDone(in: limits.bodyTimeout, context: context)
+        case .body:
+            break
+        case .end:
+            timeout?.cancel()
+            timeout = nil
+        }
+        context.fireChannelRead(data)
+    }
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        guard case .end = unwrapOutboundIn(data) else {
+            context.write(data, promise: promise)
+            return
+        }
+        if keepAlive {
+            context.write(data, promise: promise)
+            if let id { self.id = connections.waitsForHead(id: id, context.channel) }
+            closeUnlessDone(in: nextHeadTimeout, context: context)
+        } else {
+            let written = promise ?? context.eventLoop.makePromise()
+            context.write(data, promise: written)
+            written.futureResult.whenComplete { _ in context.close(promise: nil) }
+        }
+    }
+
+    private func closeUnlessDone(in time: TimeAmount, context: ChannelHandlerContext) {
+        timeout?.cancel()
+        timeout = context.eventLoop.scheduleTask(in: time) { context.close(promise: nil) }
+    }
+}
