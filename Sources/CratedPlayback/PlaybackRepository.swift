@@ -143,8 +143,8 @@ extension AppDatabase {
     }
 
     /// Stores the user's state and the plays that counted, in one transaction.
-    func savePlaybackState(userId: Int64, facts: PlaybackFacts, nowMs: Int64, countedPlays: [CountedPlay] = []) throws {
-        try write { db in
+    func savePlaybackState(userId: Int64, facts: PlaybackFacts, nowMs: Int64, countedPlays: [CountedPlay] = []) async throws {
+        try await write { db in
             var record = PlaybackStateRecord(userId: userId, facts: facts, updatedAtMs: nowMs)
             try record.upsert(db)
             for play in countedPlays {

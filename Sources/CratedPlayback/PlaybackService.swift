@@ -41,9 +41,9 @@ public enum PlaybackCommand: Sendable, Equatable {
 /// or commanded, and written back, so it survives restarts. `run()` does the same at the moment each
 /// change is due, so that event streams hear about it without anyone asking.
 ///
-/// Database calls are synchronous inside the actor on purpose: each command or settlement reads,
-/// writes and publishes without a suspension point, so commands never interleave and every
-/// subscriber receives the events in revision order.
+/// Each command or settlement reads, writes and publishes under `exclusively`, which holds across
+/// the suspension of its write: commands never interleave, every subscriber receives the events in
+/// revision order, and a write waiting for SQLite's lock holds no thread.
 public actor PlaybackService {
     /// Events a slow stream may fall behind by before its oldest undelivered ones are dropped. Each
     /// event is the whole state, so a stream that drops some still ends on the right one.
@@ -59,6 +59,9 @@ public actor PlaybackService {
     /// When each user's state next changes by itself. Written on the actor; under a lock of its own
     /// so that album pages can tell, without waiting for the actor, that nothing is due.
     private let agenda = Mutex(Agenda())
+    /// Whether a command or settlement is under way, and those waiting for it to end, first first.
+    private var isExclusiveTaken = false
+    private var exclusiveWaiters: [CheckedContinuation<Void, Never>] = []
 
     public init(database: AppDatabase, clock: any PlaybackClock = SystemPlaybackClock(),
                 logger: Logger = Logger(label: "crated.playback")) {
@@ -76,19 +79,24 @@ public actor PlaybackService {
     // MARK: - Reading
 
     /// The user's state now (for `GET /v1/player`).
-    public func current(userId: Int64) throws(PlaybackError) -> PlaybackSnapshot {
-        try guarded {
+    /// A read: it waits for commands only when the state has a change due to write first.
+    public func current(userId: Int64) async throws(PlaybackError) -> PlaybackSnapshot {
+        try await guarded {
             let nowMs = clock.nowMs
-            return try snapshot(of: settle(userId: userId, at: nowMs), userId: userId, at: nowMs)
+            if agenda.withLock({ $0.isDue(userId, at: nowMs) }) {
+                return try await exclusively { try await snapshot(of: settle(userId: userId, at: nowMs), userId: userId, at: nowMs) }
+            }
+            let (facts, tracklist) = try database.playbackState(userId: userId)
+            return try snapshot(of: Current(facts: facts, tracklist: tracklist), userId: userId, at: nowMs)
         }
     }
 
     /// The user's plays, newest first: `limit` (1-200) of them older than `cursor`.
-    public func history(userId: Int64, before cursor: HistoryCursor? = nil, limit: Int = 50) throws(PlaybackError) -> HistoryPage {
-        try guarded {
-            // A play that has counted by now is in the history even if no one has asked for the state.
-            _ = try settle(userId: userId, at: clock.nowMs)
-            return try database.playHistory(userId: userId, before: cursor, limit: min(max(limit, 1), 200))
+    public func history(userId: Int64, before cursor: HistoryCursor? = nil, limit: Int = 50) async throws(PlaybackError) -> HistoryPage {
+        // A play that has counted by now is in the history even if no one has asked for the state.
+        try await settleIfDue(userId: userId)
+        return try await guarded {
+            try database.playHistory(userId: userId, before: cursor, limit: min(max(limit, 1), 200))
         }
     }
 
@@ -101,15 +109,18 @@ public actor PlaybackService {
         if agenda.withLock({ $0.isDue(userId, at: clock.nowMs) }) {
             try await settleIfDue(userId: userId)
         }
-        return try guarded {
+        return try await guarded {
             try database.albumPlayStats(userId: userId, albumId: albumId)
         }
     }
 
-    private func settleIfDue(userId: Int64) throws(PlaybackError) {
-        try guarded {
-            let nowMs = clock.nowMs
-            if agenda.withLock({ $0.isDue(userId, at: nowMs) }) { _ = try settle(userId: userId, at: nowMs) }
+    private func settleIfDue(userId: Int64) async throws(PlaybackError) {
+        guard agenda.withLock({ $0.isDue(userId, at: clock.nowMs) }) else { return }
+        try await guarded {
+            try await exclusively {
+                let nowMs = clock.nowMs
+                if agenda.withLock({ $0.isDue(userId, at: nowMs) }) { _ = try await settle(userId: userId, at: nowMs) }
+            }
         }
     }
 
@@ -119,15 +130,20 @@ public actor PlaybackService {
     /// the SSE event id). The stream opens with the current state unless `lastEventId` is the current
     /// revision: a client that reconnects after missing events gets the state that replaces them.
     /// Ending the stream (the client goes away) unsubscribes it; `run()` ends all streams when it returns.
-    public func events(userId: Int64, lastEventId: Int64? = nil) throws(PlaybackError) -> AsyncStream<PlaybackEvent> {
-        let current = try self.current(userId: userId)
-        let (stream, continuation) = AsyncStream.makeStream(
-            of: PlaybackEvent.self, bufferingPolicy: .bufferingNewest(Self.eventBufferSize))
-        // No event can be published between reading `current` and subscribing: both happen on this
-        // actor without a suspension point.
-        subscribers.add(continuation, userId: userId)
-        if lastEventId != current.revision { continuation.yield(PlaybackEvent(snapshot: current)) }
-        return stream
+    public func events(userId: Int64, lastEventId: Int64? = nil) async throws(PlaybackError) -> AsyncStream<PlaybackEvent> {
+        try await guarded {
+            // No event can be published between reading the state and subscribing: events are
+            // published only under `exclusively`.
+            try await exclusively {
+                let nowMs = clock.nowMs
+                let current = try await snapshot(of: settle(userId: userId, at: nowMs), userId: userId, at: nowMs)
+                let (stream, continuation) = AsyncStream.makeStream(
+                    of: PlaybackEvent.self, bufferingPolicy: .bufferingNewest(Self.eventBufferSize))
+                subscribers.add(continuation, userId: userId)
+                if lastEventId != current.revision { continuation.yield(PlaybackEvent(snapshot: current)) }
+                return stream
+            }
+        }
     }
 
     /// Open event streams of a user.
@@ -140,10 +156,10 @@ public actor PlaybackService {
     /// Applies a command and returns the new state. With `expectedRevision`, the command is refused
     /// (409 with the current state) unless the state is still at that revision.
     @discardableResult
-    public func perform(_ command: PlaybackCommand, userId: Int64, expectedRevision: Int64? = nil) throws(PlaybackError) -> PlaybackSnapshot {
-        try guarded {
+    public func perform(_ command: PlaybackCommand, userId: Int64, expectedRevision: Int64? = nil) async throws(PlaybackError) -> PlaybackSnapshot {
+        try await guarded { try await exclusively {
             let nowMs = clock.nowMs
-            let current = try settle(userId: userId, at: nowMs)
+            let current = try await settle(userId: userId, at: nowMs)
             if let expectedRevision, expectedRevision != current.facts.revision {
                 throw PlaybackError.revisionConflict(
                     expected: expectedRevision, current: try snapshot(of: current, userId: userId, at: nowMs))
@@ -159,7 +175,7 @@ public actor PlaybackService {
                     throw PlaybackError.ruleBroken(rule, message: message)
                 }
             }
-            try database.savePlaybackState(userId: userId, facts: next.facts, nowMs: nowMs)
+            try await database.savePlaybackState(userId: userId, facts: next.facts, nowMs: nowMs)
             schedule(userId: userId, next)
             let snapshot = try snapshot(of: next, userId: userId, at: nowMs)
             subscribers.publish(PlaybackEvent(snapshot: snapshot))
@@ -167,7 +183,7 @@ public actor PlaybackService {
                 "user": "\(userId)", "command": "\(command)", "revision": "\(snapshot.revision)",
             ])
             return snapshot
-        }
+        } }
     }
 
     /// The state after `command`, at the next revision; throws `Refusal` or `PlaybackError`.
@@ -281,7 +297,8 @@ public actor PlaybackService {
 
     /// Brings the user's stored state up to `nowMs`: writes back derived transitions (a new revision,
     /// published to the user's streams) and plays that counted (without a new revision).
-    private func settle(userId: Int64, at nowMs: Int64) throws -> Current {
+    /// Call it only under `exclusively`.
+    private func settle(userId: Int64, at nowMs: Int64) async throws -> Current {
         let (stored, tracklist) = try database.playbackState(userId: userId)
         guard let deck = stored.deck else {
             let current = Current(facts: stored, tracklist: nil)
@@ -293,7 +310,7 @@ public actor PlaybackService {
             facts: PlaybackFacts(revision: stored.revision + (settlement.changed ? 1 : 0), deck: settlement.deck),
             tracklist: settlement.deck == nil ? nil : tracklist)
         if settled.facts != stored || !settlement.countedPlays.isEmpty {
-            try database.savePlaybackState(userId: userId, facts: settled.facts, nowMs: nowMs, countedPlays: settlement.countedPlays)
+            try await database.savePlaybackState(userId: userId, facts: settled.facts, nowMs: nowMs, countedPlays: settlement.countedPlays)
         }
         schedule(userId: userId, settled)
         if settlement.changed, subscribers.count(userId: userId) > 0 {
@@ -315,16 +332,16 @@ public actor PlaybackService {
     /// the daemon (wrapped as a swift-service-lifecycle Service, with `cancelWhenGracefulShutdown`);
     /// it returns when its task is cancelled, after ending every open event stream.
     public func run() async {
-        catchUpAfterStart()
+        await catchUpAfterStart()
         while !Task.isCancelled {
             await sleep(until: agenda.withLock { $0.earliest })
-            settleDueStates()
+            await settleDueStates()
         }
         subscribers.finishAll()
     }
 
     /// Settles every state that was active when the daemon stopped.
-    private func catchUpAfterStart() {
+    private func catchUpAfterStart() async {
         let userIds: [Int64]
         do {
             userIds = try database.activePlaybackUserIds()
@@ -332,19 +349,19 @@ public actor PlaybackService {
             logger.error("cannot list active playback states", metadata: ["error": "\(error)"])
             return
         }
-        for userId in userIds { settleFromLoop(userId: userId, at: clock.nowMs) }
+        for userId in userIds { await settleFromLoop(userId: userId, at: clock.nowMs) }
     }
 
-    private func settleDueStates() {
+    private func settleDueStates() async {
         let nowMs = clock.nowMs
         for userId in agenda.withLock({ $0.due(at: nowMs) }) {
-            settleFromLoop(userId: userId, at: nowMs)
+            await settleFromLoop(userId: userId, at: nowMs)
         }
     }
 
-    private func settleFromLoop(userId: Int64, at nowMs: Int64) {
+    private func settleFromLoop(userId: Int64, at nowMs: Int64) async {
         do {
-            _ = try settle(userId: userId, at: nowMs)
+            _ = try await exclusively { try await settle(userId: userId, at: nowMs) }
         } catch {
             logger.error("cannot settle playback state", metadata: ["user": "\(userId)", "error": "\(error)"])
             _ = agenda.withLock { $0.note(userId, nextChangeMs: nowMs + Self.retryAfterFailureMs) }
@@ -361,6 +378,20 @@ public actor PlaybackService {
             await group.next()
             group.cancelAll()
         }
+    }
+
+    /// Runs `body` when no other command or settlement is under way, however long either suspends.
+    private func exclusively<T>(_ body: () async throws -> T) async rethrows -> T {
+        if isExclusiveTaken {
+            // Woken by the one before, which hands its turn over without releasing it.
+            await withCheckedContinuation { exclusiveWaiters.append($0) }
+        } else {
+            isExclusiveTaken = true
+        }
+        defer {
+            if exclusiveWaiters.isEmpty { isExclusiveTaken = false } else { exclusiveWaiters.removeFirst().resume() }
+        }
+        return try await body()
     }
 
     // MARK: - Documents
@@ -424,9 +455,9 @@ public actor PlaybackService {
 
     /// Runs `body`, passing `PlaybackError`s through and turning anything else (a database failure)
     /// into `.storage`.
-    private nonisolated func guarded<T>(_ body: () throws -> T) throws(PlaybackError) -> T {
+    private func guarded<T>(_ body: () async throws -> T) async throws(PlaybackError) -> T {
         do {
-            return try body()
+            return try await body()
         } catch let error as PlaybackError {
             throw error
         } catch {

@@ -1,5 +1,6 @@
 @testable import CratedAPI
 import CratedCore
+import CratedTestSupport
 import Foundation
 import GRDB
 import Hummingbird
@@ -142,5 +143,90 @@ import Testing
             #expect(try await client.call(.post, "/v1/crates/\(id)/copies", token: server.writeToken, json: #"{"copyIds": ["1"]}"#).status == .badRequest)
             #expect(try await client.call(.post, "/v1/crates/\(id)/copies", token: server.writeToken, json: #"{"copyIds": [1e300]}"#).status == .badRequest)
         }
+    }
+
+    /// Every copy of the crate, walking its pages by `next`.
+    static func walk(_ client: some TestClientProtocol, crate id: Int64, token: String, limit: Int) async throws -> [Int64] {
+        var copies: [Int64] = []
+        var after: String?
+        repeat {
+            let page = try await client.decoded(CrateDetailDTO.self, "/v1/crates/\(id)?limit=\(limit)" + (after.map { "&after=\($0)" } ?? ""), token: token)
+            #expect(page.items.count <= limit)
+            copies += page.items.map(\.copyId)
+            after = page.next
+        } while after != nil
+        return copies
+    }
+
+    /// A crate's copies come in pages that together hold each copy once, in crate order; a move puts
+    /// one copy before or after another and leaves the others in their order.
+    @Test func crateContentsComeInPagesAndMovesReorderThem() async throws {
+        let server = try TestServer()
+        let mine = try server.copyIds(user: "collector")
+        try await server.test { client in
+            let crate = try await client.decoded(CrateDTO.self, "/v1/crates", method: .post, token: server.writeToken,
+                                                 json: #"{"name": "Everything"}"#, expecting: .created)
+            let added = try await client.decoded(AddedDTO.self, "/v1/crates/\(crate.id)/copies", method: .post, token: server.writeToken,
+                                                 json: "{\"copyIds\": \(mine)}")
+            #expect(added.added == mine.count)
+            let first = try await client.decoded(CrateDetailDTO.self, "/v1/crates/\(crate.id)?limit=5", token: server.writeToken)
+            #expect(first.copies == mine.count)
+            #expect(first.items.map(\.copyId) == Array(mine.prefix(5)))
+            #expect(first.next != nil)
+            var model = mine
+            #expect(try await Self.walk(client, crate: crate.id, token: server.readToken, limit: 7) == model)
+
+            // Random moves, checked against a list moved the same way.
+            var generator = SeededGenerator(seed: 17)
+            for _ in 0..<40 {
+                let moving = model.randomElement(using: &generator)!
+                let anchor = model.filter { $0 != moving }.randomElement(using: &generator)!
+                let after = Bool.random(using: &generator)
+                let moved = try await client.call(.patch, "/v1/crates/\(crate.id)/copies/\(moving)", token: server.writeToken,
+                                                  json: "{\"\(after ? "after" : "before")\": \(anchor)}")
+                #expect(moved.status == .noContent)
+                model.removeAll { $0 == moving }
+                let anchorIndex = model.firstIndex(of: anchor)!
+                model.insert(moving, at: after ? anchorIndex + 1 : anchorIndex)
+            }
+            #expect(try await Self.walk(client, crate: crate.id, token: server.readToken, limit: 6) == model)
+            #expect(try await Self.walk(client, crate: crate.id, token: server.readToken, limit: 500) == model)
+        }
+    }
+
+    @Test func badPagesAndMoves() async throws {
+        let server = try TestServer()
+        let mine = try server.copyIds(user: "collector")
+        let alices = try server.copyIds(user: "alice")
+        let jazz = try server.database.crates(userId: 1).first { $0.crate.name == "Jazz" }!.crate.id!
+        let inJazz = try server.database.crateContents(id: jazz, userId: 1).entries.map { $0.copy.id! }
+        let notInJazz = mine.first { !inJazz.contains($0) }!
+        try await server.test { client in
+            for query in ["limit=0", "limit=501", "limit=x", "after=x", "after=1_0", "after=-1_5", "after=1_2_3", "after=_"] {
+                let response = try await client.call(.get, "/v1/crates/\(jazz)?\(query)", token: server.readToken)
+                #expect(response.status == .badRequest, "\(query)")
+                #expect(response.error?.code == "bad_parameter", "\(query)")
+            }
+            let cases: [(String, String, HTTPResponse.Status)] = [
+                ("\(inJazz[0])", #"{"before": \#(inJazz[0])}"#, .unprocessableContent),
+                ("\(inJazz[0])", #"{"before": \#(inJazz[1]), "after": \#(inJazz[2])}"#, .badRequest),
+                ("\(inJazz[0])", #"{}"#, .badRequest),
+                ("\(inJazz[0])", #"{"before": "x"}"#, .badRequest),
+                ("\(inJazz[0])", #"{"beside": 1}"#, .badRequest),
+                ("\(inJazz[0])", #"{"before": \#(notInJazz)}"#, .notFound),
+                ("\(notInJazz)", #"{"before": \#(inJazz[0])}"#, .notFound),
+                ("\(alices[0])", #"{"before": \#(inJazz[0])}"#, .notFound),
+                ("0", #"{"before": \#(inJazz[0])}"#, .badRequest),
+            ]
+            for (copy, json, status) in cases {
+                let response = try await client.call(.patch, "/v1/crates/\(jazz)/copies/\(copy)", token: server.writeToken, json: json)
+                #expect(response.status == status, "\(copy) \(json)")
+            }
+            let read = try await client.call(.patch, "/v1/crates/\(jazz)/copies/\(inJazz[0])", token: server.readToken, json: #"{"after": \#(inJazz[1])}"#)
+            #expect(read.status == .forbidden)
+            let alicesCrate = try await client.call(.patch, "/v1/crates/\(jazz)/copies/\(inJazz[0])", token: server.aliceToken, json: #"{"after": \#(inJazz[1])}"#)
+            #expect(alicesCrate.status == .notFound)
+        }
+        #expect(try server.database.crateContents(id: jazz, userId: 1).entries.map { $0.copy.id! } == inJazz)
     }
 }

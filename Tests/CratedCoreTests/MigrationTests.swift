@@ -18,20 +18,32 @@ import Testing
 
     @Test func walForeignKeysAndBusyTimeoutAreOn() throws {
         let directory = try TemporaryDirectory()
-        let database = try directory.database(busyTimeoutMs: 1234)
-        let (journal, foreignKeys, timeout) = try database.writer.write { db in
-            (try String.fetchOne(db, sql: "PRAGMA journal_mode")!, try Int.fetchOne(db, sql: "PRAGMA foreign_keys")!,
-             try Int.fetchOne(db, sql: "PRAGMA busy_timeout")!)
+        let database = try directory.database(busyTimeoutMs: 300)
+        let (journal, foreignKeys) = try database.writer.write { db in
+            (try String.fetchOne(db, sql: "PRAGMA journal_mode")!, try Int.fetchOne(db, sql: "PRAGMA foreign_keys")!)
         }
         #expect(journal == "wal")
         #expect(foreignKeys == 1)
-        #expect(timeout == 1234)
+        #expect(try database.read { db in try Int.fetchOne(db, sql: "PRAGMA busy_timeout") } == 300)
         #expect(throws: DatabaseError.self) {
             try database.writer.write { db in
                 try db.execute(sql: "INSERT INTO collection_item (user_id, album_id, date_added) VALUES (99, 99, 'x')")
             }
         }
+        // A write waits the busy timeout for another connection's lock, then gives up as `locked`.
+        var holding = Configuration()
+        holding.allowsUnsafeTransactions = true
+        let other = try DatabaseQueue(path: directory.path("crated.sqlite"), configuration: holding)
+        try other.inDatabase { db in try db.execute(sql: "BEGIN IMMEDIATE") }
+        let started = ContinuousClock.now
+        #expect(throws: AppDatabaseError.locked) {
+            try database.writeBlocking { db in try db.execute(sql: "UPDATE listing_generation SET value = value") }
+        }
+        #expect(ContinuousClock.now - started >= .milliseconds(300))
+        try other.inDatabase { db in try db.execute(sql: "COMMIT") }
+        try database.writeBlocking { db in try db.execute(sql: "UPDATE listing_generation SET value = value") }
     }
+
 
     @Test func aChangedAppliedFileIsRefusedByName() throws {
         let directory = try TemporaryDirectory()

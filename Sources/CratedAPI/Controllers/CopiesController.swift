@@ -22,7 +22,7 @@ struct CopiesController {
         let id = try context.id("id")
         var request = request
         let body = try await request.decodeStrict(EditCopyBody.self, context: context)
-        let (copy, crates) = try database.updateCopy(id: id, userId: principal.userId, changes: body.changes)
+        let (copy, crates) = try await database.updateCopy(id: id, userId: principal.userId, changes: body.changes)
         return CopyDTO(copy, crates: crates)
     }
 }

@@ -14,6 +14,7 @@ struct CratesController {
             .delete(":id", use: delete)
             .post(":id/copies", use: addCopies)
             .put(":id/copies", use: reorder)
+            .patch(":id/copies/:copyId", use: moveCopy)
             .delete(":id/copies/:copyId", use: removeCopy)
     }
 
@@ -26,16 +27,25 @@ struct CratesController {
         let principal = try context.requirePrincipal()
         var request = request
         let body = try await request.decodeStrict(CrateNameBody.self, context: context)
-        let crate = try database.createCrate(userId: principal.userId, name: body.name)
+        let crate = try await database.createCrate(userId: principal.userId, name: body.name)
         return EditedResponse(status: .created, headers: [.location: "/v1/crates/\(crate.id!)"], response: CrateDTO(crate, copies: 0))
     }
 
+    /// The crate and a page of its copies in crate order; `after` (a page's `next`) asks for the next.
     @Sendable func detail(request: Request, context: AppRequestContext) async throws -> CrateDetailDTO {
         let principal = try context.requirePrincipal()
-        let (crate, entries) = try database.crateContents(id: try context.id("id"), userId: principal.userId)
+        let id = try context.id("id")
+        let limit = try request.queryInt("limit", default: 100, range: 1...500)
+        var cursor: CrateCursor?
+        if let after = request.query("after") {
+            guard let parsed = CrateCursor(after) else { throw APIError.badParameter("after", "after must be a cursor from a previous page's next") }
+            cursor = parsed
+        }
+        let page = try database.crateContents(id: id, userId: principal.userId, after: cursor, limit: limit)
         return CrateDetailDTO(
-            id: crate.id!, name: crate.name, copies: entries.count, createdAt: crate.createdAt, updatedAt: crate.updatedAt,
-            items: entries.map { .init(position: $0.position, addedAt: $0.addedAt, copyId: $0.copy.id!, album: AlbumListingDTO($0.album)) })
+            id: page.crate.id!, name: page.crate.name, copies: page.copies, createdAt: page.crate.createdAt, updatedAt: page.crate.updatedAt,
+            items: page.entries.map { .init(position: $0.position, addedAt: $0.addedAt, copyId: $0.copy.id!, album: AlbumListingDTO($0.album)) },
+            next: page.next?.description)
     }
 
     @Sendable func rename(request: Request, context: AppRequestContext) async throws -> CrateDTO {
@@ -43,13 +53,13 @@ struct CratesController {
         let id = try context.id("id")
         var request = request
         let body = try await request.decodeStrict(CrateNameBody.self, context: context)
-        let renamed = try database.renameCrate(id: id, userId: principal.userId, name: body.name)
+        let renamed = try await database.renameCrate(id: id, userId: principal.userId, name: body.name)
         return CrateDTO(renamed.crate, copies: renamed.copies)
     }
 
     @Sendable func delete(request: Request, context: AppRequestContext) async throws -> HTTPResponse.Status {
         let principal = try context.requirePrincipal()
-        try database.deleteCrate(id: try context.id("id"), userId: principal.userId)
+        try await database.deleteCrate(id: try context.id("id"), userId: principal.userId)
         return .noContent
     }
 
@@ -58,7 +68,7 @@ struct CratesController {
         let id = try context.id("id")
         var request = request
         let body = try await request.decodeStrict(CopyIdsBody.self, context: context)
-        return AddedDTO(added: try database.addToCrate(id: id, userId: principal.userId, copyIds: body.copyIds))
+        return AddedDTO(added: try await database.addToCrate(id: id, userId: principal.userId, copyIds: body.copyIds))
     }
 
     @Sendable func reorder(request: Request, context: AppRequestContext) async throws -> CrateDetailDTO {
@@ -66,13 +76,24 @@ struct CratesController {
         let id = try context.id("id")
         var request = request
         let body = try await request.decodeStrict(CopyIdsBody.self, context: context)
-        try database.reorderCrate(id: id, userId: principal.userId, copyIds: body.copyIds)
+        try await database.reorderCrate(id: id, userId: principal.userId, copyIds: body.copyIds)
         return try await detail(request: request, context: context)
+    }
+
+    /// Moves one copy before or after another: a reorder costs one small request however large the crate.
+    @Sendable func moveCopy(request: Request, context: AppRequestContext) async throws -> HTTPResponse.Status {
+        let principal = try context.requirePrincipal()
+        let id = try context.id("id")
+        let copyId = try context.id("copyId")
+        var request = request
+        let body = try await request.decodeStrict(CrateMoveBody.self, context: context)
+        try await database.moveInCrate(id: id, userId: principal.userId, copyId: copyId, to: body.placement)
+        return .noContent
     }
 
     @Sendable func removeCopy(request: Request, context: AppRequestContext) async throws -> HTTPResponse.Status {
         let principal = try context.requirePrincipal()
-        try database.removeFromCrate(id: try context.id("id"), userId: principal.userId, copyId: try context.id("copyId"))
+        try await database.removeFromCrate(id: try context.id("id"), userId: principal.userId, copyId: try context.id("copyId"))
         return .noContent
     }
 }

@@ -67,6 +67,8 @@ struct CrateDetailDTO: ResponseCodable {
     var createdAt: String
     var updatedAt: String
     var items: [Entry]
+    /// Pass as `after` for the next page; absent on the last page.
+    var next: String?
 }
 
 struct AddedDTO: ResponseCodable {
@@ -78,6 +80,24 @@ struct AddedDTO: ResponseCodable {
 struct CrateNameBody: StrictBody {
     static let fields: Set<String> = ["name"]
     var name: String
+}
+
+/// Where to move a copy in its crate: exactly one of `before` and `after`, another copy of the crate.
+struct CrateMoveBody: StrictBody {
+    static let fields: Set<String> = ["before", "after"]
+    var placement: CratePlacement
+
+    private enum Key: String, CodingKey { case before, after }
+
+    init(from decoder: Decoder) throws {
+        let container = try decoder.container(keyedBy: Key.self)
+        switch (try container.decodeIfPresent(Int64.self, forKey: .before), try container.decodeIfPresent(Int64.self, forKey: .after)) {
+        case (let before?, nil): placement = .before(copyId: before)
+        case (nil, let after?): placement = .after(copyId: after)
+        default:
+            throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "give exactly one of before and after: the id of another copy in the crate"))
+        }
+    }
 }
 
 struct CopyIdsBody: StrictBody {

@@ -14,6 +14,8 @@ public struct AppDatabase: Sendable {
     let crateCopyCounts = GenerationCache<[Int64: Int]>(capacity: 64)
     /// Token uses not yet written (see `authenticate(bearer:)`).
     let tokenUses = TokenUses()
+    /// How long a write may wait for the write lock, counted from when it was asked for.
+    private let writeDeadlines: WriteDeadlines
 
     /// Opens (creating if needed) the database file: WAL, foreign keys on, a busy timeout, migrated.
     public static func open(
@@ -35,7 +37,8 @@ public struct AppDatabase: Sendable {
         }
         var configuration = Configuration()
         configuration.foreignKeysEnabled = true
-        configuration.busyMode = .timeout(Double(busyTimeoutMs) / 1000)
+        let writeDeadlines = WriteDeadlines(timeout: .milliseconds(busyTimeoutMs))
+        configuration.busyMode = .callback { tries in writeDeadlines.shouldRetry(tries: tries) }
         configuration.journalMode = .wal
         configuration.prepareDatabase { db in
             // Safe with WAL: a crash loses at most the last transactions, never integrity.
@@ -50,9 +53,13 @@ public struct AppDatabase: Sendable {
         } catch let error as DatabaseError {
             throw AppDatabaseError.cannotOpen(path: path, reason: error.message ?? error.description)
         }
-        try AppDatabase(writer: pool).migrate(migrations)
+        try AppDatabase(writer: pool, writeDeadlines: writeDeadlines).migrate(migrations)
+        // Readers wait only for a checkpoint or a recovery, never for a writer: a plain timeout.
+        var readConfiguration = configuration
+        readConfiguration.busyMode = .timeout(Double(busyTimeoutMs) / 1000)
         // Opened after the migrations: these connections keep the schema they first read.
-        return AppDatabase(writer: pool, readConnections: ReadConnections(path: path, configuration: configuration))
+        return AppDatabase(writer: pool, writeDeadlines: writeDeadlines,
+                           readConnections: ReadConnections(path: path, configuration: readConfiguration))
     }
 
     /// Applies the migrations that this database lacks; returns the file names applied.
@@ -68,11 +75,12 @@ public struct AppDatabase: Sendable {
     }
 
     public init(writer: any DatabaseWriter) {
-        self.init(writer: writer, readConnections: nil)
+        self.init(writer: writer, writeDeadlines: WriteDeadlines(timeout: .seconds(5)), readConnections: nil)
     }
 
-    private init(writer: any DatabaseWriter, readConnections: ReadConnections?) {
+    private init(writer: any DatabaseWriter, writeDeadlines: WriteDeadlines, readConnections: ReadConnections? = nil) {
         self.writer = writer
+        self.writeDeadlines = writeDeadlines
         self.readConnections = readConnections
     }
 
@@ -82,14 +90,40 @@ public struct AppDatabase: Sendable {
         return try writer.read(body)
     }
 
-    /// Runs `body` in a write transaction. A write lock that another connection or process holds past
-    /// the busy timeout is `AppDatabaseError.locked`: the API answers it with 503 and `Retry-After`.
-    public func write<T>(_ body: (Database) throws -> T) throws -> T {
+    /// Runs `body` in a write transaction, suspending the caller (never holding its thread) while the
+    /// write waits for its turn and for the lock. A write that has not got the lock within the busy
+    /// timeout of being asked for, however long it queued behind others, is `AppDatabaseError.locked`:
+    /// the API answers it with 503 and `Retry-After`.
+    public func write<T: Sendable>(_ body: @Sendable (Database) throws -> T) async throws -> T {
+        let deadline = writeDeadlines.deadline(askedAt: .now)
         do {
-            return try writer.write(body)
+            return try await writer.writeWithoutTransaction { db in
+                try writeDeadlines.waiting(until: deadline) { try Self.inTransaction(db, body) }
+            }
         } catch let error as DatabaseError where error.isBusy {
             throw AppDatabaseError.locked
         }
+    }
+
+    /// `write` for the command line and start-up, where nothing else waits on the calling thread.
+    public func writeBlocking<T>(_ body: (Database) throws -> T) throws -> T {
+        let deadline = writeDeadlines.deadline(askedAt: .now)
+        do {
+            return try writer.writeWithoutTransaction { db in
+                try writeDeadlines.waiting(until: deadline) { try Self.inTransaction(db, body) }
+            }
+        } catch let error as DatabaseError where error.isBusy {
+            throw AppDatabaseError.locked
+        }
+    }
+
+    private static func inTransaction<T>(_ db: Database, _ body: (Database) throws -> T) throws -> T {
+        var result: T?
+        try db.inTransaction(.immediate) {
+            result = try body(db)
+            return .commit
+        }
+        return result!
     }
 
     /// Runs `body` outside a transaction, for a single statement, which is consistent on its own.

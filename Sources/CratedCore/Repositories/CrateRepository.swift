@@ -25,6 +25,44 @@ public struct CrateEntry: Sendable, Equatable {
     public var album: AlbumListing
 }
 
+/// Where a page of a crate's contents ends: the position and copy of its last entry. Its text is
+/// opaque to clients (`position_copy`).
+public struct CrateCursor: Sendable, Hashable, LosslessStringConvertible {
+    let position: Int64
+    let copyId: Int64
+
+    /// Nil for text that is not a cursor: the API answers 400.
+    public init?(_ description: String) {
+        let parts = description.split(separator: "_", omittingEmptySubsequences: false)
+        guard parts.count == 2, let position = Int64(parts[0]), position >= 0, let copyId = RecordID.parse(parts[1]) else { return nil }
+        self.position = position
+        self.copyId = copyId
+    }
+
+    init(position: Int64, copyId: Int64) {
+        self.position = position
+        self.copyId = copyId
+    }
+
+    public var description: String { "\(position)_\(copyId)" }
+}
+
+/// One page of a crate's contents, in crate order.
+public struct CratePage: Sendable, Equatable {
+    public var crate: Crate
+    /// Copies in the whole crate.
+    public var copies: Int
+    public var entries: [CrateEntry]
+    /// Nil on the last page.
+    public var next: CrateCursor?
+}
+
+/// Where a move puts a copy: just before or just after another copy of the same crate.
+public enum CratePlacement: Sendable, Equatable {
+    case before(copyId: Int64)
+    case after(copyId: Int64)
+}
+
 /// Changes to one copy; nil leaves a field as it is, `.some(nil)` clears it.
 public struct CopyChanges: Sendable, Equatable {
     public var rating: Int??
@@ -73,9 +111,9 @@ extension AppDatabase {
         }
     }
 
-    public func createCrate(userId: Int64, name: String) throws -> Crate {
+    public func createCrate(userId: Int64, name: String) async throws -> Crate {
         let name = try Self.validCrateName(name)
-        return try write { db in
+        return try await write { db in
             try Self.ensureCrateNameFree(db, userId: userId, name: name, except: nil)
             let now = Timestamp.now()
             var crate = Crate(id: nil, userId: userId, name: name, discogsFolderId: nil, createdAt: now, updatedAt: now)
@@ -85,9 +123,9 @@ extension AppDatabase {
     }
 
     /// Renames the crate; returns it with how many copies it holds.
-    public func renameCrate(id: Int64, userId: Int64, name: String) throws -> (crate: Crate, copies: Int) {
+    public func renameCrate(id: Int64, userId: Int64, name: String) async throws -> (crate: Crate, copies: Int) {
         let name = try Self.validCrateName(name)
-        return try write { db in
+        return try await write { db in
             var crate = try Self.crate(db, id: id, userId: userId)
             try Self.ensureCrateNameFree(db, userId: userId, name: name, except: id)
             crate.name = name
@@ -98,35 +136,41 @@ extension AppDatabase {
         }
     }
 
-    public func deleteCrate(id: Int64, userId: Int64) throws {
-        try write { db in
+    public func deleteCrate(id: Int64, userId: Int64) async throws {
+        try await write { db in
             _ = try Self.crate(db, id: id, userId: userId)
             _ = try Crate.deleteOne(db, key: id)
         }
     }
 
-    public func crateContents(id: Int64, userId: Int64) throws -> (crate: Crate, entries: [CrateEntry]) {
+    /// At most `limit` of the crate's copies in crate order, after `cursor`. A crate may hold every
+    /// copy of a large collection, so its contents come a page at a time, each found by index.
+    public func crateContents(id: Int64, userId: Int64, after cursor: CrateCursor? = nil, limit: Int = 100) throws -> CratePage {
         try read { db in
             let crate = try Self.crate(db, id: id, userId: userId)
-            let rows = try Row.fetchAll(db, sql: """
+            let copies = try Int.fetchOne(db.cachedStatement(sql: "SELECT COUNT(*) FROM crate_item WHERE crate_id = ?"), arguments: [id]) ?? 0
+            let rows = try Row.fetchAll(db.cachedStatement(sql: """
                 SELECT crate_item.position AS crate_position, crate_item.added_at AS crate_added_at, ci.*,
                        a.id AS album_id, a.title, a.artist_credit, a.year,
                        (SELECT COUNT(*) FROM collection_item WHERE album_id = a.id AND user_id = ci.user_id) AS copies,
                        \(AlbumCover.columns(album: "a.id"))
                 FROM crate_item JOIN collection_item ci ON ci.id = crate_item.item_id JOIN album a ON a.id = ci.album_id
-                WHERE crate_item.crate_id = ? ORDER BY crate_item.position, ci.id
-                """, arguments: [id])
-            return (crate, try rows.map { row in
+                WHERE crate_item.crate_id = ?1 AND (crate_item.position, crate_item.item_id) > (?2, ?3)
+                ORDER BY crate_item.position, crate_item.item_id LIMIT ?4
+                """), arguments: [id, cursor?.position ?? Int64.min, cursor?.copyId ?? Int64.min, limit + 1])
+            let entries = try rows.prefix(limit).map { row in
                 CrateEntry(position: row["crate_position"], addedAt: row["crate_added_at"], copy: try CollectionItem(row: row), album: AlbumListing(row: row))
-            })
+            }
+            let next = rows.count > limit ? entries.last.map { CrateCursor(position: Int64($0.position), copyId: $0.copy.id!) } : nil
+            return CratePage(crate: crate, copies: copies, entries: entries, next: next)
         }
     }
 
     /// Appends copies to the crate in the order given; copies already in it stay where they are.
     /// Returns how many were added.
     @discardableResult
-    public func addToCrate(id: Int64, userId: Int64, copyIds: [Int64]) throws -> Int {
-        try write { db in
+    public func addToCrate(id: Int64, userId: Int64, copyIds: [Int64]) async throws -> Int {
+        try await write { db in
             _ = try Self.crate(db, id: id, userId: userId)
             try Self.ensureCopiesBelong(db, copyIds: copyIds, userId: userId)
             var next = try Int.fetchOne(db, sql: "SELECT COALESCE(MAX(position) + 1, 0) FROM crate_item WHERE crate_id = ?", arguments: [id]) ?? 0
@@ -142,8 +186,8 @@ extension AppDatabase {
         }
     }
 
-    public func removeFromCrate(id: Int64, userId: Int64, copyId: Int64) throws {
-        try write { db in
+    public func removeFromCrate(id: Int64, userId: Int64, copyId: Int64) async throws {
+        try await write { db in
             _ = try Self.crate(db, id: id, userId: userId)
             try db.execute(sql: "DELETE FROM crate_item WHERE crate_id = ? AND item_id = ?", arguments: [id, copyId])
             guard db.changesCount > 0 else { throw CollectionError.notFound("copy \(copyId) in crate \(id)") }
@@ -152,8 +196,8 @@ extension AppDatabase {
     }
 
     /// Puts the crate's copies in the given order, which must name each of them exactly once.
-    public func reorderCrate(id: Int64, userId: Int64, copyIds: [Int64]) throws {
-        try write { db in
+    public func reorderCrate(id: Int64, userId: Int64, copyIds: [Int64]) async throws {
+        try await write { db in
             _ = try Self.crate(db, id: id, userId: userId)
             let current = try Int64.fetchAll(db, sql: "SELECT item_id FROM crate_item WHERE crate_id = ?", arguments: [id])
             guard copyIds.count == current.count, Set(copyIds) == Set(current) else {
@@ -162,6 +206,42 @@ extension AppDatabase {
             for (position, copyId) in copyIds.enumerated() {
                 try db.execute(sql: "UPDATE crate_item SET position = ? WHERE crate_id = ? AND item_id = ?", arguments: [position, id, copyId])
             }
+            try Self.touchCrate(db, id: id)
+        }
+    }
+
+    /// Moves one copy just before or after another of the crate; the others keep their order. Only
+    /// the copies between its old and new places move, each by one.
+    public func moveInCrate(id: Int64, userId: Int64, copyId: Int64, to placement: CratePlacement) async throws {
+        try await write { db in
+            _ = try Self.crate(db, id: id, userId: userId)
+            func position(of copy: Int64) throws -> Int64 {
+                guard let position = try Int64.fetchOne(db, sql: "SELECT position FROM crate_item WHERE crate_id = ? AND item_id = ?", arguments: [id, copy]) else {
+                    throw CollectionError.notFound("copy \(copy) in crate \(id)")
+                }
+                return position
+            }
+            let from = try position(of: copyId)
+            let (anchorId, after) = switch placement {
+            case .before(let anchor): (anchor, false)
+            case .after(let anchor): (anchor, true)
+            }
+            guard anchorId != copyId else {
+                throw CollectionError.invalid(field: after ? "after" : "before", message: "a copy cannot move next to itself")
+            }
+            let anchor = try position(of: anchorId)
+            // The new place in positions as they are now; the copy's own slot frees one on its side.
+            let to: Int64
+            if from > anchor {
+                to = after ? anchor + 1 : anchor
+                try db.execute(sql: "UPDATE crate_item SET position = position + 1 WHERE crate_id = ? AND position >= ? AND position < ?",
+                               arguments: [id, to, from])
+            } else {
+                to = after ? anchor : anchor - 1
+                try db.execute(sql: "UPDATE crate_item SET position = position - 1 WHERE crate_id = ? AND position > ? AND position <= ?",
+                               arguments: [id, from, to])
+            }
+            try db.execute(sql: "UPDATE crate_item SET position = ? WHERE crate_id = ? AND item_id = ?", arguments: [to, id, copyId])
             try Self.touchCrate(db, id: id)
         }
     }
@@ -179,7 +259,7 @@ extension AppDatabase {
     }
 
     /// Applies the changes in one transaction after checking every one of them.
-    public func updateCopy(id: Int64, userId: Int64, changes: CopyChanges) throws -> (copy: CollectionItem, crates: [Crate]) {
+    public func updateCopy(id: Int64, userId: Int64, changes: CopyChanges) async throws -> (copy: CollectionItem, crates: [Crate]) {
         if case .some(.some(let rating)) = changes.rating, !(1...5).contains(rating) {
             throw CollectionError.invalid(field: "rating", message: "rating must be from 1 to 5, or null to clear it")
         }
@@ -204,7 +284,7 @@ extension AppDatabase {
                 throw CollectionError.invalid(field: "customFields", message: "customFields cannot contain a NUL character")
             }
         }
-        try write { db in
+        try await write { db in
             guard var copy = try CollectionItem.filter(key: id).filter(Column("user_id") == userId).fetchOne(db) else {
                 throw CollectionError.notFound("copy \(id)")
             }

@@ -34,7 +34,7 @@ extension AppDatabase {
     /// secret. Only the SHA-256 of the whole token is stored.
     public func createToken(userName: String, scope: TokenScope, label: String?) throws -> IssuedToken {
         if let label, label.count > 100 { throw TokenError.invalidLabel("longer than 100 characters") }
-        return try write { db in
+        return try writeBlocking { db in
             guard let user = try User.named(userName).fetchOne(db) else { throw UserError.notFound(userName) }
             return try Self.createToken(db, userId: user.id!, scope: scope, label: label)
         }
@@ -52,7 +52,7 @@ extension AppDatabase {
 
     /// On a database without users (a fresh install): creates the default user and a write token for it.
     public func bootstrapDefaultUser(named name: String) throws -> (user: User, token: IssuedToken)? {
-        try write { db in
+        try writeBlocking { db in
             guard try User.fetchCount(db) == 0 else { return nil }
             let user = try Self.addUser(db, named: name)
             return (user, try Self.createToken(db, userId: user.id!, scope: .write, label: "created by serve on first start"))
@@ -76,7 +76,7 @@ extension AppDatabase {
     /// Revokes the token whose prefix (or whole token) is given. Revoked tokens stay listed.
     public func revokeToken(_ prefixOrToken: String) throws -> APIToken {
         let prefix = TokenSecret.prefix(of: prefixOrToken) ?? prefixOrToken
-        return try write { db in
+        return try writeBlocking { db in
             guard var token = try APIToken.filter(Column("token_prefix") == prefix).fetchOne(db) else { throw TokenError.notFound(prefix) }
             if token.revokedAt == nil {
                 token.revokedAt = Timestamp.now()

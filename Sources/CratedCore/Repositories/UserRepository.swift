@@ -37,7 +37,7 @@ extension User {
 
 extension AppDatabase {
     public func addUser(named name: String) throws -> User {
-        try write { db in try Self.addUser(db, named: name) }
+        try writeBlocking { db in try Self.addUser(db, named: name) }
     }
 
     public func user(named name: String) throws -> User? {

@@ -1,0 +1,116 @@
+@testable import CratedAPI
+import CratedCore
+import CratedTestSupport
+import Foundation
+import GRDB
+import Hummingbird
+import HummingbirdTesting
+import Testing
+
+/// Another process holds SQLite's write lock (as `sqlite3` or an import would): writes wait for it
+/// without holding a server thread, and answer 503 `database_busy` within the busy timeout of their
+/// arrival; reads, `/healthz` and token checks go on meanwhile.
+@Suite struct ContentionTests {
+    /// A transaction of another connection holding the write lock until `release()`.
+    final class LockHolder: Sendable {
+        private let queue: DatabaseQueue
+
+        init(path: String) throws {
+            var configuration = Configuration()
+            configuration.allowsUnsafeTransactions = true
+            queue = try DatabaseQueue(path: path, configuration: configuration)
+            try queue.inDatabase { db in
+                try db.execute(sql: "BEGIN IMMEDIATE")
+                try db.execute(sql: "UPDATE listing_generation SET value = value")
+            }
+        }
+
+        func release() throws {
+            try queue.inDatabase { db in try db.execute(sql: "COMMIT") }
+        }
+    }
+
+    static func request(_ method: String, _ path: String, token: String? = nil, body: String? = nil) -> String {
+        var text = "\(method) \(path) HTTP/1.1\r\nHost: x\r\nConnection: close\r\n"
+        if let token { text += "Authorization: Bearer \(token)\r\n" }
+        if let body { text += "Content-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n" }
+        return text + "\r\n" + (body ?? "")
+    }
+
+    @Test func readsAnswerWhileWritesWaitForTheLock() async throws {
+        let server = try TestServer(busyTimeoutMs: 4000)
+        let lock = try LockHolder(path: server.directory.path("crated.sqlite"))
+        try await server.makeApplication().test(.live) { client in
+            let port = try #require(client.port)
+            // More waiting writes than the machine has threads for Swift's tasks.
+            var writes: [RawConnection] = []
+            for index in 0..<(2 * ProcessInfo.processInfo.activeProcessorCount + 2) {
+                let connection = try RawConnection(port: port)
+                connection.send(Self.request("POST", "/v1/crates", token: server.writeToken, body: #"{"name": "Waiting \#(index)"}"#))
+                writes.append(connection)
+            }
+            try await Task.sleep(for: .milliseconds(200))
+            for (path, token) in [("/healthz", nil), ("/v1/me", server.readToken), ("/v1/crates", server.readToken),
+                                  ("/v1/grid/collection", server.readToken), ("/v1/player", server.readToken)] {
+                let read = try RawConnection(port: port)
+                read.send(Self.request("GET", path, token: token))
+                let answer = try #require(await read.readUntilClosed(timeout: .seconds(3)), "\(path) did not answer while writes waited")
+                #expect(answer.hasPrefix("HTTP/1.1 200"), "\(path): \(answer.prefix(60))")
+            }
+            // Every read answered while every write was still waiting for the lock.
+            for write in writes { #expect(await write.readUntilClosed(timeout: .milliseconds(1)) == nil) }
+            try lock.release()
+            for write in writes {
+                let answer = try #require(await write.readUntilClosed(timeout: .seconds(10)))
+                #expect(answer.hasPrefix("HTTP/1.1 201"), "\(answer.prefix(60))")
+            }
+        }
+        #expect(try server.database.crates(userId: 1).count == 6 + 2 * ProcessInfo.processInfo.activeProcessorCount + 2)
+    }
+
+    /// Writes queued behind one another each give up at the busy timeout of their own arrival, not
+    /// after all those before them waited theirs in turn.
+    @Test func queuedWritesEachAnswer503WithinTheirOwnTimeout() async throws {
+        let server = try TestServer(busyTimeoutMs: 1000)
+        let lock = try LockHolder(path: server.directory.path("crated.sqlite"))
+        try await server.makeApplication().test(.live) { client in
+            let port = try #require(client.port)
+            let sent = ContinuousClock.now
+            var writes: [RawConnection] = []
+            for index in 0..<4 {
+                let connection = try RawConnection(port: port)
+                connection.send(Self.request("POST", "/v1/crates", token: server.writeToken, body: #"{"name": "Refused \#(index)"}"#))
+                writes.append(connection)
+            }
+            for write in writes {
+                let answer = try #require(await write.readUntilClosed(timeout: .seconds(10)))
+                #expect(answer.hasPrefix("HTTP/1.1 503"), "\(answer.prefix(60))")
+                #expect(answer.lowercased().contains("retry-after:"))
+                #expect(answer.contains(#""database_busy""#))
+            }
+            // Four writes waiting their timeouts in turn would take 4 seconds.
+            #expect(ContinuousClock.now - sent < .milliseconds(2500))
+        }
+        try lock.release()
+        #expect(try server.database.crates(userId: 1).count == 6)
+    }
+
+    /// A player command that cannot get the lock is a 503 with `Retry-After`, never a 500; the state
+    /// is as it was.
+    @Test func aPlayerCommandThatCannotGetTheLockIs503() async throws {
+        let server = try TestServer(busyTimeoutMs: 100)
+        let (albumId, _) = try server.seedKindOfBlueTracks()
+        let lock = try LockHolder(path: server.directory.path("crated.sqlite"))
+        try await server.test { client in
+            let refused = try await client.call(.post, "/v1/player/play", token: server.writeToken, json: #"{"albumId": \#(albumId)}"#)
+            #expect(refused.status == .serviceUnavailable)
+            #expect(refused.headers[.retryAfter] != nil)
+            try lock.release()
+            let player = try await client.call(.get, "/v1/player", token: server.writeToken)
+            #expect(player.status == .ok)
+            #expect(player.objectKeys.contains("hasActiveTrack"))
+            let played = try await client.call(.post, "/v1/player/play", token: server.writeToken, json: #"{"albumId": \#(albumId)}"#)
+            #expect(played.status == .ok)
+        }
+    }
+}
