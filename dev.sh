@@ -6,6 +6,8 @@
 #   ./dev.sh bench sync [RELEASES] the sync benchmark against a local fake Discogs (release build)
 #   ./dev.sh bench api [ROWS] [SECONDS]   the HTTP API and grid benchmark with wrk (release build)
 #   ./dev.sh bench player          200 event streams of 20 users under 200 commands/s (release build)
+#   ./dev.sh bench load [SCENARIO ...]   lock holder, import while serving, filter mix, half-open
+#                                  flood and a soak, on 200,000 albums (release build)
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")"
 
@@ -66,7 +68,8 @@ bench)
     sync) shift; exec Tests/Benchmarks/bench-sync.sh "$@" ;;
     api) shift; exec Tests/Benchmarks/bench-api.sh "$@" ;;
     player) shift; exec Tests/Benchmarks/bench-player.sh "$@" ;;
-    *) echo "usage: ./dev.sh bench import [ROWS] | bench sync [RELEASES] | bench api [ROWS] [SECONDS] | bench player" >&2; exit 64 ;;
+    load) shift; exec Tests/Benchmarks/bench-load.sh "$@" ;;
+    *) echo "usage: ./dev.sh bench import [ROWS] | bench sync [RELEASES] | bench api [ROWS] [SECONDS] | bench player | bench load [SCENARIO ...]" >&2; exit 64 ;;
     esac
     ;;
 *)

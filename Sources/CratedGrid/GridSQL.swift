@@ -21,20 +21,24 @@ struct GridSQL {
     let canMatch: Bool
     private let probeConditions: [Fragment]
     private let setConditions: [Fragment]
+    /// For each restriction, the album ids it lets through (a statement of one column, repeats
+    /// allowed), each read from an index: a restricted grid's snapshot keeps the albums of its
+    /// unrestricted grid that every one lets through (`GridSnapshot.derive`).
+    let memberQueries: [Fragment]
+
+    /// Whether the grid is narrower than the user's whole collection.
+    var isRestricted: Bool { !memberQueries.isEmpty }
 
     struct Fragment {
         var sql: String
         var arguments: [DatabaseValue]
     }
 
-    /// One restriction in its two forms.
+    /// One restriction in its two forms, and the query of the albums it lets through.
     private struct Restriction {
         var probe: Fragment
         var set: Fragment
-
-        static func both(_ sql: String, _ arguments: [DatabaseValue]) -> Restriction {
-            Restriction(probe: Fragment(sql: sql, arguments: arguments), set: Fragment(sql: sql, arguments: arguments))
-        }
+        var members: Fragment
     }
 
     init(userId: Int64, request: GridRequest) {
@@ -51,35 +55,38 @@ struct GridSQL {
 
         var restrictions: [Restriction] = []
         var canMatch = true
+        let crateMembers = "SELECT c.album_id FROM crate_item ci JOIN collection_item c ON c.id = ci.item_id WHERE ci.crate_id = ? AND c.user_id = ?"
         func crate(_ id: Int64) -> Restriction {
             Restriction(
                 probe: Fragment(sql: """
                     EXISTS (SELECT 1 FROM collection_item c JOIN crate_item ci ON ci.item_id = c.id
                             WHERE c.user_id = ca.user_id AND c.album_id = ca.album_id AND ci.crate_id = ?)
                     """, arguments: [id.databaseValue]),
-                set: Fragment(sql: """
-                    +ca.album_id IN (SELECT c.album_id FROM crate_item ci JOIN collection_item c ON c.id = ci.item_id
-                                    WHERE ci.crate_id = ? AND c.user_id = ?)
-                    """, arguments: [id.databaseValue, userId.databaseValue]))
+                set: Fragment(sql: "+ca.album_id IN (\(crateMembers))", arguments: [id.databaseValue, userId.databaseValue]),
+                members: Fragment(sql: crateMembers, arguments: [id.databaseValue, userId.databaseValue]))
         }
         func artist(_ id: Int64) -> Restriction {
             Restriction(
                 probe: Fragment(sql: "EXISTS (SELECT 1 FROM album_artist aa WHERE aa.album_id = ca.album_id AND aa.artist_id = ?)",
                                 arguments: [id.databaseValue]),
-                set: Fragment(sql: "+ca.album_id IN (SELECT album_id FROM album_artist WHERE artist_id = ?)", arguments: [id.databaseValue]))
+                set: Fragment(sql: "+ca.album_id IN (SELECT album_id FROM album_artist WHERE artist_id = ?)", arguments: [id.databaseValue]),
+                members: Fragment(sql: "SELECT album_id FROM album_artist WHERE artist_id = ?", arguments: [id.databaseValue]))
         }
         func genre(_ kind: String, _ name: String) -> Restriction {
             Restriction(
                 probe: Fragment(sql: "EXISTS (SELECT 1 FROM album_genre g WHERE g.album_id = ca.album_id AND g.kind = ? AND g.name = ?)",
                                 arguments: [kind.databaseValue, name.databaseValue]),
                 set: Fragment(sql: "+ca.album_id IN (SELECT album_id FROM album_genre WHERE kind = ? AND name = ?)",
-                              arguments: [kind.databaseValue, name.databaseValue]))
+                              arguments: [kind.databaseValue, name.databaseValue]),
+                members: Fragment(sql: "SELECT album_id FROM album_genre WHERE kind = ? AND name = ?",
+                                  arguments: [kind.databaseValue, name.databaseValue]))
         }
         func format(_ name: String) -> Restriction {
             Restriction(
                 probe: Fragment(sql: "EXISTS (SELECT 1 FROM album_format f WHERE f.album_id = ca.album_id AND f.name = ?)",
                                 arguments: [name.databaseValue]),
-                set: Fragment(sql: "+ca.album_id IN (SELECT album_id FROM album_format WHERE name = ?)", arguments: [name.databaseValue]))
+                set: Fragment(sql: "+ca.album_id IN (SELECT album_id FROM album_format WHERE name = ?)", arguments: [name.databaseValue]),
+                members: Fragment(sql: "SELECT album_id FROM album_format WHERE name = ?", arguments: [name.databaseValue]))
         }
         func text(_ text: String) -> Restriction? {
             guard let expression = SearchText.matchExpression(text) else {
@@ -87,7 +94,9 @@ struct GridSQL {
                 return nil
             }
             // Full-text search has no cheap per-row probe: its matches are always gathered once.
-            return .both("+ca.album_id IN (SELECT rowid FROM album_search WHERE album_search MATCH ?)", [expression.databaseValue])
+            let condition = Fragment(sql: "+ca.album_id IN (SELECT rowid FROM album_search WHERE album_search MATCH ?)", arguments: [expression.databaseValue])
+            return Restriction(probe: condition, set: condition,
+                               members: Fragment(sql: "SELECT rowid FROM album_search WHERE album_search MATCH ?", arguments: [expression.databaseValue]))
         }
 
         switch request.scope {
@@ -107,7 +116,11 @@ struct GridSQL {
             let from = Int64(filters.yearFrom ?? GridFilters.yearRange.lowerBound)
             let to = Int64(filters.yearTo ?? GridFilters.yearRange.upperBound)
             // Even in the year sort the seek must be the keyset's, not the start of the range.
-            restrictions.append(.both("+ca.year_key BETWEEN ? AND ?", [from.databaseValue, to.databaseValue]))
+            let condition = Fragment(sql: "+ca.year_key BETWEEN ? AND ?", arguments: [from.databaseValue, to.databaseValue])
+            restrictions.append(Restriction(
+                probe: condition, set: condition,
+                members: Fragment(sql: "SELECT album_id FROM collection_album WHERE user_id = ? AND year_key BETWEEN ? AND ?",
+                                  arguments: [userId.databaseValue, from.databaseValue, to.databaseValue])))
         }
         if let name = filters.format { restrictions.append(format(name)) }
         if let query = filters.text { text(query).map { restrictions.append($0) } }
@@ -115,6 +128,7 @@ struct GridSQL {
         self.canMatch = canMatch
         self.probeConditions = restrictions.map(\.probe)
         self.setConditions = restrictions.map(\.set)
+        self.memberQueries = restrictions.map(\.members)
     }
 
     // MARK: Building blocks
@@ -197,6 +211,11 @@ struct GridSQL {
         let condition = whereClause(.probe)
         return ("SELECT ca.\(keyColumn), ca.album_id FROM collection_album ca WHERE \(condition.sql) AND ca.album_id = ?",
                 condition.arguments + [albumId.databaseValue])
+    }
+
+    /// The anchor of one album of the user's, found by key (whether or not the grid holds it).
+    var anchorByAlbumStatement: String {
+        "SELECT ca.\(keyColumn), ca.album_id FROM collection_album ca WHERE ca.album_id = ? AND ca.user_id = ?"
     }
 
     // MARK: Running them

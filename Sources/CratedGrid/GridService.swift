@@ -52,7 +52,15 @@ public struct GridService: Sendable {
         return try database.read { db in
             try plan.checkReferences(db)
             let (snapshot, generation) = try snapshots.valueAndGeneration(for: "\(userId)/\(order)", in: db) {
-                try GridSnapshot.build(db, sql: sql, withSections: request.sort.hasSections, tuning: tuning)
+                let withSections = request.sort.hasSections
+                guard sql.isRestricted else { return try GridSnapshot.build(db, sql: sql, withSections: withSections, tuning: tuning) }
+                // A restricted grid is its whole collection's grid in the same sort, filtered: that one
+                // is walked once and kept, and every filter and scope derives from it.
+                let unrestricted = GridRequest(scope: .collection, sort: request.sort)
+                let (base, _) = try snapshots.valueAndGeneration(for: "\(userId)/\(unrestricted.orderFingerprint)", in: db) {
+                    try GridSnapshot.build(db, sql: GridSQL(userId: userId, request: unrestricted), withSections: withSections, tuning: tuning)
+                }
+                return try GridSnapshot.derive(db, from: base, sql: sql, withSections: withSections, tuning: tuning)
             }
             return try plan.page(db, snapshot: snapshot, generation: generation, cells: cells)
         }

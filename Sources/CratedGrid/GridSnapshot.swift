@@ -22,6 +22,12 @@ struct GridSnapshot: Sendable {
     /// Every album of the grid, in grid order: 8 bytes each, 1.6 MB for 200,000 albums.
     var albumIds: [Int64]
     var sections: [GridSection]?
+    /// Where each run of albums under one jump-bar letter begins, in grid order (`#` can begin two:
+    /// digits first, other scripts after `z`). The sections are the first run of each letter; a
+    /// restricted grid derives its own from these.
+    var letterRuns: [GridSection]?
+    /// The largest album id in the grid (0 when empty).
+    var maxAlbumId: Int64 = 0
 
     var total: Int { albumIds.count }
 
@@ -60,8 +66,73 @@ struct GridSnapshot: Sendable {
             snapshot = GridSnapshot(stride: tuning.stride, checkpoints: checkpoints, albumIds: albumIds)
             snapshot.leading = Array(everyAnchor.prefix(tuning.leadingAnchors))
         }
-        if withSections { snapshot.sections = try snapshot.computeSections(db, sql: sql) }
+        snapshot.maxAlbumId = albumIds.max() ?? 0
+        if withSections { snapshot.setLetterRuns(try snapshot.computeLetterRuns(db, sql: sql)) }
         return snapshot
+    }
+
+    /// The snapshot of a restricted grid from the unrestricted grid of the same user and sort
+    /// (`base`): the same order, kept to the albums that every restriction lets through.
+    ///
+    /// Walking a restricted grid in its sort's index costs a probe of every restriction for every
+    /// album of the collection (0.2 to 0.7 s on 200,000 albums, first time asked). Here each
+    /// restriction's albums are read from its own index (a format's albums, a crate's copies, a
+    /// year range, full-text matches), counted per album, and the base's order is filtered in
+    /// memory; only the anchors the snapshot keeps are then read, each by its key.
+    static func derive(_ db: Database, from base: GridSnapshot, sql: GridSQL, withSections: Bool, tuning: Tuning) throws -> GridSnapshot {
+        guard sql.canMatch, base.total > 0 else { return .empty }
+        // passes[id] counts the restrictions, in order, that let album `id` through; a repeat of an
+        // album within one restriction's answer counts once.
+        var passes = [UInt8](repeating: 0, count: Int(base.maxAlbumId) + 1)
+        for (index, query) in sql.memberQueries.enumerated() {
+            let round = UInt8(index)
+            try db.forEachRow(query.sql, values: query.arguments) { columns in
+                let id = Int(try columns.int64(0))
+                if id >= 0, id < passes.count, passes[id] == round { passes[id] = round + 1 }
+            }
+        }
+        let required = UInt8(sql.memberQueries.count)
+        let baseRuns = base.letterRuns ?? []
+        var baseRun = 0
+        var runs: [GridSection] = []
+        var albumIds: [Int64] = []
+        for (basePosition, albumId) in base.albumIds.enumerated() where passes[Int(albumId)] == required {
+            if withSections, !baseRuns.isEmpty {
+                while baseRun + 1 < baseRuns.count, baseRuns[baseRun + 1].position <= basePosition { baseRun += 1 }
+                let letter = baseRuns[baseRun].letter
+                if runs.last?.letter != letter { runs.append(GridSection(letter: letter, position: albumIds.count)) }
+            }
+            albumIds.append(albumId)
+        }
+        func anchors(at positions: some Sequence<Int>) throws -> [GridAnchor] {
+            try positions.map { position in
+                let albumId = albumIds[position]
+                guard let anchor = try db.firstRow(sql.anchorByAlbumStatement, ids: [albumId, sql.userId], {
+                    GridAnchor(key: try GridSQL.key($0, at: 0), albumId: try $0.int64(1))
+                }) else {
+                    throw DatabaseError(resultCode: .SQLITE_INTERNAL, message: "album \(albumId) of the grid has no row in collection_album")
+                }
+                return anchor
+            }
+        }
+        var snapshot: GridSnapshot
+        if albumIds.count <= tuning.allAnchorsLimit {
+            snapshot = GridSnapshot(stride: 1, checkpoints: try anchors(at: albumIds.indices), albumIds: albumIds)
+        } else {
+            snapshot = GridSnapshot(stride: tuning.stride, checkpoints: try anchors(at: Swift.stride(from: 0, to: albumIds.count, by: tuning.stride)),
+                                    albumIds: albumIds)
+            snapshot.leading = try anchors(at: 0..<min(tuning.leadingAnchors, albumIds.count))
+        }
+        snapshot.maxAlbumId = albumIds.max() ?? 0
+        if withSections { snapshot.setLetterRuns(runs) }
+        return snapshot
+    }
+
+    private mutating func setLetterRuns(_ runs: [GridSection]) {
+        letterRuns = runs
+        var sections: [GridSection] = []
+        for run in runs where !sections.contains(where: { $0.letter == run.letter }) { sections.append(run) }
+        self.sections = sections
     }
 
     private init(stride: Int, checkpoints: [GridAnchor], albumIds: [Int64], sections: [GridSection]? = nil) {
@@ -125,13 +196,14 @@ struct GridSnapshot: Sendable {
         return position % stride == 0 ? checkpoints[position / stride] : nil
     }
 
-    /// The jump bar: `A`...`Z` for keys starting with a Latin letter (sort keys are folded, so `É` is
-    /// under E), `#` for digits, symbols and other scripts, each with the position of its first album.
-    private func computeSections(_ db: Database, sql: GridSQL) throws -> [GridSection] {
+    /// The jump bar's letters: `A`...`Z` for keys starting with a Latin letter (sort keys are folded,
+    /// so `É` is under E), `#` for digits, symbols and other scripts; here every run of albums under
+    /// one letter, with the position of its first album.
+    private func computeLetterRuns(_ db: Database, sql: GridSQL) throws -> [GridSection] {
         var sections: [GridSection] = []
         func note(_ key: SortKey, at position: Int) {
             let letter = Self.sectionLetter(key)
-            if !sections.contains(where: { $0.letter == letter }) {
+            if sections.last?.letter != letter {
                 sections.append(GridSection(letter: letter, position: position))
             }
         }

@@ -1,4 +1,5 @@
 import CratedCore
+import CratedTestSupport
 @testable import CratedGrid
 import GRDB
 import Testing
@@ -45,6 +46,38 @@ import Testing
             let sql = GridSQL(userId: fixture.collector, request: GridRequest(sort: sort))
             let anchors = try fixture.temporary.database.read { try sql.fetchAnchors($0, sql.gridStatement()) }
             #expect(page.items.map { GridAnchor(key: sql.sortKey(of: $0.cell), albumId: $0.albumId) } == anchors, "\(sort)")
+        }
+    }
+
+    /// A restricted grid's snapshot derived from its collection's is the one a walk of the restricted
+    /// grid builds: the same albums in order, the same kept anchors, the same sections, in both
+    /// shapes, for random scopes, filters and sorts (several letters of `#` included).
+    @Test(arguments: [UInt64(3), 8, 21])
+    func derivedSnapshotsAreTheWalkedOnes(seed: UInt64) throws {
+        var random = SeededGenerator(seed: seed)
+        let temporary = try TemporaryDatabase()
+        let library = try RandomLibrary(database: temporary.database, albumCount: 60, using: &random)
+        try temporary.database.read { db in
+            for _ in 0..<40 {
+                let request = library.randomRequest(using: &random)
+                let sql = GridSQL(userId: library.collector, request: request)
+                guard sql.isRestricted else { continue }
+                let base = GridSQL(userId: library.collector, request: GridRequest(sort: request.sort))
+                for tuning in [GridSnapshot.Tuning(), GridSnapshot.Tuning(stride: 3, allAnchorsLimit: 5, leadingAnchors: 2)] {
+                    let withSections = request.sort.hasSections
+                    let walked = try GridSnapshot.build(db, sql: sql, withSections: withSections, tuning: tuning)
+                    let derived = try GridSnapshot.derive(
+                        db, from: try GridSnapshot.build(db, sql: base, withSections: withSections, tuning: tuning),
+                        sql: sql, withSections: withSections, tuning: tuning)
+                    let context = Comment(rawValue: "seed \(seed), stride \(tuning.stride): \(request)")
+                    #expect(derived.albumIds == walked.albumIds, context)
+                    #expect(derived.stride == walked.stride, context)
+                    #expect(derived.checkpoints == walked.checkpoints, context)
+                    #expect(derived.leading == walked.leading, context)
+                    #expect(derived.sections == walked.sections, context)
+                    #expect(derived.albumIds == library.expectedGrid(userId: library.collector, request: request), context)
+                }
+            }
         }
     }
 }
