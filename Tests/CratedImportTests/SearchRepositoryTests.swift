@@ -21,4 +21,27 @@ import Testing
         let bob = try #require(try database.user(named: "bob"))
         #expect(try database.searchAlbums(userId: bob.id!, text: "blue", limit: 50).count == 10)
     }
+
+    /// One letter is answered from the title index: the user's albums whose titles start with it, in
+    /// title order (a leading article and accents aside); fewer than asked for are followed by the
+    /// other matches, best first.
+    @Test func oneLetterFindsTitlesStartingWithIt() throws {
+        let directory = try TemporaryDirectory()
+        let database = try directory.database()
+        let importer = DiscogsImporter(database: database)
+        let titles = ["Blue Train", "Bitches Brew", "The Black Saint", "Élan Vital", "Abbey Road", "Kind Of Blue", "Boxed B", "Exotica"]
+        let rows = [exportHeader] + titles.enumerated().map { exportRow(artist: "Artist \($0.offset)", title: $0.element, releaseId: "\(100 + $0.offset)") }
+        _ = try importer.importFile(at: directory.write("mine.csv", rows.joined(separator: "\n")), options: ImportOptions(userName: "ann"))
+        let others = [exportHeader, exportRow(artist: "Someone Else", title: "Bob's Best", releaseId: "999")]
+        _ = try importer.importFile(at: directory.write("others.csv", others.joined(separator: "\n")), options: ImportOptions(userName: "bob"))
+        let ann = try #require(try database.user(named: "ann")).id!
+        #expect(try database.searchAlbums(userId: ann, text: "b", limit: 10).map(\.title)
+                == ["Bitches Brew", "The Black Saint", "Blue Train", "Boxed B", "Kind Of Blue"])
+        #expect(try database.searchAlbums(userId: ann, text: " B ", limit: 2).map(\.title) == ["Bitches Brew", "The Black Saint"])
+        #expect(try database.searchAlbums(userId: ann, text: "É", limit: 10).map(\.title) == ["Élan Vital", "Exotica"])
+        #expect(SearchText.soleInitial("bl") == nil)
+        #expect(SearchText.soleInitial("a b") == nil)
+        #expect(SearchText.soleInitial("Ä") == "a")
+    }
 }
+

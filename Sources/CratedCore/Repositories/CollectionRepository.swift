@@ -125,13 +125,37 @@ extension AppDatabase {
     /// than `limit` results is the whole match set joined. Results are kept for the listing generation
     /// they were found at: asked again before the catalogue or the collection changes, they cost no
     /// ranking.
+    ///
+    /// A single letter (the first key typed) would rank a third of the catalogue: its results are the
+    /// user's albums whose titles start with it, in title order, read from the title index; only when
+    /// those are fewer than `limit` are other matches ranked after them.
     public func searchAlbums(userId: Int64, text: String, limit: Int) throws -> [AlbumListing] {
         guard let match = SearchText.matchExpression(text) else { return [] }
+        let initial = SearchText.soleInitial(text)
         return try read { db in
             try searchResults.value(for: "\(userId) \(limit) \(match)", in: db) {
-                try Self.search(db, match: match, userId: userId, limit: limit)
+                guard let initial else { return try Self.search(db, match: match, userId: userId, limit: limit) }
+                let titled = try Self.titles(db, startingWith: initial, userId: userId, limit: limit)
+                guard titled.count < limit else { return titled }
+                let shown = Set(titled.map(\.albumId))
+                return titled + (try Self.search(db, match: match, userId: userId, limit: limit).filter { !shown.contains($0.albumId) })
+                    .prefix(limit - titled.count)
             }
         }
+    }
+
+    /// The user's albums whose sort title starts with `initial` (a folded character), in title order.
+    private static func titles(_ db: Database, startingWith initial: Character, userId: Int64, limit: Int) throws -> [AlbumListing] {
+        let lower = String(initial)
+        guard let last = lower.unicodeScalars.last, let next = Unicode.Scalar(last.value + 1) else { return [] }
+        let upper = String(lower.unicodeScalars.dropLast()) + String(Character(next))
+        return try AlbumListing.fetchAll(db.cachedStatement(sql: """
+            SELECT listed.*, \(AlbumCover.columns(album: "listed.album_id")) FROM (
+                SELECT a.id AS album_id, a.title, a.artist_credit, a.year, ca.copies
+                FROM collection_album ca JOIN album a ON a.id = ca.album_id
+                WHERE ca.user_id = ? AND ca.title_key >= ? AND ca.title_key < ?
+                ORDER BY ca.title_key, ca.album_id LIMIT ?) AS listed
+            """), arguments: [userId, lower, upper, limit])
     }
 
     private static func search(_ db: Database, match: String, userId: Int64, limit: Int) throws -> [AlbumListing] {

@@ -102,6 +102,14 @@ public enum SearchText {
 
     /// The most words a search takes; later ones are ignored.
     public static let maximumWords = 8
+
+    /// The folded character, when `text` is one word of one character (a search as its first key is
+    /// typed), which `searchAlbums` answers from the title index.
+    public static func soleInitial(_ text: String) -> Character? {
+        let words = text.split { !($0.isLetter || $0.isNumber) }
+        guard words.count == 1, words[0].count == 1 else { return nil }
+        return DiscogsText.fold(String(words[0])).first
+    }
 }
 
 extension Array {
