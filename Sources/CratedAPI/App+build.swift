@@ -51,7 +51,8 @@ public func buildApplication(
             serverName: "crated/\(CratedVersion.current)"
         ),
         // Shut down in reverse order after the server: sync finishes the album in flight.
-        services: [services.sync, PlaybackScheduler(playback: services.playback), TokenUseRecorder(database: services.database)],
+        services: [services.sync, PlaybackScheduler(playback: services.playback), TokenUseRecorder(database: services.database),
+                   WALCheckpointer(database: services.database, logger: logger)],
         onServerRunning: { channel in
             services.sync.serverIsListening()
             await onServerRunning(channel.localAddress?.port ?? configuration.serverPort)
@@ -101,6 +102,30 @@ struct TokenUseRecorder: Service {
             while (try? await Task.sleep(for: interval)) != nil { await database.recordTokenUses() }
         }
         await database.recordTokenUses()
+    }
+}
+
+/// Checkpoints the WAL every second, on a connection of its own, with the write connection's
+/// automatic checkpoints off: no request's write pays for copying the WAL into the database file.
+struct WALCheckpointer: Service {
+    let database: AppDatabase
+    let logger: Logger
+    var interval: Duration = .seconds(1)
+
+    func run() async throws {
+        try await database.stopAutomaticCheckpoints()
+        await cancelWhenGracefulShutdown {
+            while (try? await Task.sleep(for: interval)) != nil { await checkpoint() }
+        }
+        await checkpoint()
+    }
+
+    private func checkpoint() async {
+        do {
+            try await database.checkpointWAL()
+        } catch {
+            logger.warning("cannot checkpoint the database's WAL", metadata: ["error": "\(error)"])
+        }
     }
 }
 

@@ -32,7 +32,12 @@ struct GridSQL {
     struct Fragment {
         var sql: String
         var arguments: [DatabaseValue]
+        /// Whether it reads crate contents, which have a generation of their own.
+        var readsCrates = false
     }
+
+    /// Whether the grid's albums depend on what crates hold: its caches then follow crate edits too.
+    var readsCrates: Bool { memberQueries.contains { $0.readsCrates } }
 
     /// One restriction in its two forms, and the query of the albums it lets through.
     private struct Restriction {
@@ -63,7 +68,7 @@ struct GridSQL {
                             WHERE c.user_id = ca.user_id AND c.album_id = ca.album_id AND ci.crate_id = ?)
                     """, arguments: [id.databaseValue]),
                 set: Fragment(sql: "+ca.album_id IN (\(crateMembers))", arguments: [id.databaseValue, userId.databaseValue]),
-                members: Fragment(sql: crateMembers, arguments: [id.databaseValue, userId.databaseValue]))
+                members: Fragment(sql: crateMembers, arguments: [id.databaseValue, userId.databaseValue], readsCrates: true))
         }
         func artist(_ id: Int64) -> Restriction {
             Restriction(
@@ -213,9 +218,13 @@ struct GridSQL {
                 condition.arguments + [albumId.databaseValue])
     }
 
-    /// The anchor of one album of the user's, found by key (whether or not the grid holds it).
-    var anchorByAlbumStatement: String {
-        "SELECT ca.\(keyColumn), ca.album_id FROM collection_album ca WHERE ca.album_id = ? AND ca.user_id = ?"
+    /// How many albums `anchorsByAlbumStatement` looks up at once.
+    static let anchorBatchSize = 128
+
+    /// The anchors of `anchorBatchSize` albums of the user's, found by key (whether or not the grid
+    /// holds them), in no order: its arguments are the user's id, then the albums'.
+    var anchorsByAlbumStatement: String {
+        "SELECT ca.\(keyColumn), ca.album_id FROM collection_album ca WHERE ca.user_id = ? AND ca.album_id IN (\(databaseQuestionMarks(count: Self.anchorBatchSize)))"
     }
 
     // MARK: Running them

@@ -13,6 +13,9 @@ public struct GridService: Sendable {
     /// Position snapshots by user and grid order, each valid for one listing generation: up to 64 of
     /// them, holding up to 4 million album ids (32 MB) in all.
     private let snapshots: GenerationCache<GridSnapshot>
+    /// The albums each restriction lets through (a format, a crate, a year range, search words), by
+    /// user and query, for one listing generation: up to 256 of them, 16 MB in all.
+    private let memberSets: GenerationCache<AlbumSet>
     /// Cells by user and album, for one listing generation (internal: tests look at it).
     let cells: GridCellCache
     private let tuning: GridSnapshot.Tuning
@@ -26,6 +29,7 @@ public struct GridService: Sendable {
     init(database: AppDatabase, caches: Bool, tuning: GridSnapshot.Tuning, cellCapacity: Int = 20_000) {
         self.database = database
         self.snapshots = GenerationCache(capacity: caches ? 64 : 0, maxWeight: 4_000_000) { $0.total }
+        self.memberSets = GenerationCache(capacity: caches ? 256 : 0, maxWeight: 16_000_000) { $0.weight }
         self.cells = GridCellCache(capacity: caches ? cellCapacity : 0)
         self.tuning = tuning
     }
@@ -51,18 +55,29 @@ public struct GridService: Sendable {
 
         return try database.read { db in
             try plan.checkReferences(db)
-            let (snapshot, generation) = try snapshots.valueAndGeneration(for: "\(userId)/\(order)", in: db) {
+            // Only grids that a crate restricts follow crate edits; the rest, and every grid's cells,
+            // are kept across them.
+            let reach: ListingGeneration.Reach = sql.readsCrates ? .listingsAndCrates : .listings
+            let (snapshot, generation) = try snapshots.valueAndGeneration(for: "\(userId)/\(order)", in: db, reach: reach) {
                 let withSections = request.sort.hasSections
                 guard sql.isRestricted else { return try GridSnapshot.build(db, sql: sql, withSections: withSections, tuning: tuning) }
                 // A restricted grid is its whole collection's grid in the same sort, filtered: that one
                 // is walked once and kept, and every filter and scope derives from it.
                 let unrestricted = GridRequest(scope: .collection, sort: request.sort)
-                let (base, _) = try snapshots.valueAndGeneration(for: "\(userId)/\(unrestricted.orderFingerprint)", in: db) {
+                let (base, _) = try snapshots.valueAndGeneration(for: "\(userId)/\(unrestricted.orderFingerprint)", in: db, reach: .listings) {
                     try GridSnapshot.build(db, sql: GridSQL(userId: userId, request: unrestricted), withSections: withSections, tuning: tuning)
                 }
-                return try GridSnapshot.derive(db, from: base, sql: sql, withSections: withSections, tuning: tuning)
+                return try GridSnapshot.derive(db, from: base, sql: sql, withSections: withSections, tuning: tuning) { query, maxAlbumId in
+                    // Each argument with its length first: no two lists of arguments make one key.
+                    let arguments = query.arguments.map { "\($0.description.utf8.count):\($0.description)" }.joined()
+                    let key = "\(userId)/\(maxAlbumId)/\(query.sql)/\(arguments)"
+                    return try memberSets.value(for: key, in: db, reach: query.readsCrates ? .listingsAndCrates : .listings) {
+                        try AlbumSet.reading(db, query, maxAlbumId: maxAlbumId)
+                    }
+                }
             }
-            return try plan.page(db, snapshot: snapshot, generation: generation, cells: cells)
+            let cellGeneration = reach == .listings ? generation : try ListingGeneration.current(db, .listings)
+            return try plan.page(db, snapshot: snapshot, generation: generation, cellGeneration: cellGeneration, cells: cells)
         }
     }
 }
@@ -79,10 +94,13 @@ private struct PagePlan {
     let artworkPixels: Double
     let includeSections: Bool
 
-    func page(_ db: Database, snapshot: GridSnapshot, generation: Int64, cells cache: GridCellCache) throws -> GridPage {
+    /// - Parameters:
+    ///   - generation: the snapshot's, which cursors carry.
+    ///   - cellGeneration: the listing generation without crates, which cells follow.
+    func page(_ db: Database, snapshot: GridSnapshot, generation: Int64, cellGeneration: Int64, cells cache: GridCellCache) throws -> GridPage {
         let (start, count) = try placement(db, snapshot, generation: generation)
         let albumIds = snapshot.albumIds(from: start, count: count)
-        let cells = try self.cells(db, albumIds: albumIds, generation: generation, cache: cache)
+        let cells = try self.cells(db, albumIds: albumIds, generation: cellGeneration, cache: cache)
         let items = albumIds.indices.map { offset in
             GridItem(position: start + offset, albumId: albumIds[offset], cell: cells[offset],
                      artwork: cells[offset].cover.map { GridArtwork($0.variant(atLeast: artworkPixels)) })

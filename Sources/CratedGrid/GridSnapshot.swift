@@ -79,24 +79,20 @@ struct GridSnapshot: Sendable {
     /// restriction's albums are read from its own index (a format's albums, a crate's copies, a
     /// year range, full-text matches), counted per album, and the base's order is filtered in
     /// memory; only the anchors the snapshot keeps are then read, each by its key.
-    static func derive(_ db: Database, from base: GridSnapshot, sql: GridSQL, withSections: Bool, tuning: Tuning) throws -> GridSnapshot {
+    ///
+    /// - Parameter members: the albums a restriction lets through, given its query and the largest
+    ///   album id that matters (the service keeps them for the listing generation).
+    static func derive(
+        _ db: Database, from base: GridSnapshot, sql: GridSQL, withSections: Bool, tuning: Tuning,
+        members: (GridSQL.Fragment, _ maxAlbumId: Int64) throws -> AlbumSet
+    ) throws -> GridSnapshot {
         guard sql.canMatch, base.total > 0 else { return .empty }
-        // passes[id] counts the restrictions, in order, that let album `id` through; a repeat of an
-        // album within one restriction's answer counts once.
-        var passes = [UInt8](repeating: 0, count: Int(base.maxAlbumId) + 1)
-        for (index, query) in sql.memberQueries.enumerated() {
-            let round = UInt8(index)
-            try db.forEachRow(query.sql, values: query.arguments) { columns in
-                let id = Int(try columns.int64(0))
-                if id >= 0, id < passes.count, passes[id] == round { passes[id] = round + 1 }
-            }
-        }
-        let required = UInt8(sql.memberQueries.count)
+        let sets = try sql.memberQueries.map { try members($0, base.maxAlbumId) }
         let baseRuns = base.letterRuns ?? []
         var baseRun = 0
         var runs: [GridSection] = []
         var albumIds: [Int64] = []
-        for (basePosition, albumId) in base.albumIds.enumerated() where passes[Int(albumId)] == required {
+        for (basePosition, albumId) in base.albumIds.enumerated() where sets.allSatisfy({ $0.contains(albumId) }) {
             if withSections, !baseRuns.isEmpty {
                 while baseRun + 1 < baseRuns.count, baseRuns[baseRun + 1].position <= basePosition { baseRun += 1 }
                 let letter = baseRuns[baseRun].letter
@@ -104,15 +100,26 @@ struct GridSnapshot: Sendable {
             }
             albumIds.append(albumId)
         }
+        // The kept anchors' keys, read by album in batches of one statement (a few thousand of them
+        // for a large grid).
         func anchors(at positions: some Sequence<Int>) throws -> [GridAnchor] {
-            try positions.map { position in
-                let albumId = albumIds[position]
-                guard let anchor = try db.firstRow(sql.anchorByAlbumStatement, ids: [albumId, sql.userId], {
-                    GridAnchor(key: try GridSQL.key($0, at: 0), albumId: try $0.int64(1))
-                }) else {
+            let wanted = positions.map { albumIds[$0] }
+            var keys: [Int64: SortKey] = [:]
+            keys.reserveCapacity(wanted.count)
+            let batch = GridSQL.anchorBatchSize
+            for start in Swift.stride(from: 0, to: wanted.count, by: batch) {
+                var ids = Array(wanted[start..<min(start + batch, wanted.count)])
+                // One statement for every batch: the last is filled out with repeats.
+                ids += repeatElement(ids[ids.count - 1], count: batch - ids.count)
+                try db.forEachRow(sql.anchorsByAlbumStatement, ids: [sql.userId] + ids) { columns in
+                    keys[try columns.int64(1)] = try GridSQL.key(columns, at: 0)
+                }
+            }
+            return try wanted.map { albumId in
+                guard let key = keys[albumId] else {
                     throw DatabaseError(resultCode: .SQLITE_INTERNAL, message: "album \(albumId) of the grid has no row in collection_album")
                 }
-                return anchor
+                return GridAnchor(key: key, albumId: albumId)
             }
         }
         var snapshot: GridSnapshot

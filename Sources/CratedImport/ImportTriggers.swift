@@ -15,7 +15,7 @@ struct ImportTriggers {
         "collection_item_grid_insert",                  // WHEN NOT EXISTS grid_deferral: quiet
         "collection_item_grid_insert_deferred",         // notes old albums' copies: done by the writer
         "listing_generation_collection_album_insert",   // quiet during a deferral (0009)
-        "listing_generation_crate_insert",              // WHEN NOT EXISTS grid_deferral: quiet
+        "crate_generation_insert",                      // WHEN NOT EXISTS grid_deferral: quiet (0010)
     ]
 
     /// Name and `CREATE TRIGGER` statement of every trigger set aside, as the migrations wrote it.

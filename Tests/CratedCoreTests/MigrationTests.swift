@@ -102,4 +102,26 @@ import Testing
             try AppDatabase.open(path: directory.url.path)
         }
     }
+
+    /// With automatic checkpoints off, a long WAL stays until `checkpointWAL` copies it into the
+    /// database file, on a connection of its own.
+    @Test func theWALIsCheckpointedOnlyWhenAsked() async throws {
+        let directory = try TemporaryDirectory()
+        let database = try directory.database()
+        try await database.stopAutomaticCheckpoints()
+        for batch in 0..<4 {
+            try await database.write { db in
+                for index in 0..<500 {
+                    try db.execute(sql: "INSERT INTO user (name, created_at) VALUES (?, '2024-01-01T00:00:00Z')",
+                                   arguments: ["user \(batch)-\(index) " + String(repeating: "x", count: 3000)])
+                }
+            }
+        }
+        // More than SQLite's automatic threshold of 1,000 pages, none of them checkpointed.
+        let before = try #require(try await database.checkpointWAL())
+        #expect(before.walFrames > 1000)
+        #expect(before.checkpointed == before.walFrames)
+        #expect(try database.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM user") } == 2000)
+    }
 }
+

@@ -235,7 +235,7 @@ import Testing
     @Test func theCacheSeesEveryWrite() throws {
         let fixture = try Fixture()
         let database = fixture.temporary.database
-        let before = try database.reader.read(ListingGeneration.current)
+        let before = try database.reader.read { try ListingGeneration.current($0) }
         let newest = ["sort": "dateAdded"]
         // The same grid twice: the second answer comes from the cached snapshot.
         #expect(try fixture.page(newest).total == 4)
@@ -243,7 +243,7 @@ import Testing
         try fixture.temporary.database.writer.write { db in
             _ = try db.insertCopy(userId: fixture.collector, albumId: fixture.albums["Arrival"]!, dateAdded: "2025-01-01T00:00:00Z")
         }
-        #expect(try database.reader.read(ListingGeneration.current) != before)
+        #expect(try database.reader.read { try ListingGeneration.current($0) } != before)
         let page = try fixture.page(newest)
         #expect(page.total == 5)
         #expect(page.items.first?.title == "Arrival")
@@ -265,9 +265,9 @@ import Testing
         let fixture = try Fixture()
         let database = fixture.temporary.database
         func changesGrids(_ write: (Database) throws -> Void) throws -> Bool {
-            let before = try database.reader.read(ListingGeneration.current)
+            let before = try database.reader.read { try ListingGeneration.current($0) }
             try database.writer.write(write)
-            return try database.reader.read(ListingGeneration.current) != before
+            return try database.reader.read { try ListingGeneration.current($0) } != before
         }
         let abbey = fixture.albums["Abbey Road"]!
         let copy = try database.reader.read { db in
@@ -294,6 +294,28 @@ import Testing
                 """, arguments: [abbey])
         })
         #expect(try !changesGrids { db in try db.execute(sql: "UPDATE user SET name = 'collector' WHERE id = ?", arguments: [fixture.collector]) })
+    }
+
+    /// Crate contents have a generation of their own: a crate edit changes the grids a crate
+    /// restricts, at once, and leaves the others' snapshots and cursors as they were.
+    @Test func aCrateEditMovesOnlyTheGridsOfCrates() throws {
+        let fixture = try Fixture()
+        let database = fixture.temporary.database
+        let copy = try database.reader.read { db in
+            try Int64.fetchOne(db, sql: "SELECT id FROM collection_item WHERE album_id = ?", arguments: [fixture.albums["Revolver"]!])!
+        }
+        let collection = ["limit": "1"]
+        let crate = ["limit": "1", "crate": "\(fixture.crate)"]
+        let listings = try database.reader.read { try ListingGeneration.current($0, .listings) }
+        let collectionBefore = try fixture.page(collection)
+        let crateBefore = try fixture.page(crate)
+        try database.writer.write { db in try db.addToCrate(crateId: fixture.crate, itemId: copy) }
+        #expect(try database.reader.read { try ListingGeneration.current($0, .listings) } == listings)
+        // The collection's page is the same, down to its cursor's placement at the same generation.
+        #expect(try fixture.page(collection) == collectionBefore)
+        let crateAfter = try fixture.page(crate)
+        #expect(crateAfter.total == crateBefore.total + 1)
+        #expect(crateAfter.next != crateBefore.next)
     }
 
     @Test func artworkIsTheSmallestVariantAtLeastItemWidthTimesScale() throws {

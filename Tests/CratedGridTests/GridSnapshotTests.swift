@@ -68,7 +68,7 @@ import Testing
                     let walked = try GridSnapshot.build(db, sql: sql, withSections: withSections, tuning: tuning)
                     let derived = try GridSnapshot.derive(
                         db, from: try GridSnapshot.build(db, sql: base, withSections: withSections, tuning: tuning),
-                        sql: sql, withSections: withSections, tuning: tuning)
+                        sql: sql, withSections: withSections, tuning: tuning) { try AlbumSet.reading(db, $0, maxAlbumId: $1) }
                     let context = Comment(rawValue: "seed \(seed), stride \(tuning.stride): \(request)")
                     #expect(derived.albumIds == walked.albumIds, context)
                     #expect(derived.stride == walked.stride, context)

@@ -60,18 +60,18 @@ import Testing
         try await SyncHarness.run { h in
             try h.importReleases([30, 31, 32])
             let albums = try [30, 31, 32].map { try #require(try h.database.album(discogsReleaseId: $0)).id! }
-            let before = try await h.database.reader.read(ListingGeneration.current)
+            let before = try await h.database.reader.read { try ListingGeneration.current($0) }
             _ = try await h.database.recordSyncResults([
                 AlbumSyncResult(albumId: albums[0], outcome: .failed(error: "HTTP 500", retryDelay: { _ in 60 })),
                 AlbumSyncResult(albumId: albums[1], outcome: .notModified),
                 AlbumSyncResult(albumId: albums[2], outcome: .notFound(retryAfter: 60)),
             ], at: h.clock.date)
-            let afterNoChange = try await h.database.reader.read(ListingGeneration.current)
+            let afterNoChange = try await h.database.reader.read { try ListingGeneration.current($0) }
             #expect(afterNoChange == before)
             _ = try await h.database.recordSyncResults([
                 AlbumSyncResult(albumId: albums[0], outcome: .fetched(try Self.metadata(syntheticRelease(id: 30)), etag: nil)),
             ], at: h.clock.date)
-            let afterSync = try await h.database.reader.read(ListingGeneration.current)
+            let afterSync = try await h.database.reader.read { try ListingGeneration.current($0) }
             #expect(afterSync != before)
         }
     }

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import Synchronization
 
 /// The one type in front of GRDB: opens the database with crated's settings, applies the migrations,
 /// and is extended by the repositories with methods named for what they do.
@@ -16,6 +17,7 @@ public struct AppDatabase: Sendable {
     let tokenUses = TokenUses()
     /// How long a write may wait for the write lock, counted from when it was asked for.
     private let writeDeadlines: WriteDeadlines
+    private let checkpointConnection: CheckpointConnection
 
     /// Opens (creating if needed) the database file: WAL, foreign keys on, a busy timeout, migrated.
     public static func open(
@@ -81,6 +83,7 @@ public struct AppDatabase: Sendable {
     private init(writer: any DatabaseWriter, writeDeadlines: WriteDeadlines, readConnections: ReadConnections? = nil) {
         self.writer = writer
         self.writeDeadlines = writeDeadlines
+        self.checkpointConnection = CheckpointConnection(path: writer.path)
         self.readConnections = readConnections
     }
 
@@ -126,6 +129,30 @@ public struct AppDatabase: Sendable {
         return result!
     }
 
+    /// Stops the write connection checkpointing the WAL when a commit finds it long: the commit that
+    /// did (the first write after an import, say) copied hundreds of megabytes inside a request.
+    /// The daemon checkpoints with `checkpointWAL()` in the background instead.
+    public func stopAutomaticCheckpoints() async throws {
+        try await writer.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA wal_autocheckpoint = 0") }
+    }
+
+    /// Copies committed pages from the WAL into the database file, as far as readers allow, without
+    /// waiting for readers or writers (a PASSIVE checkpoint), on a connection of its own so that
+    /// writes go on meanwhile. Returns the WAL's frames and how many of them are now in the file,
+    /// or nil when another connection is checkpointing (an import's commit).
+    @discardableResult
+    public func checkpointWAL() async throws -> (walFrames: Int, checkpointed: Int)? {
+        let connection = try checkpointConnection.connection()
+        do {
+            return try await connection.writeWithoutTransaction { db in
+                let row = try Row.fetchOne(db, sql: "PRAGMA wal_checkpoint(PASSIVE)")!
+                return (row[1], row[2])
+            }
+        } catch let error as DatabaseError where error.isBusy {
+            return nil
+        }
+    }
+
     /// Runs `body` outside a transaction, for a single statement, which is consistent on its own.
     public func unsafeRead<T>(_ body: (Database) throws -> T) throws -> T {
         if let readConnections { return try readConnections.unsafeRead(body) }
@@ -150,4 +177,25 @@ public enum AppDatabaseError: Error, CustomStringConvertible, Equatable {
 extension DatabaseError {
     /// SQLite answered BUSY: another connection or process holds the write lock past the busy timeout.
     package var isBusy: Bool { resultCode == .SQLITE_BUSY || resultCode == .SQLITE_LOCKED }
+}
+
+/// The connection `checkpointWAL` runs on, opened on first use.
+private final class CheckpointConnection: Sendable {
+    private let path: String
+    private let opened = Mutex<DatabaseQueue?>(nil)
+
+    init(path: String) {
+        self.path = path
+    }
+
+    func connection() throws -> DatabaseQueue {
+        try opened.withLock { queue in
+            if let queue { return queue }
+            var configuration = Configuration()
+            configuration.busyMode = .immediateError
+            let connection = try DatabaseQueue(path: path, configuration: configuration)
+            queue = connection
+            return connection
+        }
+    }
 }

@@ -1,13 +1,31 @@
 import GRDB
 import Synchronization
 
-/// The listing generation: one number that changes in every transaction that changes what a grid or a
-/// search can list, or in what order (Migrations/0007_listing_generation.sql). Read inside a read
-/// transaction, it names the state of everything listings are computed from.
+/// The listing generation: a number that changes in every transaction that changes what a grid or a
+/// search can list, or in what order (Migrations/0007_listing_generation.sql), with crate contents
+/// counted apart (Migrations/0010_crate_generation.sql). Read inside a read transaction, it names the
+/// state of everything listings are computed from.
 public enum ListingGeneration {
-    public static func current(_ db: Database) throws -> Int64 {
+    /// What a cached value is computed from.
+    public enum Reach: Sendable {
+        /// Everything listings show but what crates hold: a crate edit leaves these values be.
+        case listings
+        /// Crate contents too.
+        case listingsAndCrates
+    }
+
+    /// With `.listingsAndCrates`, the sum of both numbers: each only grows, so the sum changes with
+    /// either and never comes back to an earlier value.
+    public static func current(_ db: Database, _ reach: Reach = .listingsAndCrates) throws -> Int64 {
         // Read on every grid page and search: through the C API, not GRDB's fetchOne.
-        try db.firstRow("SELECT value FROM listing_generation WHERE id = 1", ids: []) { try $0.int64(0) } ?? 0
+        switch reach {
+        case .listings:
+            try db.firstRow("SELECT value FROM listing_generation WHERE id = 1", ids: []) { try $0.int64(0) } ?? 0
+        case .listingsAndCrates:
+            try db.firstRow("""
+                SELECT (SELECT value FROM listing_generation WHERE id = 1) + (SELECT value FROM crate_generation WHERE id = 1)
+                """, ids: []) { try $0.int64(0) } ?? 0
+        }
     }
 
     /// For writers that no trigger sees: the search index, a virtual table, takes no triggers.
@@ -76,13 +94,16 @@ public final class GenerationCache<Value: Sendable>: Sendable {
     }
 
     /// The value for `key` at the generation `db` sees, computed and kept when there is none.
-    public func value(for key: String, in db: Database, compute: () throws -> Value) throws -> Value {
-        try valueAndGeneration(for: key, in: db, compute: compute).value
+    /// `reach` says what the value is computed from; a key must always be asked for with the same.
+    public func value(for key: String, in db: Database, reach: ListingGeneration.Reach = .listingsAndCrates,
+                      compute: () throws -> Value) throws -> Value {
+        try valueAndGeneration(for: key, in: db, reach: reach, compute: compute).value
     }
 
-    /// `value(for:in:compute:)` and the generation it belongs to.
-    public func valueAndGeneration(for key: String, in db: Database, compute: () throws -> Value) throws -> (value: Value, generation: Int64) {
-        let generation = try ListingGeneration.current(db)
+    /// `value(for:in:reach:compute:)` and the generation it belongs to.
+    public func valueAndGeneration(for key: String, in db: Database, reach: ListingGeneration.Reach = .listingsAndCrates,
+                                   compute: () throws -> Value) throws -> (value: Value, generation: Int64) {
+        let generation = try ListingGeneration.current(db, reach)
         if let value = value(for: key, generation: generation) { return (value, generation) }
         let value = try compute()
         store(value, for: key, generation: generation)

@@ -133,7 +133,8 @@ extension AppDatabase {
         guard let match = SearchText.matchExpression(text) else { return [] }
         let initial = SearchText.soleInitial(text)
         return try read { db in
-            try searchResults.value(for: "\(userId) \(limit) \(match)", in: db) {
+            // Search results show no crate: filing records leaves them be.
+            try searchResults.value(for: "\(userId) \(limit) \(match)", in: db, reach: .listings) {
                 guard let initial else { return try Self.search(db, match: match, userId: userId, limit: limit) }
                 let titled = try Self.titles(db, startingWith: initial, userId: userId, limit: limit)
                 guard titled.count < limit else { return titled }
