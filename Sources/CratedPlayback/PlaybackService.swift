@@ -59,7 +59,7 @@ public actor PlaybackService {
     /// When each user's state next changes by itself. Written on the actor; under a lock of its own
     /// so that album pages can tell, without waiting for the actor, that nothing is due.
     private let agenda = Mutex(Agenda())
-    /// Whether a command or settlement is under way, and those waiting for it to end, first first.
+    /// Whether a command or settlement is under way, and those waiting for it, in the order they came.
     private var isExclusiveTaken = false
     private var exclusiveWaiters: [CheckedContinuation<Void, Never>] = []
 

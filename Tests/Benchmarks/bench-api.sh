@@ -14,8 +14,6 @@
 # migrations.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
-# The daemon syncs in the background: keep it on this machine (a closed port on loopback).
-export CRATED_DISCOGS_BASE_URL="http://127.0.0.1:9"
 
 ROWS="${1:-207000}"
 DURATION="${2:-10}"
@@ -26,42 +24,13 @@ THREADS=2
 
 command -v wrk >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk >/dev/null; }
 
-echo "==> swift build -c release --product crated"
-swift build -c release --product crated >/dev/null
-CRATED=.build/release/crated
-
-WORK="$(mktemp -d)"
-SERVER_PID=""
-cleanup() {
-    [ -n "$SERVER_PID" ] && kill "$SERVER_PID" 2>/dev/null && wait "$SERVER_PID" 2>/dev/null || true
-    rm -rf "$WORK"
-}
-trap cleanup EXIT
+source Tests/Benchmarks/common.sh
 
 DB="$WORK/bench.sqlite"
 echo "==> generating and importing $ROWS rows"
 python3 Tests/Benchmarks/gen-discogs-csv.py --rows "$ROWS" --seed 7 --out "$WORK/collection.csv"
 "$CRATED" import "$WORK/collection.csv" --database "$DB" --user bench >/dev/null
 TOKEN="$("$CRATED" token create --user bench --database "$DB")"
-
-# Starts `crated serve` of the binary $1 on a free port; sets SERVER_PID and BASE.
-start_server() {
-    "$1" serve --database "$DB" --port 0 > "$WORK/serve.log" 2>&1 &
-    SERVER_PID=$!
-    local port=""
-    for _ in $(seq 1 200); do
-        port="$(sed -n 's#.*listening on http://127.0.0.1:\([0-9]*\).*#\1#p' "$WORK/serve.log")"
-        [ -n "$port" ] && break
-        sleep 0.1
-    done
-    [ -n "$port" ] || { cat "$WORK/serve.log"; echo "serve did not start" >&2; exit 1; }
-    BASE="http://127.0.0.1:$port"
-}
-
-stop_server() {
-    kill "$SERVER_PID" && wait "$SERVER_PID" 2>/dev/null || true
-    SERVER_PID=""
-}
 
 # Album ids to ask for: spread over the whole catalogue, read from the database.
 ALBUMS="$(sqlite3 "$DB" "SELECT MAX(id) FROM album")"
@@ -165,7 +134,7 @@ ALBUM_COUNT="$(sqlite3 "$DB" "SELECT COUNT(*) FROM album")"
 
 # Every route against the binary $1.
 measure_all() {
-    start_server "$1"
+    start_server "$1" "$DB"
     local deep_album
     deep_album="$(curl -s -H "Authorization: Bearer $TOKEN" "$BASE/v1/grid/collection?layout=iPhonePortrait&at=150000" | json_field "d['items'][0]['albumId']")"
     : > "$WORK/rates"

@@ -9,25 +9,10 @@
 # Exits non-zero when an event was lost or a command failed.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
-# The daemon syncs in the background: keep it on this machine (a closed port on loopback).
-export CRATED_DISCOGS_BASE_URL="http://127.0.0.1:9"
 
 USERS=20
 
-echo "==> swift build -c release --product crated"
-swift build -c release --product crated --quiet
-CRATED=.build/release/crated
-
-WORK="$(mktemp -d)"
-SERVER_PID=""
-cleanup() {
-    if [ -n "$SERVER_PID" ]; then
-        kill "$SERVER_PID" 2>/dev/null || true
-        wait "$SERVER_PID" 2>/dev/null || true
-    fi
-    rm -rf "$WORK"
-}
-trap cleanup EXIT
+source Tests/Benchmarks/common.sh
 
 DB="$WORK/bench.sqlite"
 echo "==> importing Tests/Fixtures/sample-collection.csv for $USERS users"
@@ -47,16 +32,7 @@ for n in $(seq 0 $((USERS - 1))); do
     echo "user$n $("$CRATED" token create --user "user$n" --database "$DB")" >> "$WORK/tokens"
 done
 
-"$CRATED" serve --database "$DB" --port 0 > "$WORK/serve.log" 2>&1 &
-SERVER_PID=$!
-PORT=""
-for _ in $(seq 1 200); do
-    PORT="$(sed -n 's#.*listening on http://127.0.0.1:\([0-9]*\).*#\1#p' "$WORK/serve.log")"
-    [ -n "$PORT" ] && break
-    kill -0 "$SERVER_PID" 2>/dev/null || break
-    sleep 0.1
-done
-[ -n "$PORT" ] || { cat "$WORK/serve.log"; echo "serve did not start" >&2; exit 1; }
+start_server "$CRATED" "$DB"
 
 echo "==> crated serve on port $PORT (pid $SERVER_PID), album $ALBUM_ID"
 status=0

@@ -1,0 +1,41 @@
+# Sourced by the benchmark scripts that run `crated serve`: a release build, a work directory that is
+# removed on exit with the daemon it started, and starting and stopping the daemon.
+
+# The daemon syncs in the background: keep it on this machine (a closed port on loopback).
+export CRATED_DISCOGS_BASE_URL="http://127.0.0.1:9"
+
+echo "==> swift build -c release --product crated"
+swift build -c release --product crated >/dev/null
+CRATED="$PWD/.build/release/crated"
+
+WORK="$(mktemp -d)"
+SERVER_PID=""
+cleanup() {
+    if [ -n "$SERVER_PID" ]; then
+        kill "$SERVER_PID" 2>/dev/null || true
+        wait "$SERVER_PID" 2>/dev/null || true
+    fi
+    rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+# start_server BINARY DATABASE: `serve` on a free port, its log in $WORK/serve.log; sets SERVER_PID,
+# PORT and BASE.
+start_server() {
+    "$1" serve --database "$2" --port 0 > "$WORK/serve.log" 2>&1 &
+    SERVER_PID=$!
+    PORT=""
+    for _ in $(seq 1 200); do
+        PORT="$(sed -n 's#.*listening on http://127.0.0.1:\([0-9]*\).*#\1#p' "$WORK/serve.log")"
+        [ -n "$PORT" ] && break
+        kill -0 "$SERVER_PID" 2>/dev/null || break
+        sleep 0.1
+    done
+    [ -n "$PORT" ] || { cat "$WORK/serve.log"; echo "serve did not start" >&2; exit 1; }
+    BASE="http://127.0.0.1:$PORT"
+}
+
+stop_server() {
+    kill "$SERVER_PID" && wait "$SERVER_PID" 2>/dev/null || true
+    SERVER_PID=""
+}
