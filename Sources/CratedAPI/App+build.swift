@@ -113,7 +113,8 @@ struct WALCheckpointer: Service {
     var interval: Duration = .seconds(1)
 
     func run() async throws {
-        try await database.stopAutomaticCheckpoints()
+        // A PRAGMA on the write connection as the daemon starts: no write waits yet.
+        try database.stopAutomaticCheckpoints()
         await cancelWhenGracefulShutdown {
             while (try? await Task.sleep(for: interval)) != nil { await checkpoint() }
         }

@@ -188,6 +188,8 @@ public struct SyncRunner: Sendable {
                 }
             } catch let error as DatabaseError {
                 throw SyncError.database(error.message ?? error.description)
+            } catch let error as AppDatabaseError {
+                throw SyncError.database(error.description)
             }
         }
 
@@ -408,6 +410,8 @@ public struct SyncRunner: Sendable {
             return nil
         } catch let error as DatabaseError {
             throw SyncError.database(error.message ?? error.description)
+        } catch let error as AppDatabaseError {
+            throw SyncError.database(error.description)
         }
     }
 

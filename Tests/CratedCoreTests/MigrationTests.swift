@@ -108,7 +108,7 @@ import Testing
     @Test func theWALIsCheckpointedOnlyWhenAsked() async throws {
         let directory = try TemporaryDirectory()
         let database = try directory.database()
-        try await database.stopAutomaticCheckpoints()
+        try database.stopAutomaticCheckpoints()
         for batch in 0..<4 {
             try await database.write { db in
                 for index in 0..<500 {

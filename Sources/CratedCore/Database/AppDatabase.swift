@@ -98,10 +98,16 @@ public struct AppDatabase: Sendable {
     /// timeout of being asked for, however long it queued behind others, is `AppDatabaseError.locked`:
     /// the API answers it with 503 and `Retry-After`.
     public func write<T: Sendable>(_ body: @Sendable (Database) throws -> T) async throws -> T {
+        try await writeOutsideTransaction { db in try Self.inTransaction(db, body) }
+    }
+
+    /// `write` for a body that begins its own transaction (after a PRAGMA that SQLite takes only
+    /// outside one), under the same deadline.
+    public func writeOutsideTransaction<T: Sendable>(_ body: @Sendable (Database) throws -> T) async throws -> T {
         let deadline = writeDeadlines.deadline(askedAt: .now)
         do {
             return try await writer.writeWithoutTransaction { db in
-                try writeDeadlines.waiting(until: deadline) { try Self.inTransaction(db, body) }
+                try writeDeadlines.waiting(until: deadline) { try body(db) }
             }
         } catch let error as DatabaseError where error.isBusy {
             throw AppDatabaseError.locked
@@ -132,8 +138,8 @@ public struct AppDatabase: Sendable {
     /// Stops the write connection checkpointing the WAL when a commit finds it long: the commit that
     /// did (the first write after an import, say) copied hundreds of megabytes inside a request.
     /// The daemon checkpoints with `checkpointWAL()` in the background instead.
-    public func stopAutomaticCheckpoints() async throws {
-        try await writer.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA wal_autocheckpoint = 0") }
+    public func stopAutomaticCheckpoints() throws {
+        try writer.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA wal_autocheckpoint = 0") }
     }
 
     /// Copies committed pages from the WAL into the database file, as far as readers allow, without

@@ -91,7 +91,7 @@ extension AppDatabase {
     /// not folders keep what was added to them by hand.
     public func applyCollection(_ snapshot: DiscogsCollectionSnapshot, userId: Int64, at date: Date) async throws -> CollectionSyncSummary {
         let now = Timestamp.string(from: date)
-        return try await writer.write { db in
+        return try await write { db in
             var summary = CollectionSyncSummary()
             summary.instances = snapshot.instances.count
             let crateIds = try Self.syncCrates(db, folders: snapshot.folders, userId: userId, now: now, summary: &summary)
@@ -251,7 +251,7 @@ extension AppDatabase {
     /// The user that sync acts for: the one named (created when `createIfMissing`), else the only
     /// user, else the default user, created on first use.
     public func resolveUser(named name: String?, defaultName: String, createIfMissing: Bool) async throws -> User {
-        try await writer.write { db in
+        try await write { db in
             try Self.resolveUser(db, named: name, defaultName: defaultName, createIfMissing: createIfMissing)
         }
     }

@@ -49,7 +49,7 @@ extension AppDatabase {
     /// once per album, which is most of what a commit costs.
     public func recordSyncResults(_ results: [AlbumSyncResult], at date: Date) async throws -> [(any Error)?] {
         let now = Timestamp.string(from: date)
-        return try await writer.writeWithoutTransaction { db in
+        return try await writeOutsideTransaction { db in
             // A savepoint keeps the earlier content of every page it changes in a sub-journal,
             // which SQLite moves to a temporary file once it passes 64 KiB. One album's rows pass
             // it, and writing that file (some 60 writes per album) took a quarter of the writer's

@@ -122,7 +122,7 @@ extension AppDatabase {
         let uses = tokenUses.take()
         guard !uses.isEmpty else { return }
         do {
-            try await writer.write { db in
+            try await write { db in
                 for (tokenId, seconds) in uses {
                     try db.execute(sql: "UPDATE api_token SET last_used_at = ? WHERE id = ? AND (last_used_at IS NULL OR last_used_at < ?)",
                                    arguments: [Timestamp.string(fromEpochSeconds: seconds), tokenId, Timestamp.string(fromEpochSeconds: seconds)])
