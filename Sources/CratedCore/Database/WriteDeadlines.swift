@@ -5,8 +5,9 @@ import Synchronization
 ///
 /// SQLite's own timeout counts from the moment a write first meets the lock, so a write queued behind
 /// others that each waited in turn would wait for all of them. Here each write's deadline counts from
-/// when it was asked for; writes with no deadline of their own (migrations, the sync's) get the
-/// timeout from their first wait.
+/// when it was asked for (`AppDatabase.write`, `writeOutsideTransaction`, `writeBlocking`); a write
+/// with no deadline of its own (the migrations, run through GRDB directly) gets the timeout from its
+/// first wait.
 final class WriteDeadlines: Sendable {
     let timeout: Duration
     private struct State {
