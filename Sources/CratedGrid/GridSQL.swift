@@ -6,10 +6,12 @@ import GRDB
 /// walks the sort's index `(user_id, sort key, album_id)` in order from a seek, so none scans.
 ///
 /// A restriction (the scope and each filter) has two SQL forms. The probe form is an `EXISTS` looked up
-/// for each row walked, for the statements that walk a few rows from a seek. The set form is an `IN
-/// (subquery)` that SQLite materializes once per statement, for the statements that walk the whole grid.
-/// Neither may drive the query: a unary `+` keeps SQLite from seeking on `album_id IN (...)` or on a year
-/// range instead of on the keyset, which would walk or sort every row before the page.
+/// for each row walked, for the statements that walk a few rows from a seek. The member query lists the
+/// albums it lets through, from its own index: the daemon derives a restricted grid's snapshot from
+/// them (`GridSnapshot.derive`). Walking a restricted grid whole (`gridStatement`, which tests hold
+/// derived snapshots to) uses the member query as an `IN (subquery)` that SQLite materializes once.
+/// Neither condition may drive the query: a unary `+` keeps SQLite from seeking on `album_id IN (...)`
+/// or on a year range instead of on the keyset, which would walk or sort every row before the page.
 struct GridSQL {
     let userId: Int64
     let sort: GridSort
@@ -39,10 +41,9 @@ struct GridSQL {
     /// Whether the grid's albums depend on what crates hold: its caches then follow crate edits too.
     var readsCrates: Bool { memberQueries.contains { $0.readsCrates } }
 
-    /// One restriction in its two forms, and the query of the albums it lets through.
+    /// One restriction: its probe, and the query of the albums it lets through.
     private struct Restriction {
         var probe: Fragment
-        var set: Fragment
         var members: Fragment
     }
 
@@ -60,29 +61,26 @@ struct GridSQL {
 
         var restrictions: [Restriction] = []
         var canMatch = true
-        let crateMembers = "SELECT c.album_id FROM crate_item ci JOIN collection_item c ON c.id = ci.item_id WHERE ci.crate_id = ? AND c.user_id = ?"
         func crate(_ id: Int64) -> Restriction {
             Restriction(
                 probe: Fragment(sql: """
                     EXISTS (SELECT 1 FROM collection_item c JOIN crate_item ci ON ci.item_id = c.id
                             WHERE c.user_id = ca.user_id AND c.album_id = ca.album_id AND ci.crate_id = ?)
                     """, arguments: [id.databaseValue]),
-                set: Fragment(sql: "+ca.album_id IN (\(crateMembers))", arguments: [id.databaseValue, userId.databaseValue]),
-                members: Fragment(sql: crateMembers, arguments: [id.databaseValue, userId.databaseValue], readsCrates: true))
+                members: Fragment(sql: """
+                    SELECT c.album_id FROM crate_item ci JOIN collection_item c ON c.id = ci.item_id WHERE ci.crate_id = ? AND c.user_id = ?
+                    """, arguments: [id.databaseValue, userId.databaseValue], readsCrates: true))
         }
         func artist(_ id: Int64) -> Restriction {
             Restriction(
                 probe: Fragment(sql: "EXISTS (SELECT 1 FROM album_artist aa WHERE aa.album_id = ca.album_id AND aa.artist_id = ?)",
                                 arguments: [id.databaseValue]),
-                set: Fragment(sql: "+ca.album_id IN (SELECT album_id FROM album_artist WHERE artist_id = ?)", arguments: [id.databaseValue]),
                 members: Fragment(sql: "SELECT album_id FROM album_artist WHERE artist_id = ?", arguments: [id.databaseValue]))
         }
         func genre(_ kind: String, _ name: String) -> Restriction {
             Restriction(
                 probe: Fragment(sql: "EXISTS (SELECT 1 FROM album_genre g WHERE g.album_id = ca.album_id AND g.kind = ? AND g.name = ?)",
                                 arguments: [kind.databaseValue, name.databaseValue]),
-                set: Fragment(sql: "+ca.album_id IN (SELECT album_id FROM album_genre WHERE kind = ? AND name = ?)",
-                              arguments: [kind.databaseValue, name.databaseValue]),
                 members: Fragment(sql: "SELECT album_id FROM album_genre WHERE kind = ? AND name = ?",
                                   arguments: [kind.databaseValue, name.databaseValue]))
         }
@@ -90,7 +88,6 @@ struct GridSQL {
             Restriction(
                 probe: Fragment(sql: "EXISTS (SELECT 1 FROM album_format f WHERE f.album_id = ca.album_id AND f.name = ?)",
                                 arguments: [name.databaseValue]),
-                set: Fragment(sql: "+ca.album_id IN (SELECT album_id FROM album_format WHERE name = ?)", arguments: [name.databaseValue]),
                 members: Fragment(sql: "SELECT album_id FROM album_format WHERE name = ?", arguments: [name.databaseValue]))
         }
         func text(_ text: String) -> Restriction? {
@@ -99,9 +96,8 @@ struct GridSQL {
                 return nil
             }
             // Full-text search has no cheap per-row probe: its matches are always gathered once.
-            let condition = Fragment(sql: "+ca.album_id IN (SELECT rowid FROM album_search WHERE album_search MATCH ?)", arguments: [expression.databaseValue])
-            return Restriction(probe: condition, set: condition,
-                               members: Fragment(sql: "SELECT rowid FROM album_search WHERE album_search MATCH ?", arguments: [expression.databaseValue]))
+            let members = Fragment(sql: "SELECT rowid FROM album_search WHERE album_search MATCH ?", arguments: [expression.databaseValue])
+            return Restriction(probe: Self.membership(members), members: members)
         }
 
         switch request.scope {
@@ -121,9 +117,8 @@ struct GridSQL {
             let from = Int64(filters.yearFrom ?? GridFilters.yearRange.lowerBound)
             let to = Int64(filters.yearTo ?? GridFilters.yearRange.upperBound)
             // Even in the year sort the seek must be the keyset's, not the start of the range.
-            let condition = Fragment(sql: "+ca.year_key BETWEEN ? AND ?", arguments: [from.databaseValue, to.databaseValue])
             restrictions.append(Restriction(
-                probe: condition, set: condition,
+                probe: Fragment(sql: "+ca.year_key BETWEEN ? AND ?", arguments: [from.databaseValue, to.databaseValue]),
                 members: Fragment(sql: "SELECT album_id FROM collection_album WHERE user_id = ? AND year_key BETWEEN ? AND ?",
                                   arguments: [userId.databaseValue, from.databaseValue, to.databaseValue])))
         }
@@ -132,8 +127,13 @@ struct GridSQL {
 
         self.canMatch = canMatch
         self.probeConditions = restrictions.map(\.probe)
-        self.setConditions = restrictions.map(\.set)
+        self.setConditions = restrictions.map { Self.membership($0.members) }
         self.memberQueries = restrictions.map(\.members)
+    }
+
+    /// `+ca.album_id IN (<members>)`: the condition a walk of the whole grid materializes once.
+    private static func membership(_ members: Fragment) -> Fragment {
+        Fragment(sql: "+ca.album_id IN (\(members.sql))", arguments: members.arguments)
     }
 
     // MARK: Building blocks

@@ -77,8 +77,8 @@ struct GridSnapshot: Sendable {
     /// Walking a restricted grid in its sort's index costs a probe of every restriction for every
     /// album of the collection (0.2 to 0.7 s on 200,000 albums, first time asked). Here each
     /// restriction's albums are read from its own index (a format's albums, a crate's copies, a
-    /// year range, full-text matches), counted per album, and the base's order is filtered in
-    /// memory; only the anchors the snapshot keeps are then read, each by its key.
+    /// year range, full-text matches) into a set, and the base's order is kept to the albums in
+    /// every set, in memory; only the anchors the snapshot keeps are then read, by key, in batches.
     ///
     /// - Parameter members: the albums a restriction lets through, given its query and the largest
     ///   album id that matters (the service keeps them for the listing generation).
