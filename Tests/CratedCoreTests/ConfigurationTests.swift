@@ -82,5 +82,15 @@ import Testing
         } catch {
             #expect(String(describing: error).contains("CRATED_SERVER_EVENT_LOOP_EXECUTOR"), "\(error)")
         }
+        // The connection limits: each value out of range is named.
+        for (variable, key, value, reason) in [
+            ("CRATED_SERVER_HEAD_TIMEOUT_SECONDS", "server.headTimeoutSeconds", "0", "must be from 1 to 3600, got 0"),
+            ("CRATED_SERVER_BODY_TIMEOUT_SECONDS", "server.bodyTimeoutSeconds", "3601", "must be from 1 to 3600, got 3601"),
+            ("CRATED_SERVER_MAX_CONNECTIONS", "server.maxConnections", "0", "must be from 1 to 1000000, got 0"),
+        ] {
+            await #expect(throws: ConfigurationError.invalidValue(key: key, reason: reason)) {
+                try await CratedConfiguration.load(environment: [variable: value])
+            }
+        }
     }
 }
