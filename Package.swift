@@ -24,6 +24,8 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.0"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+        // bcrypt for web sign-in passwords (HummingbirdBcrypt only: no auth framework).
+        .package(url: "https://github.com/hummingbird-project/hummingbird-auth", from: "2.5.0"),
     ],
     targets: [
         // JSON output and the few small JSON readers the API and storage share: the streaming
@@ -40,6 +42,8 @@ let package = Package(
                 "CSQLiteConfig",
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                // Web sign-in passwords are stored as bcrypt hashes (SessionRepository).
+                .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
             ],
             plugins: ["EmbedResources"]
         ),
@@ -63,11 +67,28 @@ let package = Package(
         ),
         // Metadata sync from the Discogs API over an HTTPTransport (libcurl in production).
         .target(name: "CratedSync", dependencies: ["CratedCore", "CCurl", grdb, logging, serviceLifecycle, httpTypes]),
+        // libvips, with inline wrappers for its variadic calls (shim.h).
+        .systemLibrary(
+            name: "CVips",
+            pkgConfig: "vips",
+            providers: [.apt(["libvips-dev"])]
+        ),
+        // Covers crated keeps itself: fetched from image hosts, stored by content hash within a disk
+        // budget, resized with libvips into variants at the widths the layouts draw.
+        .target(
+            name: "CratedArtwork",
+            dependencies: [
+                "CratedCore", "CratedSync", "CVips", grdb, logging, serviceLifecycle, httpTypes,
+                .product(name: "Crypto", package: "swift-crypto"),
+                // NIOThreadPool: resizing runs off Swift's cooperative threads.
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
+        ),
         // The HTTP/JSON API on Hummingbird: routes, controllers, buildApplication.
         .target(
             name: "CratedAPI",
             dependencies: [
-                "CratedCore", "CratedJSON", "CratedGrid", "CratedPlayback", "CratedSync", hummingbird, logging, serviceLifecycle,
+                "CratedCore", "CratedJSON", "CratedGrid", "CratedPlayback", "CratedSync", "CratedArtwork", hummingbird, logging, serviceLifecycle,
                 // The transport's own errors (a client gone mid-request), told apart from the app's.
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
@@ -78,7 +99,7 @@ let package = Package(
         .executableTarget(
             name: "crated",
             dependencies: [
-                "CratedCore", "CratedImport", "CratedSync", "CratedAPI", logging,
+                "CratedCore", "CratedImport", "CratedSync", "CratedArtwork", "CratedAPI", logging,
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -96,7 +117,7 @@ let package = Package(
             path: "Sources/EmbedResourcesPlugin"
         ),
         // Helpers every test target shares: temporary folders and databases, fixtures, processes.
-        .target(name: "CratedTestSupport", dependencies: ["CratedCore", "CratedImport", "CratedSync", grdb, hummingbird, logging], path: "Tests/CratedTestSupport"),
+        .target(name: "CratedTestSupport", dependencies: ["CratedCore", "CratedImport", "CratedSync", "CratedArtwork", "CVips", grdb, hummingbird, logging], path: "Tests/CratedTestSupport"),
         .testTarget(name: "CratedJSONTests", dependencies: ["CratedJSON", "CratedTestSupport"]),
         .testTarget(name: "CratedCoreTests", dependencies: ["CratedCore", "CratedTestSupport", grdb]),
         .testTarget(name: "CratedImportTests", dependencies: ["CratedImport", "CratedCore", "CratedTestSupport", grdb]),
@@ -105,6 +126,9 @@ let package = Package(
         .testTarget(name: "CratedGridTests", dependencies: ["CratedTestSupport", "CratedGrid", "CratedCore", "CratedImport", "CratedJSON", grdb]),
         .testTarget(name: "CratedPlaybackTests", dependencies: ["CratedTestSupport", "CratedPlayback", "CratedCore", grdb]),
         .testTarget(name: "CratedSyncTests", dependencies: ["CratedTestSupport", "CratedSync", "CratedCore", "CratedImport", grdb, logging, serviceLifecycle, hummingbird, httpTypes]),
-        .testTarget(name: "CratedAPITests", dependencies: ["CratedTestSupport", "CratedAPI", "CratedCore", "CratedImport", "CratedJSON", "CratedPlayback", "CratedSync", grdb, hummingbird, hummingbirdTesting]),
+        // Image fixtures of our own making are read from the source tree (#filePath), not a bundle.
+        .testTarget(name: "CratedArtworkTests", dependencies: ["CratedTestSupport", "CratedArtwork", "CVips", "CratedCore", "CratedSync", grdb, httpTypes],
+                    exclude: ["Fixtures"]),
+        .testTarget(name: "CratedAPITests", dependencies: ["CratedTestSupport", "CratedAPI", "CratedArtwork", "CratedCore", "CratedImport", "CratedJSON", "CratedPlayback", "CratedSync", grdb, hummingbird, hummingbirdTesting]),
     ]
 )

@@ -1,3 +1,4 @@
+import CratedArtwork
 import CratedCore
 import CratedGrid
 import CratedPlayback
@@ -14,14 +15,24 @@ public struct AppServices: Sendable {
     public var playback: PlaybackService
     public var sync: SyncService
     public var grids: GridService
+    public var artwork: ArtworkService
     public var keepAliveInterval: Duration
+    /// Slows failed web sign-ins per user name and address; tests give it a manual clock.
+    public var signInThrottle = SignInThrottle()
 
-    /// - Parameter sync: the metadata sync service; by default libcurl to the configured Discogs.
+    /// - Parameters:
+    ///   - sync: the metadata sync service; by default libcurl to the configured Discogs, fetching
+    ///     covers through `artwork` when `artwork.fetchDuringSync` is on.
+    ///   - artwork: covers; by default libcurl to the image hosts and the configured directory.
+    ///     Throws `ArtworkStorageError` when that directory cannot be written.
     public init(database: AppDatabase, configuration: CratedConfiguration, playbackClock: any PlaybackClock = SystemPlaybackClock(),
-                sync: SyncService? = nil, keepAliveInterval: Duration = .seconds(15), logger: Logger) throws {
+                sync: SyncService? = nil, artwork: ArtworkService? = nil, keepAliveInterval: Duration = .seconds(15), logger: Logger) throws {
         self.database = database
         self.playback = PlaybackService(database: database, clock: playbackClock, logger: logger)
-        self.sync = try sync ?? SyncService(database: database, configuration: configuration, logger: logger)
+        let artwork = try artwork ?? ArtworkService(database: database, configuration: configuration, logger: logger)
+        self.artwork = artwork
+        self.sync = try sync ?? SyncService(database: database, configuration: configuration,
+                                            covers: configuration.artworkFetchDuringSync ? artwork : nil, logger: logger)
         self.grids = GridService(database: database)
         self.keepAliveInterval = keepAliveInterval
     }
@@ -52,7 +63,7 @@ public func buildApplication(
         ),
         // Shut down in reverse order after the server: sync finishes the album in flight.
         services: [services.sync, PlaybackScheduler(playback: services.playback), TokenUseRecorder(database: services.database),
-                   WALCheckpointer(database: services.database, logger: logger)],
+                   services.artwork, WALCheckpointer(database: services.database, logger: logger)],
         onServerRunning: { channel in
             services.sync.serverIsListening()
             await onServerRunning(channel.localAddress?.port ?? configuration.serverPort)
@@ -61,8 +72,8 @@ public func buildApplication(
     )
 }
 
-/// The routes: `/healthz` and the OpenAPI document open to all, everything else under `/v1`
-/// behind a bearer token.
+/// The routes: `/healthz`, the OpenAPI document, the web client and sign-in open to all, everything
+/// else under `/v1` behind a bearer token or a signed-in session cookie.
 public func buildRouter(services: AppServices) -> Router<AppRequestContext> {
     let database = services.database
     let router = Router(context: AppRequestContext.self)
@@ -71,6 +82,12 @@ public func buildRouter(services: AppServices) -> Router<AppRequestContext> {
 
     router.get("healthz") { _, _ in HealthDTO(status: "ok", version: CratedVersion.current) }
     router.get("v1/openapi.json") { _, _ in OpenAPIDocument.response() }
+    // Covers answer without a token, so that `<img>` tags and image caches can load them: their
+    // URLs carry random keys that reveal nothing and cannot be guessed.
+    router.addRoutes(ArtworkController(artwork: services.artwork).endpoints, atPath: "v1/artwork")
+    // The web client's page and files, and its sign-in (which reads the session cookie itself).
+    router.add(middleware: WebClientMiddleware(assets: .shared))
+    router.addRoutes(SessionController(database: database, throttle: services.signInThrottle).endpoints, atPath: "v1/session")
 
     let v1 = router.group("v1").add(middleware: BearerAuthMiddleware(database: database))
     v1.addRoutes(CatalogueController(database: database, playback: services.playback).endpoints)

@@ -69,7 +69,9 @@ public struct GridPage: Codable, Sendable, Equatable {
             hash.combine(Int64(bitPattern: item.cell.digest))
             hash.combine(item.artwork) { hash, artwork in
                 hash.combine(artwork.url)
-                hash.combine(artwork.width) { $0.combine($1) }
+                hash.combine(artwork.width)
+                hash.combine(artwork.height)
+                hash.combine(artwork.color) { $0.combine($1) }
             }
         }
         hash.combine(page.sections) { hash, sections in
@@ -89,8 +91,8 @@ public struct GridItem: Sendable, Equatable {
     public var albumId: Int64
     /// What the cell shows of the album, with its JSON.
     let cell: GridCell
-    /// Cover art sized for the cell; nil when the album has no image.
-    public var artwork: GridArtwork?
+    /// crated's copy of the cover sized for the cell; nil when the album has no image.
+    public var artwork: ArtworkReference?
 
     public var title: String { cell.title }
     /// The artist credit as shown.
@@ -103,7 +105,7 @@ public struct GridItem: Sendable, Equatable {
     /// When the user's latest copy was added (RFC 3339).
     public var dateAdded: String { cell.dateAdded }
 
-    init(position: Int, albumId: Int64, cell: GridCell, artwork: GridArtwork?) {
+    init(position: Int, albumId: Int64, cell: GridCell, artwork: ArtworkReference?) {
         self.position = position
         self.albumId = albumId
         self.cell = cell
@@ -111,7 +113,7 @@ public struct GridItem: Sendable, Equatable {
     }
 
     public init(position: Int, albumId: Int64, title: String, artist: String, year: Int?, copyCount: Int, rating: Int?,
-                dateAdded: String, artwork: GridArtwork?) {
+                dateAdded: String, artwork: ArtworkReference?) {
         // Sort keys from the fields shown, not the catalogue's folded ones: an item made by hand or
         // decoded is never paged from.
         let cell = GridCell(title: title, artist: artist, year: year, copyCount: copyCount, rating: rating, dateAdded: dateAdded, cover: nil,
@@ -132,7 +134,7 @@ extension GridItem: Codable {
                   title: try container.decode(String.self, forKey: .title), artist: try container.decode(String.self, forKey: .artist),
                   year: try container.decodeIfPresent(Int.self, forKey: .year), copyCount: try container.decode(Int.self, forKey: .copyCount),
                   rating: try container.decodeIfPresent(Int.self, forKey: .rating), dateAdded: try container.decode(String.self, forKey: .dateAdded),
-                  artwork: try container.decodeIfPresent(GridArtwork.self, forKey: .artwork))
+                  artwork: try container.decodeIfPresent(ArtworkReference.self, forKey: .artwork))
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -145,18 +147,12 @@ extension GridItem: Codable {
         try container.encode(copyCount, forKey: .copyCount)
         try container.encodeIfPresent(rating, forKey: .rating)
         try container.encode(dateAdded, forKey: .dateAdded)
-        try container.encodeIfPresent(artwork, forKey: .artwork)
+        try container.encode(artwork, forKey: .artwork)
     }
 }
 
 /// The image variant chosen for a cell: the smallest at least `itemWidth * scale` pixels wide, else
 /// the largest there is.
-public struct GridArtwork: Codable, Sendable, Equatable {
-    public var url: String
-    /// Pixels; nil when the catalogue does not know the full image's width.
-    public var width: Int?
-}
-
 /// A jump-bar entry: the first letter of the sort key (`#` for digits and symbols) and the absolute
 /// position of the first album under it.
 public struct GridSection: Codable, Sendable, Equatable {
@@ -190,16 +186,7 @@ extension GridItem: JSONWritable {
             $0.field("position", position)
             $0.field("albumId", albumId)
             $0.appendFields(cell.json)
-            $0.field("artwork", artwork)
-        }
-    }
-}
-
-extension GridArtwork: JSONWritable {
-    public func writeJSON(to json: inout JSONWriter) {
-        json.object {
-            $0.field("url", url)
-            $0.field("width", width)
+            $0.nullableField("artwork", artwork)
         }
     }
 }

@@ -76,7 +76,8 @@ public struct GridService: Sendable {
                     }
                 }
             }
-            let cellGeneration = reach == .listings ? generation : try ListingGeneration.current(db, .listings)
+            // Cells show covers' colours and sizes, which a fetch changes without touching the listings.
+            let cellGeneration = try ListingGeneration.current(db, .listingsAndArtwork)
             return try plan.page(db, snapshot: snapshot, generation: generation, cellGeneration: cellGeneration, cells: cells)
         }
     }
@@ -96,14 +97,14 @@ private struct PagePlan {
 
     /// - Parameters:
     ///   - generation: the snapshot's, which cursors carry.
-    ///   - cellGeneration: the listing generation without crates, which cells follow.
+    ///   - cellGeneration: the listing and artwork generations, which cells follow.
     func page(_ db: Database, snapshot: GridSnapshot, generation: Int64, cellGeneration: Int64, cells cache: GridCellCache) throws -> GridPage {
         let (start, count) = try placement(db, snapshot, generation: generation)
         let albumIds = snapshot.albumIds(from: start, count: count)
         let cells = try self.cells(db, albumIds: albumIds, generation: cellGeneration, cache: cache)
         let items = albumIds.indices.map { offset in
             GridItem(position: start + offset, albumId: albumIds[offset], cell: cells[offset],
-                     artwork: cells[offset].cover.map { GridArtwork($0.variant(atLeast: artworkPixels)) })
+                     artwork: cells[offset].cover?.artwork(pixels: artworkPixels))
         }
         // The cursors start from the page's first and last albums: their anchors as the snapshot keeps
         // them, else from their cells, which hold every sort key.
@@ -220,14 +221,17 @@ private struct PagePlan {
         var covers: [Int64: AlbumCover] = [:]
         // Cached statements: a layout asks for the same number of albums on every page.
         try db.forEachRow("""
-            SELECT album_id, uri, uri150, width, height FROM album_image
-            WHERE album_id IN (\(placeholders)) AND \(AlbumCover.hasURL)
-            ORDER BY album_id, \(AlbumCover.order)
+            SELECT i.album_id, \(AlbumCover.selection) FROM \(AlbumCover.imageWithArtwork)
+            WHERE i.album_id IN (\(placeholders)) AND \(AlbumCover.qualifiedHasURL)
+            ORDER BY i.album_id, \(AlbumCover.qualifiedOrder)
             """, ids: ids) { columns in
             let albumId = try columns.int64(0)
             guard covers[albumId] == nil else { return }
-            covers[albumId] = AlbumCover(uri: try columns.string(1), uri150: try columns.string(2),
-                                         width: try columns.optionalInt(3), height: try columns.optionalInt(4))
+            covers[albumId] = AlbumCover(
+                uri: try columns.string(1), uri150: try columns.string(2), width: try columns.optionalInt(3), height: try columns.optionalInt(4),
+                source: try columns.optionalString(5).map {
+                    ArtworkSource(key: $0, width: try columns.optionalInt(6), height: try columns.optionalInt(7), color: try columns.optionalString(8))
+                })
         }
         var cells: [Int64: GridCell] = [:]
         cells.reserveCapacity(ids.count)
@@ -248,8 +252,3 @@ private struct PagePlan {
     }
 }
 
-extension GridArtwork {
-    init(_ variant: AlbumCover.Variant) {
-        self.init(url: variant.url, width: variant.width)
-    }
-}

@@ -123,6 +123,16 @@ public struct JSONWriter: ~Copyable {
     @inlinable
     public mutating func field(_ key: StaticString, _ values: [some JSONWritable]?) { if let values { field(key, values) } }
 
+    // Nil written as null: for fields every object has, such as a cover's colour.
+    public mutating func nullableField(_ key: StaticString, _ value: String?) {
+        guard let value else { beginField(key); return output.appendLiteral("null") }
+        field(key, value)
+    }
+    public mutating func nullableField(_ key: StaticString, _ value: (some JSONWritable)?) {
+        guard let value else { beginField(key); return output.appendLiteral("null") }
+        field(key, value)
+    }
+
     @usableFromInline
     mutating func beginField(_ key: StaticString) {
         output.appendLiteral(hasField ? ",\"" : "\"")

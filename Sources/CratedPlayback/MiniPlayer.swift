@@ -33,7 +33,7 @@ public struct MiniPlayer: Codable, Sendable, Equatable {
     public var artist: String?
     public var album: Album?
     /// The album image sized for a 48 pt thumbnail at the client's scale.
-    public var artwork: Artwork?
+    public var artwork: ArtworkReference?
     public var side: String?
     /// 1-based index of the track among the side's playable tracks.
     public var trackIndex: Int?
@@ -107,26 +107,10 @@ public struct UpNext: Codable, Sendable, Equatable {
 }
 
 /// One image variant: a URL and its size in pixels (nil when unknown).
-public struct Artwork: Codable, Sendable, Equatable {
-    public var url: String
-    public var width: Int?
-    public var height: Int?
-
-    enum CodingKeys: String, CodingKey {
-        case url, width, height
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(url, forKey: .url)
-        try container.encode(width, forKey: .width)
-        try container.encode(height, forKey: .height)
-    }
-
-    /// The mini-player's thumbnail is 48 pt wide: the cover's variant for `48 * scale` pixels.
-    static func thumbnail(of cover: AlbumCover, scale: Int) -> Artwork {
-        let variant = cover.variant(atLeast: Double(48 * min(max(scale, 1), 3)))
-        return Artwork(url: variant.url, width: variant.width, height: variant.height)
+extension ArtworkReference {
+    /// The mini-player's thumbnail: crated's variant of the cover for 48 points at `scale`.
+    static func thumbnail(of cover: AlbumCover, scale: Int) -> ArtworkReference? {
+        cover.artwork(pixels: ArtworkSize.Drawn.thumbnail * Double(min(max(scale, 1), 3)))
     }
 }
 
@@ -145,7 +129,7 @@ public struct PlaybackSnapshot: Sendable, Equatable {
     /// though the API should answer 400 to them).
     public func miniPlayer(scale: Int) -> MiniPlayer {
         var document = document
-        document.artwork = cover.map { Artwork.thumbnail(of: $0, scale: scale) }
+        document.artwork = cover.flatMap { ArtworkReference.thumbnail(of: $0, scale: scale) }
         return document
     }
 }

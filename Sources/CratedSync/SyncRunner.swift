@@ -103,6 +103,9 @@ public struct SyncPassReport: Codable, Sendable, Equatable {
     /// An album deleted while the pass ran counts nowhere.
     public var skipped = 0
     public var collection: CollectionSyncSummary?
+    /// Covers fetched after the releases; nil when the pass fetched none (no `CoverFetching`, or it
+    /// stopped early).
+    public var covers: CoverFetchSummary?
     /// The first failures, for the summary.
     public var failures: [AlbumSyncFailure] = []
     /// Why the pass stopped before the end, when it did for an error.
@@ -134,18 +137,21 @@ public struct SyncRunner: Sendable {
     public let client: DiscogsClient
     public let settings: ReleaseSyncSettings
     public let defaultUserName: String
+    /// Fetches covers after each pass's releases; nil fetches none.
+    public let covers: (any CoverFetching)?
     private let clock: any SyncClock
     private let logger: Logger
     static let listedFailures = 50
 
     public init(
         database: AppDatabase, client: DiscogsClient, settings: ReleaseSyncSettings, defaultUserName: String = "collector",
-        clock: any SyncClock = SystemSyncClock(), logger: Logger = Logger(label: "crated.sync")
+        covers: (any CoverFetching)? = nil, clock: any SyncClock = SystemSyncClock(), logger: Logger = Logger(label: "crated.sync")
     ) {
         self.database = database
         self.client = client
         self.settings = settings
         self.defaultUserName = defaultUserName
+        self.covers = covers
         self.clock = clock
         self.logger = logger
     }
@@ -155,6 +161,15 @@ public struct SyncRunner: Sendable {
         let now = clock.date
         do {
             return try database.syncStateCounts(now: now, staleBefore: now.addingTimeInterval(-settings.staleAfter), userId: userId)
+        } catch {
+            throw SyncError.database((error as? DatabaseError).flatMap(\.message) ?? "\(error)")
+        }
+    }
+
+    /// Covers by state as of now: the catalogue's, or with `userId` the user's albums'.
+    public func coverCounts(userId: Int64? = nil) throws(SyncError) -> ArtworkCounts {
+        do {
+            return try database.artworkCounts(userId: userId)
         } catch {
             throw SyncError.database((error as? DatabaseError).flatMap(\.message) ?? "\(error)")
         }
@@ -301,6 +316,11 @@ public struct SyncRunner: Sendable {
             report.error = report.error.map { $0 + "; " + stopForError } ?? stopForError
         } else if report.skipped > 0 {
             report.stoppedEarly = true
+        } else if let covers, !shouldStop(), !Task.isCancelled {
+            // Covers after releases: a release brings its images, and a cover that cannot be fetched
+            // never holds its release back.
+            report.covers = await covers.fetchCovers(userId: options.userName == nil ? nil : userId, staleAfter: settings.staleAfter,
+                                                     shouldStop: shouldStop)
         }
         report.finishedAt = Timestamp.string(from: clock.date)
         return report

@@ -12,6 +12,8 @@ public struct SyncStatus: Codable, Sendable, Equatable {
     public var progress: SyncProgress?
     /// Albums by sync state.
     public var albums: SyncStateCounts
+    /// Covers by state.
+    public var covers: ArtworkCounts
     public var lastRun: SyncPassReport?
     /// When the next scheduled pass starts (RFC 3339); nil while a pass runs or after shutdown.
     public var nextRunAt: String?
@@ -56,15 +58,15 @@ public final class SyncService: Service, Sendable {
     }
 
     /// The daemon's service: libcurl transport, the process-wide rate limiters, the real clock.
-    public convenience init(database: AppDatabase, configuration: CratedConfiguration, passAtStart: Bool = true,
-                            waitsForServer: Bool = true, logger: Logger = Logger(label: "crated.sync")) throws {
+    public convenience init(database: AppDatabase, configuration: CratedConfiguration, covers: (any CoverFetching)? = nil,
+                            passAtStart: Bool = true, waitsForServer: Bool = true, logger: Logger = Logger(label: "crated.sync")) throws {
         let client = try DiscogsClient(
             settings: DiscogsClientSettings(configuration: configuration),
             transport: CurlHTTPTransport(),
             logger: logger)
         let runner = SyncRunner(
             database: database, client: client, settings: ReleaseSyncSettings(configuration: configuration),
-            defaultUserName: configuration.defaultUserName, logger: logger)
+            defaultUserName: configuration.defaultUserName, covers: covers, logger: logger)
         self.init(runner: runner, interval: .seconds(max(1, configuration.syncIntervalSeconds)), passAtStart: passAtStart,
                   waitsForServer: waitsForServer, logger: logger)
     }
@@ -150,6 +152,7 @@ public final class SyncService: Service, Sendable {
             running: snapshot.running,
             progress: snapshot.progress,
             albums: try runner.counts(userId: userId),
+            covers: try runner.coverCounts(userId: userId),
             lastRun: lastRun,
             nextRunAt: snapshot.running ? nil : snapshot.nextRunAt.map(Timestamp.string(from:)),
             intervalSeconds: Int(interval.seconds),

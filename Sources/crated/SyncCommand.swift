@@ -1,4 +1,5 @@
 import ArgumentParser
+import CratedArtwork
 import CratedCore
 import CratedSync
 import Dispatch
@@ -53,9 +54,19 @@ struct SyncCommand: AsyncParsableCommand {
         } catch let error as DiscogsError {
             throw CommandFailure(error.description)
         }
+        // Covers after the releases, unless turned off; an artwork directory that cannot be written
+        // leaves the releases to sync without them.
+        var covers: ArtworkService?
+        if configuration.artworkFetchDuringSync {
+            do {
+                covers = try ArtworkService(database: database, configuration: configuration, logger: logger)
+            } catch {
+                FileHandle.standardError.write(Data("crated: covers are not fetched: \(error)\n".utf8))
+            }
+        }
         let runner = SyncRunner(
             database: database, client: client, settings: ReleaseSyncSettings(configuration: configuration),
-            defaultUserName: configuration.defaultUserName, logger: logger)
+            defaultUserName: configuration.defaultUserName, covers: covers, logger: logger)
 
         let stop = StopOnInterrupt()
         let signalSources = stop.listen()
@@ -107,6 +118,13 @@ struct SyncCommand: AsyncParsableCommand {
             "  failed            \(report.failed)",
         ]
         if report.skipped > 0 { lines.append("  left for later    \(report.skipped)\(report.stoppedEarly ? " (stopped on request)" : "")") }
+        if let covers = report.covers {
+            lines.append("  covers            \(covers.fetched) fetched, \(covers.unchanged) unchanged, \(covers.failed) failed"
+                         + (covers.skipped > 0 ? ", \(covers.skipped) left for later" : ""))
+            lines += covers.failures.map { "    cover \($0.url): \($0.error)" }
+            if covers.failed > covers.failures.count { lines.append("    ... and \(covers.failed - covers.failures.count) more covers") }
+            if let error = covers.error { lines.append("    covers stopped: \(error)") }
+        }
         if !report.failures.isEmpty {
             lines.append("  failures:")
             lines += report.failures.map { "    release \($0.releaseId) (album \($0.albumId)): \($0.error)" }

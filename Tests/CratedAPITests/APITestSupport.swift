@@ -1,3 +1,4 @@
+import CratedArtwork
 @testable import CratedAPI
 import CratedTestSupport
 import CratedCore
@@ -44,7 +45,8 @@ struct TestServer {
         let client = try DiscogsClient(settings: DiscogsClientSettings(configuration: configuration), transport: NotFoundTransport(), logger: logger)
         let runner = SyncRunner(database: database, client: client, settings: ReleaseSyncSettings(configuration: configuration), logger: logger)
         let sync = SyncService(runner: runner, interval: .seconds(3600), passAtStart: false, logger: logger)
-        services = try AppServices(database: database, configuration: configuration, playbackClock: clock, sync: sync,
+        let artwork = try ArtworkService(database: database, configuration: configuration, directory: directory.path("artwork"), logger: logger)
+        services = try AppServices(database: database, configuration: configuration, playbackClock: clock, sync: sync, artwork: artwork,
                                    keepAliveInterval: .milliseconds(200), logger: logger)
     }
 

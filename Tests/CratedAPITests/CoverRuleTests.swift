@@ -25,24 +25,27 @@ import Testing
             return (artistId, crateId)
         }
         let token = server.writeToken
+        // crated's copy of the front: every screen points at it, each at the width it draws.
+        let front = "/v1/artwork/" + (try await server.database.reader.read { try $0.artworkKey(of: Self.front) }) + "/"
         try await server.test { client in
             let grid = try await client.decoded(GridPage.self, "/v1/grid/collection?layout=iPhonePortrait&scale=2&limit=500", token: token)
-            #expect(grid.items.first { $0.albumId == albumId }?.artwork?.url == Self.front)
+            #expect(grid.items.first { $0.albumId == albumId }?.artwork?.url.hasPrefix(front) == true)
 
             let album = try await client.decoded(AlbumDetailDTO.self, "/v1/albums/\(albumId)", token: token)
             #expect(album.images.first?.uri == Self.front)
+            #expect(album.artwork.value?.url == front + "640")
 
             let crate = try await client.decoded(CrateDetailDTO.self, "/v1/crates/\(crateId)", token: token)
-            #expect(crate.items.first { $0.album.id == albumId }?.album.thumbnailUrl == Self.front)
+            #expect(crate.items.first { $0.album.id == albumId }?.album.artwork.value?.url == front + "128")
 
             let search = try await client.decoded(SearchResultsDTO.self, "/v1/search?q=kind%20of%20blue", token: token)
-            #expect(search.albums.first { $0.id == albumId }?.thumbnailUrl == Self.front)
+            #expect(search.albums.first { $0.id == albumId }?.artwork.value?.url == front + "128")
 
             let artist = try await client.decoded(ArtistDetailDTO.self, "/v1/artists/\(artistId)", token: token)
-            #expect(artist.albums.first { $0.id == albumId }?.thumbnailUrl == Self.front)
+            #expect(artist.albums.first { $0.id == albumId }?.artwork.value?.url == front + "128")
 
             let player = try await client.decoded(MiniPlayer.self, "/v1/player/play?scale=2", method: .post, token: token, json: "{\"albumId\": \(albumId)}")
-            #expect(player.artwork?.url == Self.front)
+            #expect(player.artwork?.url == front + "96")
         }
     }
 }

@@ -24,7 +24,7 @@ import Testing
         #expect(owners.count > 10)
         for (albumId, userId) in owners {
             let bundle = try #require(try server.database.albumBundle(albumId: albumId, userId: userId))
-            try expectSameJSON(AlbumDetailDTO(bundle))
+            try expectSameJSON(AlbumDetailDTO(bundle, artworkPixels: 640))
             for (copy, crates) in bundle.copies { try expectSameJSON(CopyDTO(copy, crates: crates)) }
         }
     }
@@ -33,7 +33,7 @@ import Testing
         let server = try TestServer()
         let albumId = try server.albumId(release: 1)
         let userId = try server.database.reader.read { db in try Int64.fetchOne(db, sql: "SELECT id FROM user WHERE name = 'collector'")! }
-        var page = AlbumDetailDTO(try #require(try server.database.albumBundle(albumId: albumId, userId: userId)))
+        var page = AlbumDetailDTO(try #require(try server.database.albumBundle(albumId: albumId, userId: userId)), artworkPixels: 640)
         page.title = "Quote \" back \\ line\n tab\t \u{1} Déjà 🎵 /"
         page.year = nil
         page.discogsMasterId = 5460

@@ -5,20 +5,38 @@ import Testing
 
 /// The one cover rule: which image, and which of its sizes a screen gets.
 @Suite struct AlbumCoverTests {
-    static func variant(_ uri: String, _ uri150: String, width: Int?, pixels: Double) -> AlbumCover.Variant? {
-        AlbumCover(uri: uri, uri150: uri150, width: width, height: width)?.variant(atLeast: pixels)
+    static func artwork(uri: String = "full", uri150: String = "thumb", width: Int?, height: Int? = nil,
+                        fetched: (width: Int, height: Int)? = nil, pixels: Double) -> ArtworkReference? {
+        AlbumCover(uri: uri, uri150: uri150, width: width, height: height ?? width,
+                   source: ArtworkSource(key: "k", width: fetched?.width, height: fetched?.height, color: fetched == nil ? nil : "#102030"))?
+            .artwork(pixels: pixels)
     }
 
-    @Test func theNarrowestVariantLargeEnoughElseTheWidest() {
-        // Nothing is large enough: the largest there is.
-        #expect(Self.variant("full", "thumb", width: 600, pixels: 1200) == .init(url: "full", width: 600, height: 600))
-        #expect(Self.variant("full", "thumb", width: 120, pixels: 400) == .init(url: "thumb", width: 150, height: 150))
-        #expect(Self.variant("full", "thumb", width: 600, pixels: 150) == .init(url: "thumb", width: 150, height: 150))
-        // A tie goes to the thumbnail.
-        #expect(Self.variant("full", "thumb", width: 150, pixels: 100) == .init(url: "thumb", width: 150, height: 150))
-        // A full image of unknown width counts as the larger one.
-        #expect(Self.variant("full", "", width: nil, pixels: 100) == .init(url: "full", width: nil, height: nil))
-        #expect(Self.variant("full", "thumb", width: nil, pixels: 400) == .init(url: "full", width: nil, height: nil))
+    @Test func theSharedWidthAtLeastTheDrawnPixels() {
+        #expect(Self.artwork(width: 600, pixels: 150) == ArtworkReference(url: "/v1/artwork/k/192", width: 192, height: 192, color: nil))
+        #expect(Self.artwork(width: 600, pixels: 192) == ArtworkReference(url: "/v1/artwork/k/192", width: 192, height: 192, color: nil))
+        #expect(Self.artwork(width: 600, pixels: 193.5) == ArtworkReference(url: "/v1/artwork/k/256", width: 256, height: 256, color: nil))
+        // Height by the original's aspect.
+        #expect(Self.artwork(width: 600, height: 300, pixels: 300) == ArtworkReference(url: "/v1/artwork/k/320", width: 320, height: 160, color: nil))
+        // Unknown size: assumed square. Beyond the widest width: the widest.
+        #expect(Self.artwork(width: nil, pixels: 90) == ArtworkReference(url: "/v1/artwork/k/96", width: 96, height: 96, color: nil))
+        #expect(Self.artwork(width: nil, pixels: 5000) == ArtworkReference(url: "/v1/artwork/k/1440", width: 1440, height: 1440, color: nil))
+    }
+
+    @Test func neverWiderThanTheOriginalAndOneURLForEveryWiderRequest() {
+        // A 600 pixel original: 700 and 1200 pixels both get the 640 width, made 600 wide.
+        let wide = ArtworkReference(url: "/v1/artwork/k/640", width: 600, height: 600, color: nil)
+        #expect(Self.artwork(width: 600, pixels: 700) == wide)
+        #expect(Self.artwork(width: 600, pixels: 1200) == wide)
+        // Only a thumbnail: Discogs' thumbnails are 150 pixels.
+        #expect(Self.artwork(uri: "", width: nil, pixels: 400) == ArtworkReference(url: "/v1/artwork/k/192", width: 150, height: 150, color: nil))
+    }
+
+    @Test func theFetchedImagesSizeAndColourWinOverWhatDiscogsSaid() {
+        #expect(Self.artwork(width: 600, fetched: (500, 250), pixels: 256)
+                == ArtworkReference(url: "/v1/artwork/k/256", width: 256, height: 128, color: "#102030"))
+        // Without a copy of its own (never, once migrated) a cover has no artwork.
+        #expect(AlbumCover(uri: "full", uri150: "", width: 600, height: 600)?.artwork(pixels: 100) == nil)
     }
 
     /// Without a token the Discogs API sends empty URLs: such an image is no cover.
@@ -39,7 +57,10 @@ import Testing
             #expect(try AlbumCover.of(albumId: album, db)?.uri == "https://img/back.jpg")
             try db.insertImage(albumId: album, position: 1, kind: "primary", uri: "https://img/front.jpg", uri150: "", width: 600)
             let cover = try #require(try AlbumCover.of(albumId: album, db))
-            #expect(cover == AlbumCover(uri: "https://img/front.jpg", uri150: "", width: 600, height: 600))
+            // Each image with a URL has a copy of its own, named by a random 32-digit key.
+            let key = try #require(cover.source?.key)
+            #expect(key.count == 32 && key.allSatisfy(\.isHexDigit))
+            #expect(cover == AlbumCover(uri: "https://img/front.jpg", uri150: "", width: 600, height: 600, source: ArtworkSource(key: key)))
             // The list columns read the same cover.
             let row = try #require(try Row.fetchOne(db, sql: "SELECT \(AlbumCover.columns(album: "a.id")) FROM album a WHERE a.id = ?", arguments: [album]))
             #expect(AlbumCover(coverColumnsOf: row) == cover)

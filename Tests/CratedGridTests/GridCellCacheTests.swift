@@ -77,7 +77,14 @@ import Testing
         try database.writer.write { db in
             try db.insertImage(albumId: abbeyRoad, uri: "https://img/abbey.jpg", uri150: "https://img/abbey-150.jpg", width: 600)
         }
-        #expect(try abbey().artwork?.url == "https://img/abbey.jpg")
+        let key = try database.reader.read { try $0.artworkKey(of: "https://img/abbey.jpg") }
+        // The default layout: an iPhone in portrait at 3x, items of 150 points.
+        #expect(try abbey().artwork == ArtworkReference(url: "/v1/artwork/\(key)/512", width: 512, height: 512, color: nil))
+        // Fetched: the cover's own size and colour show at once, though no listing changed.
+        try database.writer.write { db in
+            try db.execute(sql: "UPDATE artwork SET width = 500, height = 250, color = '#a1b2c3' WHERE key = ?", arguments: [key])
+        }
+        #expect(try abbey().artwork == ArtworkReference(url: "/v1/artwork/\(key)/512", width: 500, height: 250, color: "#a1b2c3"))
         try database.writer.write { db in try db.execute(sql: "DELETE FROM album_image WHERE album_id = ?", arguments: [abbeyRoad]) }
         #expect(try abbey().artwork == nil)
     }
@@ -91,7 +98,8 @@ import Testing
             try db.insertImage(albumId: revolver, position: 1, kind: "secondary", uri: "https://img/rev.jpg", uri150: "https://img/rev-150.jpg", width: 600)
         }
         let page = try fixture.page(["layout": "iPhonePortrait", "width": "375", "scale": "1"])
-        #expect(page.items.first { $0.albumId == revolver }?.artwork == GridArtwork(url: "https://img/rev.jpg", width: 600))
+        let key = try fixture.temporary.database.reader.read { try $0.artworkKey(of: "https://img/rev.jpg") }
+        #expect(page.items.first { $0.albumId == revolver }?.artwork == ArtworkReference(url: "/v1/artwork/\(key)/192", width: 192, height: 192, color: nil))
     }
 
     /// The same pages with and without kept cells, across a write between them.

@@ -40,9 +40,9 @@ import Testing
             GridItem(position: 0, albumId: 1, title: #"Quote " and \ back"#, artist: "Björk\n\t\u{01}🎵", year: nil, copyCount: 2,
                      rating: nil, dateAdded: "2024-01-01T00:00:00Z", artwork: nil),
             GridItem(position: 1, albumId: Int64.max, title: "", artist: "/slash/", year: 1969, copyCount: 1, rating: 5,
-                     dateAdded: "2024-01-02T00:00:00Z", artwork: GridArtwork(url: "https://i.discogs.com/a.jpg?x=1&y=\"2\"", width: 600)),
+                     dateAdded: "2024-01-02T00:00:00Z", artwork: ArtworkReference(url: "/v1/artwork/a\"b\\/640", width: 600, height: 598, color: "#a0b1c2")),
             GridItem(position: 2, albumId: -3, title: "No width", artist: "A", year: 0, copyCount: 0, rating: 1,
-                     dateAdded: "", artwork: GridArtwork(url: "u", width: nil)),
+                     dateAdded: "", artwork: ArtworkReference(url: "u", width: 1, height: 1, color: nil)),
         ]
         let page = GridPage(layout: layout, items: items, start: 0, total: 3, next: "abc", previous: nil,
                             sections: [GridSection(letter: "#", position: 0), GridSection(letter: "É", position: 2)])

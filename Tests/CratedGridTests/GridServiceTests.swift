@@ -318,7 +318,7 @@ import Testing
         #expect(crateAfter.next != crateBefore.next)
     }
 
-    @Test func artworkIsTheSmallestVariantAtLeastItemWidthTimesScale() throws {
+    @Test func artworkIsTheSharedWidthAtLeastItemWidthTimesScale() throws {
         let fixture = try Fixture()
         try fixture.temporary.database.writer.write { db in
             try db.insertImage(albumId: fixture.albums["Abbey Road"]!, uri: "https://img/abbey-600.jpg", uri150: "https://img/abbey-150.jpg", width: 600)
@@ -329,17 +329,23 @@ import Testing
             try db.insertImage(albumId: fixture.albums["Revolver"]!, position: 1, kind: "secondary", uri: "https://img/rev-1.jpg", uri150: "https://img/rev-1-150.jpg", width: 300)
             try db.insertImage(albumId: fixture.albums["Revolver"]!, position: 0, kind: "secondary", uri: "https://img/rev-0.jpg", uri150: "https://img/rev-0-150.jpg", width: 300)
         }
-        func artwork(_ title: String, _ query: [String: String]) throws -> GridArtwork? {
+        func artwork(_ title: String, _ query: [String: String]) throws -> ArtworkReference? {
             try fixture.page(query.merging(["sort": "title"]) { a, _ in a }).items.first { $0.title == title }?.artwork
         }
-        // iPhone SE portrait: items of 167.5 points. At scale 1 that is 167.5 pixels: 150 is too small.
-        #expect(try artwork("Abbey Road", ["layout": "iPhonePortrait", "width": "375", "scale": "1"]) == GridArtwork(url: "https://img/abbey-600.jpg", width: 600))
-        // iPad Slide Over: items of 116 points; at scale 1, 116 pixels: the 150-pixel thumbnail.
-        #expect(try artwork("Abbey Road", ["layout": "iPadSlideOver", "width": "320", "scale": "1"]) == GridArtwork(url: "https://img/abbey-150.jpg", width: 150))
-        // At scale 3, 502.5 pixels: the full image. Its width unknown, it is taken as the larger one.
-        #expect(try artwork("Blue Train", ["layout": "iPhonePortrait", "width": "375", "scale": "3"]) == GridArtwork(url: "https://img/blue.jpg", width: nil))
-        #expect(try artwork("Blue Train", ["layout": "iPadSlideOver", "width": "320", "scale": "1"]) == GridArtwork(url: "https://img/blue-150.jpg", width: 150))
-        #expect(try artwork("Revolver", ["layout": "iPhonePortrait", "width": "375", "scale": "1"]) == GridArtwork(url: "https://img/rev-0.jpg", width: 300))
+        func path(_ source: String, _ width: Int) throws -> String {
+            ArtworkReference.path(key: try fixture.temporary.database.reader.read { try $0.artworkKey(of: source) }, width: width)
+        }
+        // iPhone SE portrait: items of 167.5 points. At scale 1, 167.5 pixels: the 192 width.
+        #expect(try artwork("Abbey Road", ["layout": "iPhonePortrait", "width": "375", "scale": "1"])
+                == ArtworkReference(url: try path("https://img/abbey-600.jpg", 192), width: 192, height: 192, color: nil))
+        // iPad Slide Over: items of 116 points; at scale 1, 116 pixels: the 128 width.
+        #expect(try artwork("Abbey Road", ["layout": "iPadSlideOver", "width": "320", "scale": "1"])?.url == (try path("https://img/abbey-600.jpg", 128)))
+        // At scale 3, 502.5 pixels: 512, assumed square while the size is unknown.
+        #expect(try artwork("Blue Train", ["layout": "iPhonePortrait", "width": "375", "scale": "3"])
+                == ArtworkReference(url: try path("https://img/blue.jpg", 512), width: 512, height: 512, color: nil))
+        // No primary image: the first one; never wider than its 300 pixels.
+        #expect(try artwork("Revolver", ["layout": "iPhonePortrait", "width": "375", "scale": "3"])
+                == ArtworkReference(url: try path("https://img/rev-0.jpg", 320), width: 300, height: 300, color: nil))
         // No image at all: none.
         #expect(try artwork("A Love Supreme", [:]) == nil)
     }

@@ -1,4 +1,5 @@
 import CratedCore
+import CratedTestSupport
 @testable import CratedPlayback
 import Foundation
 import Testing
@@ -39,7 +40,10 @@ private let discogsRelease = URL(fileURLWithPath: ProcessInfo.processInfo.enviro
         #expect(player.durationMs == 285_000)
         #expect(player.upNext?.kind == .side)
         #expect(player.upNext?.trackPosition == "B1")
-        #expect(player.artwork?.url == "/image/R-150-1-1193812031.jpeg")
+        // crated's copy of the release's cover, 48 points at 3x.
+        let uri = try #require(image["uri"] as? String)
+        let key = try await library.database.reader.read { try $0.artworkKey(of: uri) }
+        #expect(player.artwork?.url == "/v1/artwork/\(key)/192")
         library.clock.advance(seconds: 285)
         player = try await service.current(userId: userId).miniPlayer(scale: 3)
         #expect(player.needsFlip)
@@ -105,26 +109,14 @@ private let discogsRelease = URL(fileURLWithPath: ProcessInfo.processInfo.enviro
         #expect(try JSONDecoder().decode(MiniPlayer.self, from: JSONEncoder().encode(playing)) == playing)
     }
 
-    @Test func theThumbnailIsTheVariantNearestAbove48PointsAtTheClientsScale() {
-        let thumbnail = Artwork(url: "uri150", width: 150, height: 150)
-        func cover(_ width: Int?, thumbnail: Bool = true) -> AlbumCover {
-            AlbumCover(uri: "uri", uri150: thumbnail ? "uri150" : "", width: width, height: width)!
-        }
-        // 48, 96 and 144 px are all at most 150: the 150 px thumbnail serves every scale...
-        for scale in 1...3 {
-            #expect(Artwork.thumbnail(of: cover(600), scale: scale) == thumbnail)
-            #expect(Artwork.thumbnail(of: cover(nil), scale: scale) == thumbnail)
-        }
-        // ...unless the full image is smaller and still large enough.
-        let small = Artwork(url: "uri", width: 120, height: 120)
-        #expect(Artwork.thumbnail(of: cover(120), scale: 1) == small)
-        #expect(Artwork.thumbnail(of: cover(120), scale: 2) == small)
-        #expect(Artwork.thumbnail(of: cover(120), scale: 3) == thumbnail)
-        // Nothing large enough: the largest there is.
-        #expect(Artwork.thumbnail(of: cover(40, thumbnail: false), scale: 3) == Artwork(url: "uri", width: 40, height: 40))
+    @Test func theThumbnailIsCratedsVariantFor48PointsAtTheClientsScale() {
+        let cover = AlbumCover(uri: "uri", uri150: "uri150", width: 600, height: 600, source: ArtworkSource(key: "k", color: nil))!
+        #expect(ArtworkReference.thumbnail(of: cover, scale: 1)?.url == "/v1/artwork/k/64")
+        #expect(ArtworkReference.thumbnail(of: cover, scale: 2)?.url == "/v1/artwork/k/96")
+        #expect(ArtworkReference.thumbnail(of: cover, scale: 3) == ArtworkReference(url: "/v1/artwork/k/192", width: 192, height: 192, color: nil))
         // Scales outside 1-3 are clamped.
-        #expect(Artwork.thumbnail(of: cover(120), scale: 0) == small)
-        #expect(Artwork.thumbnail(of: cover(120), scale: 9) == thumbnail)
+        #expect(ArtworkReference.thumbnail(of: cover, scale: 0)?.url == "/v1/artwork/k/64")
+        #expect(ArtworkReference.thumbnail(of: cover, scale: 9)?.url == "/v1/artwork/k/192")
     }
 
     @Test func eachScaleGetsItsOwnArtworkFromOneSnapshot() async throws {
@@ -135,8 +127,11 @@ private let discogsRelease = URL(fileURLWithPath: ProcessInfo.processInfo.enviro
                                            image: (uri: "full.jpeg", uri150: "thumb.jpeg", width: 120))
         try library.addCopy(userId: userId, albumId: albumId)
         let snapshot = try await service.perform(.play(.album(id: albumId)), userId: userId)
-        #expect(snapshot.miniPlayer(scale: 1).artwork == Artwork(url: "full.jpeg", width: 120, height: 120))
-        #expect(snapshot.miniPlayer(scale: 3).artwork == Artwork(url: "thumb.jpeg", width: 150, height: 150))
+        let one = try #require(snapshot.miniPlayer(scale: 1).artwork)
+        let three = try #require(snapshot.miniPlayer(scale: 3).artwork)
+        #expect(one.url.hasPrefix("/v1/artwork/") && one.url.hasSuffix("/64") && one.width == 64)
+        // 144 pixels of a 120-pixel image: the original's width, in the width that holds it.
+        #expect(three.url.hasSuffix("/128") && three.width == 120 && three.height == 120)
     }
 
     private func milliseconds(fromDiscogs duration: String) throws -> Int? {

@@ -41,6 +41,8 @@ public final class FakeDiscogs: Sendable {
         var bodies: [String: [UInt8]] = [:]
         /// `Content-Encoding` of bodies stored already encoded.
         var encodings: [String: String] = [:]
+        /// `Content-Type` of bodies that are not JSON (images, pages).
+        var contentTypes: [String: String] = [:]
         var faults: [String: [Fault]] = [:]
         var faultForEveryRequest: Fault?
         var requests: [RecordedRequest] = []
@@ -113,6 +115,14 @@ public final class FakeDiscogs: Sendable {
         }
     }
 
+    /// Serves any bytes with the `Content-Type` given: the fake is an image host too.
+    public func serve(_ path: String, bytes: [UInt8], contentType: String) {
+        state.withLock {
+            $0.bodies[path] = bytes
+            $0.contentTypes[path] = contentType
+        }
+    }
+
     public func serve(_ path: String, json: String) {
         serve(path, json: Array(json.utf8))
     }
@@ -154,18 +164,18 @@ public final class FakeDiscogs: Sendable {
         var headers: [String: String] = [:]
         for field in request.headers { headers[field.name.canonicalName] = field.value }
         let recorded = RecordedRequest(method: request.method.rawValue, target: target, path: path, headers: headers, at: timestamp(), clientPort: channel.remoteAddress?.port)
-        let (fault, body, encoding, remaining, sendETags) = state.withLock { state in
+        let (fault, body, encoding, contentType, remaining, sendETags) = state.withLock { state in
             state.requests.append(recorded)
             var fault = state.faultForEveryRequest
             if fault == nil, var queued = state.faults[path], !queued.isEmpty {
                 fault = queued.removeFirst()
                 state.faults[path] = queued
             }
-            return (fault, state.bodies[target] ?? state.bodies[path], state.encodings[path], state.hostRemaining, state.sendETags)
+            return (fault, state.bodies[target] ?? state.bodies[path], state.encodings[path], state.contentTypes[path], state.hostRemaining, state.sendETags)
         }
 
         var fields = HTTPFields()
-        fields[.contentType] = "application/json"
+        fields[.contentType] = contentType ?? "application/json"
         fields[HTTPField.Name("X-Discogs-Ratelimit")!] = "60"
         fields[HTTPField.Name("X-Discogs-Ratelimit-Remaining")!] = String(remaining)
 

@@ -56,6 +56,14 @@ extension Database {
             """, arguments: [albumId, position, kind, uri, uri150, width, width])
     }
 
+    /// The key of crated's copy of the image at `sourceURL` (Migrations/0011_artwork.sql).
+    public func artworkKey(of sourceURL: String) throws -> String {
+        guard let key = try String.fetchOne(self, sql: "SELECT key FROM artwork WHERE source_url = ?", arguments: [sourceURL]) else {
+            throw DatabaseError(message: "no artwork for \(sourceURL)")
+        }
+        return key
+    }
+
     /// One copy; `copyOrdinal` tells copies added at the same moment apart.
     public func insertCopy(userId: Int64, albumId: Int64, dateAdded: String, rating: Int? = nil, copyOrdinal: Int = 0) throws -> Int64 {
         try execute(sql: """

@@ -1,4 +1,5 @@
 import CratedCore
+import CratedGrid
 import CratedPlayback
 import Hummingbird
 
@@ -24,7 +25,8 @@ struct CatalogueController {
         guard let bundle = try database.albumBundle(albumId: id, userId: principal.userId) else {
             throw APIError.notFound("album \(id) not found")
         }
-        var detail = AlbumDetailDTO(bundle)
+        let drawn = try request.idiom() == .pad ? ArtworkSize.Drawn.albumPageIPad : ArtworkSize.Drawn.albumPage
+        var detail = AlbumDetailDTO(bundle, artworkPixels: drawn * Double(try request.scale()))
         let stats = try await playback.albumPlayStats(userId: principal.userId, albumId: id)
         detail.playCount = stats.playCount
         detail.lastPlayedAt = stats.lastPlayedAt
@@ -34,11 +36,12 @@ struct CatalogueController {
     @Sendable func artist(request: Request, context: AppRequestContext) async throws -> ArtistDetailDTO {
         let principal = try context.requirePrincipal()
         let id = try context.id("id")
+        let scale = try request.scale()
         guard let (artist, albums) = try database.artistAlbums(artistId: id, userId: principal.userId) else {
             throw APIError.notFound("artist \(id) not found")
         }
         return ArtistDetailDTO(id: artist.id!, name: artist.name, discogsName: artist.discogsName, discogsId: artist.discogsId,
-                               albums: albums.map(AlbumListingDTO.init))
+                               albums: albums.map { AlbumListingDTO($0, scale: scale) })
     }
 
     @Sendable func genres(request: Request, context: AppRequestContext) async throws -> GenresDTO {
@@ -70,8 +73,9 @@ struct CatalogueController {
         guard let query = request.query("q") else { throw APIError.badParameter("q", "q (the text to search for) is required") }
         guard query.count <= 200 else { throw APIError.badParameter("q", "q is at most 200 characters") }
         let limit = try request.queryInt("limit", default: 50, range: 1...200)
+        let scale = try request.scale()
         let albums = try database.searchAlbums(userId: principal.userId, text: query, limit: limit)
-        return SearchResultsDTO(query: query, albums: albums.map(AlbumListingDTO.init))
+        return SearchResultsDTO(query: query, albums: albums.map { AlbumListingDTO($0, scale: scale) })
     }
 
     @Sendable func me(request: Request, context: AppRequestContext) async throws -> MeDTO {

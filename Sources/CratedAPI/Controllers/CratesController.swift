@@ -36,6 +36,7 @@ struct CratesController {
         let principal = try context.requirePrincipal()
         let id = try context.id("id")
         let limit = try request.queryInt("limit", default: 100, range: 1...500)
+        let scale = try request.scale()
         var cursor: CrateCursor?
         if let after = request.query("after") {
             guard let parsed = CrateCursor(after) else { throw APIError.badParameter("after", "after must be a cursor from a previous page's next") }
@@ -44,7 +45,7 @@ struct CratesController {
         let page = try database.crateContents(id: id, userId: principal.userId, after: cursor, limit: limit)
         return CrateDetailDTO(
             id: page.crate.id!, name: page.crate.name, copies: page.copies, createdAt: page.crate.createdAt, updatedAt: page.crate.updatedAt,
-            items: page.entries.map { .init(position: $0.position, addedAt: $0.addedAt, copyId: $0.copy.id!, album: AlbumListingDTO($0.album)) },
+            items: page.entries.map { .init(position: $0.position, addedAt: $0.addedAt, copyId: $0.copy.id!, album: AlbumListingDTO($0.album, scale: scale)) },
             next: page.next?.description)
     }
 

@@ -142,9 +142,3 @@ extension HTTPField.Name {
     static let lastEventID = Self("Last-Event-ID")!
 }
 
-extension Request {
-    /// The client's display scale for artwork sizes: 1, 2 or 3 (default 2).
-    func scale() throws -> Int {
-        try queryInt("scale", default: 2, range: 1...3)
-    }
-}

@@ -12,16 +12,34 @@ struct AlbumListingDTO: ResponseCodable, Equatable {
     var artistCredit: String
     var year: Int?
     var copies: Int
-    /// The cover at the size lists draw it: Discogs' thumbnail when the cover has one.
-    var thumbnailUrl: String?
+    /// The cover at the size a list row draws it (60 points at the request's `scale`); null without one.
+    var artwork: NullableArtwork
 
-    init(_ listing: AlbumListing) {
+    init(_ listing: AlbumListing, scale: Int) {
         id = listing.albumId
         title = listing.title
         artistCredit = listing.artistCredit
         year = listing.year
         copies = listing.copies
-        thumbnailUrl = listing.cover?.variant(atLeast: 150).url
+        artwork = NullableArtwork(listing.cover?.artwork(pixels: ArtworkSize.Drawn.listItem * Double(scale)))
+    }
+}
+
+/// A cover that is written as null when there is none, rather than left out: clients find `artwork`
+/// in every answer that can show one.
+struct NullableArtwork: Codable, Equatable {
+    var value: ArtworkReference?
+
+    init(_ value: ArtworkReference?) { self.value = value }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        value = container.decodeNil() ? nil : try container.decode(ArtworkReference.self)
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        if let value { try container.encode(value) } else { try container.encodeNil() }
     }
 }
 
@@ -78,13 +96,16 @@ struct AlbumDetailDTO: ResponseCodable {
     var genres: [String]
     var styles: [String]
     var images: [Image]
+    /// The cover as the album page draws it: 320 points on an iPhone, 480 on an iPad (`idiom=pad`),
+    /// at the request's `scale`.
+    var artwork: NullableArtwork
     var sides: [Side]
     var copies: [CopyDTO]
     /// How many times the user put this record on, and when last (play history).
     var playCount = 0
     var lastPlayedAt: String?
 
-    init(_ bundle: AlbumBundle) {
+    init(_ bundle: AlbumBundle, artworkPixels: Double) {
         let album = bundle.album
         id = album.id!
         title = album.title
@@ -103,6 +124,7 @@ struct AlbumDetailDTO: ResponseCodable {
         styles = bundle.genres.filter { $0.kind == .style }.map(\.name)
         // Cover first (`AlbumCover`), then the others in cover order.
         images = bundle.images.map { Image(uri: $0.uri, uri150: $0.uri150, width: $0.width, height: $0.height, primary: $0.kind == "primary") }
+        artwork = NullableArtwork(bundle.cover?.artwork(pixels: artworkPixels))
         sides = Self.sides(bundle.tracks)
         copies = bundle.copies.map { CopyDTO($0.copy, crates: $0.crates) }
     }
@@ -207,6 +229,7 @@ extension AlbumDetailDTO: JSONWritable {
             $0.field("genres", genres)
             $0.field("styles", styles)
             $0.field("images", images)
+            $0.nullableField("artwork", artwork.value)
             $0.field("sides", sides)
             $0.field("copies", copies)
             $0.field("playCount", playCount)

@@ -1,4 +1,5 @@
 import CratedCore
+import CratedGrid
 import Foundation
 import Hummingbird
 import NIOCore
@@ -27,6 +28,21 @@ extension Request {
     func query(_ name: String) -> String? {
         guard let value = uri.queryParameters.get(name), !value.isEmpty else { return nil }
         return value
+    }
+
+    /// The client's display scale for artwork sizes: 1, 2 or 3 (default 2).
+    func scale() throws -> Int {
+        try queryInt("scale", default: 2, range: 1...3)
+    }
+
+    /// Whether the client is a phone or an iPad (`idiom=phone|pad`, default phone): pages draw covers
+    /// larger on an iPad.
+    func idiom() throws -> DeviceIdiom {
+        guard let text = query("idiom") else { return .phone }
+        guard let idiom = DeviceIdiom(rawValue: text.lowercased()) else {
+            throw APIError.badParameter("idiom", "idiom must be phone or pad")
+        }
+        return idiom
     }
 
     func queryInt(_ name: String, default defaultValue: Int, range: ClosedRange<Int>) throws -> Int {

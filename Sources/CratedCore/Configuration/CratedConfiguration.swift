@@ -29,6 +29,17 @@ public struct CratedConfiguration: Sendable, Equatable {
     public var userAgent: String
     public var syncIntervalSeconds: Int
     public var syncStaleAfterDays: Int
+    /// Where covers are kept; empty means `<database path without extension>-artwork` beside the
+    /// database (`artworkDirectoryPath`).
+    public var artworkDirectory: String
+    /// The disk budget for covers: least recently used variants go first, then originals.
+    public var artworkMaxBytes: Int
+    /// Requests per minute to each image host.
+    public var artworkRequestsPerMinute: Int
+    /// A larger image from a host is refused.
+    public var artworkMaxSourceBytes: Int
+    /// Whether sync passes fetch the covers of the albums they sync (otherwise on first request only).
+    public var artworkFetchDuringSync: Bool
     public var logLevel: String
 
     /// Reads every value through one `ConfigReader`; a missing key falls through to the embedded defaults.
@@ -52,6 +63,11 @@ public struct CratedConfiguration: Sendable, Equatable {
         userAgent = try string("discogs.userAgent")
         syncIntervalSeconds = try int("sync.intervalSeconds")
         syncStaleAfterDays = try int("sync.staleAfterDays")
+        artworkDirectory = try string("artwork.directory")
+        artworkMaxBytes = try int("artwork.maxBytes")
+        artworkRequestsPerMinute = try int("artwork.requestsPerMinute")
+        artworkMaxSourceBytes = try int("artwork.maxSourceBytes")
+        artworkFetchDuringSync = try reader.requiredBool(forKey: "artwork.fetchDuringSync")
         logLevel = try string("log.level")
         try validate()
     }
@@ -83,6 +99,23 @@ public struct CratedConfiguration: Sendable, Equatable {
         guard discogsRequestsPerMinute > 0, discogsUnauthenticatedRequestsPerMinute > 0 else {
             throw ConfigurationError.invalidValue(key: "discogs.requestsPerMinute", reason: "must be positive")
         }
+        guard artworkMaxBytes >= 16 << 20 else {
+            throw ConfigurationError.invalidValue(key: "artwork.maxBytes", reason: "must be at least 16777216 (16 MiB), got \(artworkMaxBytes)")
+        }
+        guard (1...6000).contains(artworkRequestsPerMinute) else {
+            throw ConfigurationError.invalidValue(key: "artwork.requestsPerMinute", reason: "must be from 1 to 6000, got \(artworkRequestsPerMinute)")
+        }
+        guard (64 << 10...256 << 20).contains(artworkMaxSourceBytes) else {
+            throw ConfigurationError.invalidValue(key: "artwork.maxSourceBytes", reason: "must be from 65536 to 268435456, got \(artworkMaxSourceBytes)")
+        }
+    }
+
+    /// The artwork directory: `artwork.directory`, else beside the database (`crated.sqlite` keeps
+    /// its covers in `crated-artwork/`).
+    public var artworkDirectoryPath: String {
+        guard artworkDirectory.isEmpty else { return artworkDirectory }
+        let database = URL(fileURLWithPath: databasePath)
+        return database.deletingPathExtension().path + "-artwork"
     }
 
     /// The values that command-line flags set, as configuration keys (`server.port`, `database.path`, ...).

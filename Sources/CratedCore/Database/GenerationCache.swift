@@ -12,10 +12,13 @@ public enum ListingGeneration {
         case listings
         /// Crate contents too.
         case listingsAndCrates
+        /// What covers show once fetched (colour, size): values that carry artwork (grid cells, search
+        /// results), which a crate edit leaves be.
+        case listingsAndArtwork
     }
 
-    /// With `.listingsAndCrates`, the sum of both numbers: each only grows, so the sum changes with
-    /// either and never comes back to an earlier value.
+    /// With two reaches, the sum of both numbers: each only grows, so the sum changes with either and
+    /// never comes back to an earlier value.
     public static func current(_ db: Database, _ reach: Reach = .listingsAndCrates) throws -> Int64 {
         // Read on every grid page and search: through the C API, not GRDB's fetchOne.
         switch reach {
@@ -24,6 +27,10 @@ public enum ListingGeneration {
         case .listingsAndCrates:
             try db.firstRow("""
                 SELECT (SELECT value FROM listing_generation WHERE id = 1) + (SELECT value FROM crate_generation WHERE id = 1)
+                """, ids: []) { try $0.int64(0) } ?? 0
+        case .listingsAndArtwork:
+            try db.firstRow("""
+                SELECT (SELECT value FROM listing_generation WHERE id = 1) + (SELECT value FROM artwork_generation WHERE id = 1)
                 """, ids: []) { try $0.int64(0) } ?? 0
         }
     }

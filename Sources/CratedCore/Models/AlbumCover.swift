@@ -2,8 +2,8 @@ import GRDB
 
 /// The one answer to "which image is this album's cover", for every list, page and the mini-player:
 /// the primary image, else the first by position, passing over images that have no URL at all (the
-/// Discogs API sends empty URLs without a token). Of the cover, each screen takes the variant its
-/// size needs (`variant(atLeast:)`).
+/// Discogs API sends empty URLs without a token). Each screen shows crated's own copy of it at the
+/// size it draws (`artwork(pixels:)`).
 public struct AlbumCover: Sendable, Equatable {
     /// The full image; empty when only the thumbnail is known.
     public var uri: String
@@ -11,6 +11,8 @@ public struct AlbumCover: Sendable, Equatable {
     public var uri150: String
     public var width: Int?
     public var height: Int?
+    /// crated's copy of the image (Migrations/0011_artwork.sql gives every image with a URL one).
+    public var source: ArtworkSource?
 
     /// An image can be a cover only with a URL.
     public static let hasURL = "(uri <> '' OR uri150 <> '')"
@@ -18,56 +20,70 @@ public struct AlbumCover: Sendable, Equatable {
     public static let order = "kind <> 'primary', position"
 
     /// Nil for an image without a URL: it is no cover.
-    public init?(uri: String, uri150: String, width: Int?, height: Int?) {
+    public init?(uri: String, uri150: String, width: Int?, height: Int?, source: ArtworkSource? = nil) {
         guard !uri.isEmpty || !uri150.isEmpty else { return nil }
-        (self.uri, self.uri150, self.width, self.height) = (uri, uri150, width, height)
+        (self.uri, self.uri150, self.width, self.height, self.source) = (uri, uri150, width, height, source)
     }
 
-    /// The cover's columns in a query of albums, `cover_uri`, `cover_uri150`, `cover_width` and
-    /// `cover_height`, for the album whose id is `album` (such as `a.id`); null without a cover.
+    /// The URL crated fetches the cover from: the full image, else the thumbnail.
+    public var sourceURL: String { uri.isEmpty ? uri150 : uri }
+
+    /// `album_image i LEFT JOIN artwork ar`: the image's own copy, by the source URL rule above.
+    public static let imageWithArtwork = "album_image i LEFT JOIN artwork ar ON ar.source_url = CASE WHEN i.uri <> '' THEN i.uri ELSE i.uri150 END"
+    /// The columns a cover is read from, in `init(columns:)`'s order, of `imageWithArtwork`.
+    public static let selection = "i.uri, i.uri150, i.width, i.height, ar.key, ar.width, ar.height, ar.color"
+    static let columnNames = ["uri", "uri150", "width", "height", "artwork_key", "artwork_width", "artwork_height", "artwork_color"]
+
+    /// The cover's columns in a query of albums (`cover_uri`, ... `cover_artwork_color`) for the
+    /// album whose id is `album` (such as `a.id`); null without a cover.
     public static func columns(album: String) -> String {
-        ["uri", "uri150", "width", "height"].map { column in
-            "(SELECT \(column) FROM album_image WHERE album_id = \(album) AND \(hasURL) ORDER BY \(order) LIMIT 1) AS cover_\(column)"
+        zip(selection.components(separatedBy: ", "), columnNames).map { column, name in
+            "(SELECT \(column) FROM \(imageWithArtwork) WHERE i.album_id = \(album) AND \(qualifiedHasURL) ORDER BY \(qualifiedOrder) LIMIT 1) AS cover_\(name)"
         }.joined(separator: ", ")
     }
+
+    public static let qualifiedHasURL = "(i.uri <> '' OR i.uri150 <> '')"
+    public static let qualifiedOrder = "i.kind <> 'primary', i.position"
 
     /// The cover of a row read with `columns(album:)`.
     public init?(coverColumnsOf row: Row) {
         guard let uri: String = row["cover_uri"], let uri150: String = row["cover_uri150"] else { return nil }
-        self.init(uri: uri, uri150: uri150, width: row["cover_width"], height: row["cover_height"])
+        self.init(uri: uri, uri150: uri150, width: row["cover_width"], height: row["cover_height"],
+                  source: (row["cover_artwork_key"] as String?).map {
+                      ArtworkSource(key: $0, width: row["cover_artwork_width"], height: row["cover_artwork_height"], color: row["cover_artwork_color"])
+                  })
+    }
+
+    /// The cover of a row whose columns are `selection`, from `offset` on.
+    public init?(row: Row, from offset: Int = 0) {
+        guard let uri: String = row[offset], let uri150: String = row[offset + 1] else { return nil }
+        self.init(uri: uri, uri150: uri150, width: row[offset + 2], height: row[offset + 3],
+                  source: (row[offset + 4] as String?).map {
+                      ArtworkSource(key: $0, width: row[offset + 5], height: row[offset + 6], color: row[offset + 7])
+                  })
     }
 
     /// The album's cover, read inside the caller's transaction; nil when it has none.
     public static func of(albumId: Int64, _ db: Database) throws -> AlbumCover? {
         try Row.fetchOne(db, sql: """
-            SELECT uri, uri150, width, height FROM album_image WHERE album_id = ? AND \(hasURL) ORDER BY \(order) LIMIT 1
-            """, arguments: [albumId]).flatMap { row in
-            AlbumCover(uri: row["uri"], uri150: row["uri150"], width: row["width"], height: row["height"])
+            SELECT \(selection) FROM \(imageWithArtwork) WHERE i.album_id = ? AND \(qualifiedHasURL) ORDER BY \(qualifiedOrder) LIMIT 1
+            """, arguments: [albumId]).flatMap { AlbumCover(row: $0) }
+    }
+
+    /// crated's variant of the cover for `pixels` of width on screen; nil when the image has no copy
+    /// of its own (it always has one once migrated).
+    public func artwork(pixels: Double) -> ArtworkReference? {
+        guard let source else { return nil }
+        // The fetched image's own size when known, else what Discogs said of it (its thumbnail is
+        // 150 pixels wide).
+        let original: (width: Int, height: Int)?
+        if let width = source.width, let height = source.height {
+            original = (width, height)
+        } else if !uri.isEmpty, let width, let height {
+            original = (width, height)
+        } else {
+            original = uri.isEmpty ? (150, 150) : nil
         }
-    }
-
-    /// A URL of the cover at one size, in pixels (nil when unknown).
-    public struct Variant: Sendable, Equatable {
-        public var url: String
-        public var width: Int?
-        public var height: Int?
-    }
-
-    /// The thumbnail (when the image has one), then the full image (when it has one).
-    public var variants: [Variant] {
-        var variants: [Variant] = []
-        if !uri150.isEmpty { variants.append(Variant(url: uri150, width: 150, height: 150)) }
-        if !uri.isEmpty { variants.append(Variant(url: uri, width: width, height: height)) }
-        return variants
-    }
-
-    /// The narrowest variant at least `pixels` wide, else the widest. A full image of unknown width
-    /// counts as wider than any known one (Discogs' full images are large); on a tie the thumbnail wins.
-    public func variant(atLeast pixels: Double) -> Variant {
-        let variants = variants
-        guard variants.count == 2 else { return variants[0] }
-        let (thumbnail, full) = (variants[0], variants[1])
-        let (narrower, wider) = (full.width ?? .max) < 150 ? (full, thumbnail) : (thumbnail, full)
-        return Double(narrower.width ?? .max) >= pixels ? narrower : wider
+        return ArtworkReference(key: source.key, original: original, color: source.color, pixels: pixels)
     }
 }

@@ -9,6 +9,8 @@ public struct AlbumBundle: Sendable {
     public var formats: [AlbumFormat]
     public var genres: [AlbumGenre]
     public var images: [AlbumImage]
+    /// The first of `images` that is a cover, with crated's copy of it.
+    public var cover: AlbumCover?
     public var tracks: [Track]
     /// The user's copies, oldest first, each with the crates it sits in.
     public var copies: [(copy: CollectionItem, crates: [Crate])]
@@ -72,6 +74,7 @@ extension AppDatabase {
                 formats: try db.rows(AlbumPageSQL.formats, ids: [albumId], AlbumFormat.init),
                 genres: try db.rows(AlbumPageSQL.genres, ids: [albumId], AlbumGenre.init),
                 images: try db.rows(AlbumPageSQL.images, ids: [albumId], AlbumImage.init),
+                cover: try AlbumCover.of(albumId: albumId, db),
                 tracks: try db.rows(AlbumPageSQL.tracks, ids: [albumId], Track.init),
                 copies: copies.map { ($0, cratesByCopy[$0.id!] ?? []) })
         }
@@ -134,7 +137,7 @@ extension AppDatabase {
         let initial = SearchText.soleInitial(text)
         return try read { db in
             // Search results show no crate: filing records leaves them be.
-            try searchResults.value(for: "\(userId) \(limit) \(match)", in: db, reach: .listings) {
+            try searchResults.value(for: "\(userId) \(limit) \(match)", in: db, reach: .listingsAndArtwork) {
                 guard let initial else { return try Self.search(db, match: match, userId: userId, limit: limit) }
                 let titled = try Self.titles(db, startingWith: initial, userId: userId, limit: limit)
                 guard titled.count < limit else { return titled }

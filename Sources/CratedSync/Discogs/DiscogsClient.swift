@@ -260,14 +260,7 @@ public struct DiscogsClient: Sendable {
 
     /// `Retry-After` as seconds or as an HTTP date.
     private func retryAfter(_ value: String?) -> Duration? {
-        guard let value = value?.trimmingCharacters(in: .whitespaces), !value.isEmpty else { return nil }
-        if let seconds = Int(value) { return .seconds(max(0, seconds)) }
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "GMT")
-        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
-        guard let date = formatter.date(from: value) else { return nil }
-        return .seconds(max(0, date.timeIntervalSince(clock.date).rounded(.up)))
+        RetryAfter.wait(value, now: clock.date)
     }
 
     private func decode<T: Decodable>(_ type: T.Type, from body: [UInt8]) throws -> T {

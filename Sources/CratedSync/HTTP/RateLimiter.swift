@@ -69,6 +69,11 @@ public actor RateLimiter {
         }
     }
 
+    /// How long the host's own wait (a 429's `Retry-After`) still holds every caller back.
+    public func remainingPause() -> Duration {
+        max(.zero, notBefore - clock.uptime)
+    }
+
     /// Holds every caller back for `duration` (a 429 or 503 from the host).
     public func pause(for duration: Duration) {
         notBefore = max(notBefore, clock.uptime + duration)

@@ -34,7 +34,7 @@ extension SyncClock {
     /// manager will end with SIGKILL. Throws `CancellationError` when cut short, so the request ends
     /// as cancelled and its album stays as it was, due again at the next start. Outside a service
     /// group (`crated sync`), a plain sleep.
-    func sleepUnlessShuttingDown(for duration: Duration) async throws {
+    public func sleepUnlessShuttingDown(for duration: Duration) async throws {
         try await cancelWhenGracefulShutdown { try await sleep(for: duration) }
         // Woken by the shutdown rather than at the end of the wait (a sleep may return quietly).
         if Task.isShuttingDownGracefully { throw CancellationError() }

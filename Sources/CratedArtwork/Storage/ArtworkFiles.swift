@@ -1,0 +1,174 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import CratedCore
+import Foundation
+
+/// Why the artwork directory cannot be used.
+public enum ArtworkStorageError: Error, Equatable, CustomStringConvertible {
+    case notWritable(path: String, reason: String)
+    case diskFull(path: String)
+    case io(path: String, reason: String)
+
+    public var description: String {
+        switch self {
+        case .notWritable(let path, let reason): "artwork directory \(path) cannot be written: \(reason)"
+        case .diskFull(let path): "no space left on the device of \(path)"
+        case .io(let path, let reason): "\(path): \(reason)"
+        }
+    }
+}
+
+/// The artwork directory: originals named by their content hash, variants beside them, and `tmp/`
+/// for files being written. A file appears under its name only once it is whole and on disk
+/// (written to `tmp/`, synced, then renamed), so a killed process leaves nothing half-written that
+/// could be served; `prepare()` clears what it left in `tmp/`.
+public struct ArtworkFiles: Sendable {
+    public let root: String
+
+    public init(root: String) {
+        var root = root
+        while root.count > 1 && root.hasSuffix("/") { root.removeLast() }
+        self.root = root
+    }
+
+    var originals: String { root + "/originals" }
+    var variants: String { root + "/variants" }
+    var temporary: String { root + "/tmp" }
+
+    /// Creates the folders, proves a file can be written and removed, and clears `tmp/`.
+    public func prepare() throws(ArtworkStorageError) {
+        for folder in [root, originals, variants, temporary] {
+            do {
+                try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            } catch {
+                throw .notWritable(path: root, reason: Self.reason(error))
+            }
+        }
+        if let leftovers = try? FileManager.default.contentsOfDirectory(atPath: temporary) {
+            for name in leftovers { unlink(temporary + "/" + name) }
+        }
+        let probe = temporary + "/probe-\(getpid())"
+        do {
+            try writeWhole([0x63, 0x72, 0x61, 0x74, 0x65, 0x64], to: probe, sync: false)
+        } catch {
+            throw .notWritable(path: root, reason: "\(error)")
+        }
+        unlink(probe)
+    }
+
+    public func originalPath(sha256: String) -> String {
+        "\(originals)/\(sha256.prefix(2))/\(sha256)"
+    }
+
+    public func variantPath(_ key: ArtworkVariantKey) -> String {
+        "\(variants)/\(key.sha256.prefix(2))/\(key.sha256)-\(key.width).\(key.format == "webp" ? "webp" : "jpg")"
+    }
+
+    public func exists(_ path: String) -> Bool {
+        access(path, F_OK) == 0
+    }
+
+    /// Writes `bytes` as the file at `path`, whole or not at all.
+    public func store(_ bytes: [UInt8], at path: String) throws(ArtworkStorageError) {
+        let folder = (path as NSString).deletingLastPathComponent
+        if !exists(folder) {
+            do {
+                try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            } catch {
+                throw .io(path: folder, reason: Self.reason(error))
+            }
+        }
+        let partial = "\(temporary)/\(UUID().uuidString)"
+        do {
+            try writeWhole(bytes, to: partial, sync: true)
+        } catch {
+            unlink(partial)
+            throw error
+        }
+        guard rename(partial, path) == 0 else {
+            let reason = String(cString: strerror(errno))
+            unlink(partial)
+            throw .io(path: path, reason: reason)
+        }
+    }
+
+    public func read(_ path: String) throws(ArtworkStorageError) -> [UInt8] {
+        do {
+            return [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+        } catch {
+            throw .io(path: path, reason: Self.reason(error))
+        }
+    }
+
+    /// Removes a file; one already gone is no error.
+    public func remove(_ path: String) {
+        unlink(path)
+    }
+
+    /// Every original's hash and every variant on disk, for finding files the database does not know.
+    public func listed() -> (originals: [String: String], variants: [ArtworkVariantKey: String]) {
+        var found: (originals: [String: String], variants: [ArtworkVariantKey: String]) = ([:], [:])
+        for (folder, isOriginal) in [(originals, true), (variants, false)] {
+            guard let shards = try? FileManager.default.contentsOfDirectory(atPath: folder) else { continue }
+            for shard in shards {
+                guard let names = try? FileManager.default.contentsOfDirectory(atPath: "\(folder)/\(shard)") else { continue }
+                for name in names {
+                    let path = "\(folder)/\(shard)/\(name)"
+                    if isOriginal {
+                        found.originals[name] = path
+                    } else if let key = Self.variantKey(fileName: name) {
+                        found.variants[key] = path
+                    } else {
+                        // Not a name crated gives: left alone.
+                        continue
+                    }
+                }
+            }
+        }
+        return found
+    }
+
+    /// `sha-width.ext` back to its key.
+    static func variantKey(fileName: String) -> ArtworkVariantKey? {
+        let parts = fileName.split(separator: ".")
+        guard parts.count == 2, let dash = parts[0].lastIndex(of: "-"), let width = Int(parts[0][parts[0].index(after: dash)...]) else { return nil }
+        let format: String
+        switch parts[1] {
+        case "webp": format = "webp"
+        case "jpg": format = "jpeg"
+        default: return nil
+        }
+        return ArtworkVariantKey(sha256: String(parts[0][..<dash]), width: width, format: format)
+    }
+
+    private func writeWhole(_ bytes: [UInt8], to path: String, sync: Bool) throws(ArtworkStorageError) {
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { throw Self.failure(path: path) }
+        defer { close(descriptor) }
+        var written = 0
+        while written < bytes.count {
+            let result = bytes.withUnsafeBytes { buffer in
+                Glibc.write(descriptor, buffer.baseAddress! + written, bytes.count - written)
+            }
+            if result < 0 {
+                if errno == EINTR { continue }
+                throw Self.failure(path: path)
+            }
+            written += result
+        }
+        if sync && fsync(descriptor) != 0 { throw Self.failure(path: path) }
+    }
+
+    private static func failure(path: String) -> ArtworkStorageError {
+        let code = errno
+        if code == ENOSPC || code == EDQUOT { return .diskFull(path: path) }
+        return .io(path: path, reason: String(cString: strerror(code)))
+    }
+
+    private static func reason(_ error: any Error) -> String {
+        (error as NSError).localizedFailureReason ?? (error as NSError).localizedDescription
+    }
+}

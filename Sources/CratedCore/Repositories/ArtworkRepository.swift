@@ -1,0 +1,272 @@
+import Foundation
+import GRDB
+
+/// crated's copy of one cover source (Migrations/0011_artwork.sql).
+public struct ArtworkRecord: CratedRecord, Identifiable, Equatable {
+    public var id: Int64?
+    public var sourceURL: String
+    public var key: String
+    public var sha256: String?
+    public var bytes: Int?
+    public var format: String?
+    public var width: Int?
+    public var height: Int?
+    public var color: String?
+    public var etag: String?
+    public var lastModified: String?
+    public var fetchedAt: String?
+    public var failures: Int
+    public var lastError: String?
+    public var retryAt: String?
+    public var usedAt: String?
+
+    public static let databaseTableName = "artwork"
+
+    public enum CodingKeys: String, CodingKey, CaseIterable {
+        case id, sourceURL = "source_url", key, sha256, bytes, format, width, height, color, etag
+        case lastModified = "last_modified", fetchedAt = "fetched_at", failures, lastError = "last_error"
+        case retryAt = "retry_at", usedAt = "used_at"
+    }
+
+    /// The original is on disk.
+    public var isStored: Bool { sha256 != nil }
+}
+
+/// One resized copy of an original (`artwork_variant`).
+public struct ArtworkVariantRecord: CratedRecord, Equatable {
+    public var sha256: String
+    public var width: Int
+    /// `webp` or `jpeg`.
+    public var format: String
+    public var height: Int
+    public var bytes: Int
+    public var usedAt: String
+
+    public static let databaseTableName = "artwork_variant"
+
+    public init(sha256: String, width: Int, format: String, height: Int, bytes: Int, usedAt: String) {
+        (self.sha256, self.width, self.format, self.height, self.bytes, self.usedAt) = (sha256, width, format, height, bytes, usedAt)
+    }
+
+    public enum CodingKeys: String, CodingKey, CaseIterable {
+        case sha256, width, format, height, bytes, usedAt = "used_at"
+    }
+}
+
+/// What a fetched original is, as recorded.
+public struct StoredOriginal: Sendable, Equatable {
+    public var sha256: String
+    public var bytes: Int
+    public var format: String
+    public var width: Int
+    public var height: Int
+    public var color: String
+    public var etag: String?
+    public var lastModified: String?
+
+    public init(sha256: String, bytes: Int, format: String, width: Int, height: Int, color: String, etag: String?, lastModified: String?) {
+        (self.sha256, self.bytes, self.format, self.width, self.height, self.color) = (sha256, bytes, format, width, height, color)
+        (self.etag, self.lastModified) = (etag, lastModified)
+    }
+}
+
+/// Covers by state, for `crated artwork status` and `GET /v1/sync`.
+public struct ArtworkCounts: Codable, Sendable, Equatable {
+    /// Covers whose original is on disk.
+    public var stored = 0
+    /// Never fetched yet, and not waiting after a failure.
+    public var pending = 0
+    /// The last fetch failed; retried at `retry_at`.
+    public var failed = 0
+    /// Fetched once, then evicted to keep within the disk budget: fetched again when asked for.
+    public var evicted = 0
+
+    public init() {}
+}
+
+/// Bytes on disk by kind.
+public struct ArtworkDiskUsage: Sendable, Equatable {
+    public var originals = 0
+    public var originalBytes = 0
+    public var variants = 0
+    public var variantBytes = 0
+
+    public var totalBytes: Int { originalBytes + variantBytes }
+
+    public init() {}
+}
+
+extension AppDatabase {
+    public func artwork(key: String) throws -> ArtworkRecord? {
+        try read { db in try ArtworkRecord.filter(Column("key") == key).fetchOne(db) }
+    }
+
+    /// The covers of `userId`'s albums (of everyone's with nil) that a sync pass should fetch: never
+    /// fetched (not evicted: those wait to be asked for), or fetched before `staleBefore` to be checked
+    /// again, and not waiting after a failure. Newest additions first.
+    public func coversToFetch(userId: Int64?, now: Date, staleBefore: Date, limit: Int) throws -> [ArtworkRecord] {
+        try read { db in
+            try ArtworkRecord.fetchAll(db, sql: """
+                SELECT ar.* FROM (
+                    SELECT ca.album_id, MAX(ca.latest_added) AS added,
+                           (SELECT CASE WHEN i.uri <> '' THEN i.uri ELSE i.uri150 END FROM album_image i
+                            WHERE i.album_id = ca.album_id AND \(AlbumCover.qualifiedHasURL)
+                            ORDER BY \(AlbumCover.qualifiedOrder) LIMIT 1) AS source_url
+                    FROM collection_album ca WHERE ?1 IS NULL OR ca.user_id = ?1
+                    GROUP BY ca.album_id
+                ) covers
+                JOIN artwork ar ON ar.source_url = covers.source_url
+                WHERE (ar.retry_at IS NULL OR ar.retry_at <= ?2)
+                  AND ((ar.fetched_at IS NULL AND ar.sha256 IS NULL) OR (ar.sha256 IS NOT NULL AND ar.fetched_at <= ?3))
+                GROUP BY ar.id
+                ORDER BY MAX(covers.added) DESC, ar.id
+                LIMIT ?4
+                """, arguments: [userId, Timestamp.string(from: now), Timestamp.string(from: staleBefore), limit])
+        }
+    }
+
+    /// Records a fetched original. The colour and size are kept even if the file is evicted later.
+    public func recordArtworkFetched(id: Int64, original: StoredOriginal, at now: Date) async throws {
+        try await write { db in
+            try db.execute(sql: """
+                UPDATE artwork SET sha256 = ?, bytes = ?, format = ?, width = ?, height = ?, color = ?, etag = ?, last_modified = ?,
+                                   fetched_at = ?, failures = 0, last_error = NULL, retry_at = NULL, used_at = COALESCE(used_at, ?)
+                WHERE id = ?
+                """, arguments: [original.sha256, original.bytes, original.format, original.width, original.height, original.color,
+                                 original.etag, original.lastModified, Timestamp.string(from: now), Timestamp.string(from: now), id])
+        }
+    }
+
+    /// A conditional fetch answered 304: the stored original is current.
+    public func recordArtworkUnchanged(id: Int64, at now: Date) async throws {
+        try await write { db in
+            try db.execute(sql: "UPDATE artwork SET fetched_at = ?, failures = 0, last_error = NULL, retry_at = NULL WHERE id = ?",
+                           arguments: [Timestamp.string(from: now), id])
+        }
+    }
+
+    /// A fetch that failed: no other attempt before `retryAt`.
+    public func recordArtworkFailure(id: Int64, error: String, retryAt: Date) async throws {
+        try await write { db in
+            try db.execute(sql: "UPDATE artwork SET failures = failures + 1, last_error = ?, retry_at = ? WHERE id = ?",
+                           arguments: [String(error.prefix(500)), Timestamp.string(from: retryAt), id])
+        }
+    }
+
+    public func artworkVariant(sha256: String, width: Int, format: String) throws -> ArtworkVariantRecord? {
+        try read { db in
+            try ArtworkVariantRecord.fetchOne(db, sql: "SELECT * FROM artwork_variant WHERE sha256 = ? AND width = ? AND format = ?",
+                                              arguments: [sha256, width, format])
+        }
+    }
+
+    public func recordArtworkVariant(_ variant: ArtworkVariantRecord) async throws {
+        try await write { db in
+            try db.execute(sql: """
+                INSERT INTO artwork_variant (sha256, width, format, height, bytes, used_at) VALUES (?, ?, ?, ?, ?, ?)
+                ON CONFLICT (sha256, width, format) DO UPDATE SET height = excluded.height, bytes = excluded.bytes, used_at = excluded.used_at
+                """, arguments: [variant.sha256, variant.width, variant.format, variant.height, variant.bytes, variant.usedAt])
+        }
+    }
+
+    /// Marks originals and variants as served at `now`, in one write, for least-recently-used eviction.
+    public func recordArtworkUse(originals: Set<String>, variants: Set<ArtworkVariantKey>, at now: Date) async throws {
+        guard !originals.isEmpty || !variants.isEmpty else { return }
+        let time = Timestamp.string(from: now)
+        try await write { db in
+            let original = try db.cachedStatement(sql: "UPDATE artwork SET used_at = ? WHERE sha256 = ?")
+            for sha256 in originals { try original.execute(arguments: [time, sha256]) }
+            let variant = try db.cachedStatement(sql: "UPDATE artwork_variant SET used_at = ? WHERE sha256 = ? AND width = ? AND format = ?")
+            for key in variants { try variant.execute(arguments: [time, key.sha256, key.width, key.format]) }
+        }
+    }
+
+    public func artworkCounts(userId: Int64? = nil) throws -> ArtworkCounts {
+        try read { db in
+            let row = try Row.fetchOne(db, sql: """
+                SELECT COUNT(*) FILTER (WHERE sha256 IS NOT NULL) AS stored,
+                       COUNT(*) FILTER (WHERE sha256 IS NULL AND fetched_at IS NULL AND failures = 0) AS pending,
+                       COUNT(*) FILTER (WHERE sha256 IS NULL AND failures > 0) AS failed,
+                       COUNT(*) FILTER (WHERE sha256 IS NULL AND fetched_at IS NOT NULL AND failures = 0) AS evicted
+                FROM artwork
+                WHERE ?1 IS NULL OR source_url IN (
+                    SELECT CASE WHEN i.uri <> '' THEN i.uri ELSE i.uri150 END FROM album_image i
+                    JOIN collection_album ca ON ca.album_id = i.album_id AND ca.user_id = ?1)
+                """, arguments: [userId])!
+            var counts = ArtworkCounts()
+            counts.stored = row["stored"]
+            counts.pending = row["pending"]
+            counts.failed = row["failed"]
+            counts.evicted = row["evicted"]
+            return counts
+        }
+    }
+
+    public func artworkDiskUsage() throws -> ArtworkDiskUsage {
+        try read { db in
+            var usage = ArtworkDiskUsage()
+            if let row = try Row.fetchOne(db, sql: "SELECT COUNT(*), COALESCE(SUM(bytes), 0) FROM (SELECT DISTINCT sha256, bytes FROM artwork WHERE sha256 IS NOT NULL)") {
+                (usage.originals, usage.originalBytes) = (row[0], row[1])
+            }
+            if let row = try Row.fetchOne(db, sql: "SELECT COUNT(*), COALESCE(SUM(bytes), 0) FROM artwork_variant") {
+                (usage.variants, usage.variantBytes) = (row[0], row[1])
+            }
+            return usage
+        }
+    }
+
+    /// The least recently used variants, oldest first.
+    public func leastRecentlyUsedVariants(limit: Int) throws -> [ArtworkVariantRecord] {
+        try read { db in
+            try ArtworkVariantRecord.fetchAll(db, sql: "SELECT * FROM artwork_variant ORDER BY used_at, sha256 LIMIT ?", arguments: [limit])
+        }
+    }
+
+    /// The least recently used originals that have no variant left, oldest first, with their size.
+    public func leastRecentlyUsedOriginals(limit: Int) throws -> [(sha256: String, bytes: Int)] {
+        try read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT sha256, MAX(bytes) AS bytes FROM artwork WHERE sha256 IS NOT NULL
+                GROUP BY sha256 ORDER BY MAX(COALESCE(used_at, fetched_at, '')), sha256 LIMIT ?
+                """, arguments: [limit]).map { ($0["sha256"], $0["bytes"]) }
+        }
+    }
+
+    /// Forgets a variant whose file is gone.
+    public func forgetArtworkVariant(_ key: ArtworkVariantKey) async throws {
+        try await write { db in
+            try db.execute(sql: "DELETE FROM artwork_variant WHERE sha256 = ? AND width = ? AND format = ?", arguments: [key.sha256, key.width, key.format])
+        }
+    }
+
+    /// Forgets an original whose file is gone, with its variants; its size and colour stay, so that
+    /// answers do not change, and it is fetched again when asked for.
+    public func forgetArtworkOriginal(sha256: String) async throws {
+        try await write { db in
+            try db.execute(sql: "DELETE FROM artwork_variant WHERE sha256 = ?", arguments: [sha256])
+            try db.execute(sql: "UPDATE artwork SET sha256 = NULL, bytes = NULL WHERE sha256 = ?", arguments: [sha256])
+        }
+    }
+
+    /// Every original and variant the database knows of, to tell which files on disk are not.
+    public func knownArtworkFiles() throws -> (originals: Set<String>, variants: Set<ArtworkVariantKey>) {
+        try read { db in
+            let originals = Set(try String.fetchAll(db, sql: "SELECT DISTINCT sha256 FROM artwork WHERE sha256 IS NOT NULL"))
+            let variants = Set(try Row.fetchAll(db, sql: "SELECT sha256, width, format FROM artwork_variant").map {
+                ArtworkVariantKey(sha256: $0[0], width: $0[1], format: $0[2])
+            })
+            return (originals, variants)
+        }
+    }
+}
+
+/// Names one variant.
+public struct ArtworkVariantKey: Hashable, Sendable {
+    public var sha256: String
+    public var width: Int
+    public var format: String
+
+    public init(sha256: String, width: Int, format: String) {
+        (self.sha256, self.width, self.format) = (sha256, width, format)
+    }
+}

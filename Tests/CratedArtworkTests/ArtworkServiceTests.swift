@@ -1,0 +1,320 @@
+@testable import CratedArtwork
+import CratedCore
+import CratedSync
+import CratedTestSupport
+import Foundation
+import GRDB
+import Logging
+import Testing
+
+/// Covers fetched from a fake image host on 127.0.0.1 through libcurl, kept on disk, resized, evicted.
+@Suite struct ArtworkServiceTests {
+    /// A collection whose albums have covers on the fake host, and a service in a temporary directory.
+    struct Fixture {
+        let temporary: TemporaryDatabase
+        let host: FakeDiscogs
+        let service: ArtworkService
+        let userId: Int64
+
+        init(maxBytes: Int = 1 << 30, limits: ImageLimits = ImageLimits()) async throws {
+            temporary = try TemporaryDatabase()
+            host = try await FakeDiscogs.start()
+            var logger = Logger(label: "artwork-tests")
+            logger.logLevel = .critical
+            let files = ArtworkFiles(root: temporary.directory.path("artwork"))
+            let fetcher = ArtworkFetcher(
+                database: temporary.database, files: files,
+                transport: CurlHTTPTransport(options: CurlTransportOptions(maxResponseBytes: limits.maxSourceBytes)),
+                settings: ArtworkFetchSettings(userAgent: "crated-tests", requestsPerMinute: 6000, limits: limits,
+                                               retry: RetryPolicy(maxAttempts: 1)),
+                rateLimiters: RateLimiterRegistry(), logger: logger)
+            service = try ArtworkService(database: temporary.database, files: files, fetcher: fetcher, maxBytes: maxBytes, logger: logger)
+            userId = try await temporary.database.writer.write { db in try db.insertUser("collector") }
+        }
+
+        /// An album the collector owns whose cover is `path` on the fake host; returns its artwork key.
+        @discardableResult
+        func album(_ title: String, cover path: String, width: Int? = 600) throws -> String {
+            let url = host.baseURL + path
+            return try temporary.database.writer.write { db in
+                let albumId = try db.insertAlbum(title: title, artistId: try db.insertArtist("Artist of \(title)"))
+                try db.insertImage(albumId: albumId, uri: url, uri150: "", width: width)
+                _ = try db.insertCopy(userId: userId, albumId: albumId, dateAdded: "2024-01-01T00:00:00Z")
+                return try db.artworkKey(of: url)
+            }
+        }
+
+        func record(_ key: String) throws -> ArtworkRecord {
+            try #require(try service.database.artwork(key: key))
+        }
+    }
+
+    static let red: [UInt8] = [200, 30, 40]
+
+    @Test func aCoverIsFetchedOnceKeptByContentAndServedAsVariants() async throws {
+        let fixture = try await Fixture()
+        defer { Task { await fixture.host.stop() } }
+        let jpeg = TestImages.solid(Self.red, width: 600, height: 400, suffix: ".jpg[Q=95]")
+        fixture.host.serve("/covers/red.jpg", bytes: jpeg, contentType: "image/jpeg")
+        let key = try fixture.album("Red", cover: "/covers/red.jpg")
+
+        let webp = try await fixture.service.variant(key: key, width: 192, accept: "image/avif,image/webp,*/*")
+        #expect(webp.contentType == "image/webp")
+        let webpHeader = try DecodedHeader(try fixture.service.files.read(webp.path))
+        #expect((webpHeader.width, webpHeader.height) == (192, 128))
+        #expect(webp.bytes == (try fixture.service.files.read(webp.path)).count)
+
+        let jpegVariant = try await fixture.service.variant(key: key, width: 1024, accept: nil)
+        #expect(jpegVariant.contentType == "image/jpeg")
+        // Never upscaled: the original is 600 pixels wide.
+        let jpegHeader = try DecodedHeader(try fixture.service.files.read(jpegVariant.path))
+        #expect((jpegHeader.width, jpegHeader.height) == (600, 400))
+
+        // Fetched once; recorded with its size, colour and content hash, the file named by it.
+        #expect(fixture.host.requests(to: "/covers/red.jpg").count == 1)
+        let record = try fixture.record(key)
+        #expect((record.width, record.height, record.format) == (600, 400, "jpeg"))
+        let color = try #require(record.color)
+        #expect(RGBColor(hex: color)?.distance(to: Self.red) ?? 99 <= 3)
+        let sha256 = try #require(record.sha256)
+        #expect(try fixture.service.files.read(fixture.service.files.originalPath(sha256: sha256)) == jpeg)
+        #expect(webp.etag == "\"\(sha256.prefix(32))-192-webp\"")
+        #expect(fixture.service.currentETag(key: key, width: 192, accept: "image/webp") == webp.etag)
+    }
+
+    @Test func manyRequestsForOneNewCoverFetchAndResizeOnce() async throws {
+        let fixture = try await Fixture()
+        defer { Task { await fixture.host.stop() } }
+        fixture.host.serve("/covers/slow.png", bytes: TestImages.solid([10, 200, 10], width: 300, height: 300, suffix: ".png"), contentType: "image/png")
+        fixture.host.inject(.slow(.milliseconds(300)), on: "/covers/slow.png")
+        let key = try fixture.album("Slow", cover: "/covers/slow.png")
+        let served = try await withThrowingTaskGroup(of: ServedArtwork.self) { group in
+            for _ in 0..<8 { group.addTask { try await fixture.service.variant(key: key, width: 128, accept: "image/webp") } }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(Set(served.map(\.path)).count == 1)
+        #expect(fixture.host.requests(to: "/covers/slow.png").count == 1)
+        #expect(try fixture.service.database.artworkDiskUsage().variants == 1)
+    }
+
+    /// Every fault of an image host fails its own cover, with a reason and a retry time; the good
+    /// cover beside them is fetched; the bomb is refused from its header.
+    @Test func eachBadCoverFailsAloneWithAReasonAndARetryTime() async throws {
+        let fixture = try await Fixture(limits: ImageLimits(maxSourceBytes: 200_000))
+        defer { Task { await fixture.host.stop() } }
+        let host = fixture.host
+        let jpeg = TestImages.solid(Self.red, width: 400, height: 400, suffix: ".jpg")
+        host.serve("/good.jpg", bytes: jpeg, contentType: "image/jpeg")
+        host.serve("/page.jpg", bytes: Array("<!doctype html><title>Login</title>".utf8), contentType: "text/html; charset=utf-8")
+        host.serve("/empty.jpg", bytes: [], contentType: "image/jpeg")
+        host.serve("/truncated.jpg", bytes: Array(jpeg.prefix(jpeg.count / 2)), contentType: "image/jpeg")
+        host.serve("/bomb.png", bytes: try Fixtures.bytes("bomb.png"), contentType: "image/png")
+        host.serve("/mislabelled.jpg", bytes: jpeg, contentType: "application/octet-stream")
+        host.serve("/limited.jpg", bytes: jpeg, contentType: "image/jpeg")
+        host.inject(.status(429, retryAfter: "120"), on: "/limited.jpg")
+        host.serve("/huge.jpg", bytes: jpeg, contentType: "image/jpeg")
+        host.inject(.oversized(bytes: 300_000, declaredLength: false), on: "/huge.jpg")
+        var keys: [String: String] = [:]
+        // The 429 comes last: the host's Retry-After holds back its other covers, which a pass then
+        // leaves for later (`hostBusyLeavesTheHostsOtherCoversForLater`).
+        for path in ["/good.jpg", "/page.jpg", "/empty.jpg", "/truncated.jpg", "/bomb.png", "/mislabelled.jpg", "/huge.jpg", "/missing.jpg", "/limited.jpg"] {
+            keys[path] = try fixture.album(path, cover: path)
+        }
+
+        let started = Date()
+        let summary = await fixture.service.fetchCovers(userId: fixture.userId, staleAfter: 86_400) { false }
+        #expect(summary.fetched == 1)
+        #expect(summary.failed == 8)
+        #expect(Date().timeIntervalSince(started) < 30, "no fault holds the pass")
+
+        func failure(_ path: String) throws -> (error: String, retryIn: TimeInterval) {
+            let record = try fixture.record(keys[path]!)
+            #expect(record.sha256 == nil, "\(path) is not kept")
+            let retryAt = try #require(record.retryAt.flatMap(Timestamp.date(from:)))
+            return (try #require(record.lastError), retryAt.timeIntervalSince(started))
+        }
+        #expect(try fixture.record(keys["/good.jpg"]!).sha256 != nil)
+        #expect(try failure("/page.jpg").error.contains("text/html"))
+        #expect(try failure("/empty.jpg").error.contains("empty") || failure("/empty.jpg").error.contains("not an image"))
+        #expect(try failure("/truncated.jpg").retryIn > 86_400)
+        #expect(try failure("/bomb.png").error.contains("30000"))
+        #expect(try failure("/mislabelled.jpg").error.contains("application/octet-stream"))
+        let limited = try failure("/limited.jpg")
+        #expect(limited.error.contains("429"))
+        #expect(limited.retryIn >= 119 && limited.retryIn < 200, "the host's Retry-After")
+        #expect(try failure("/huge.jpg").error.contains("larger than 200000 bytes"))
+        #expect(try failure("/missing.jpg").error.contains("404"))
+
+        // Asked for before its retry time, a failed cover answers at once, saying when to come back.
+        await #expect(throws: ArtworkServeError.self) { try await fixture.service.variant(key: keys["/page.jpg"]!, width: 192, accept: nil) }
+        #expect(host.requests(to: "/page.jpg").count == 1)
+        // A second pass leaves them alone until then.
+        let again = await fixture.service.fetchCovers(userId: fixture.userId, staleAfter: 86_400) { false }
+        #expect(again == CoverFetchSummary())
+        let counts = try fixture.service.database.artworkCounts(userId: fixture.userId)
+        #expect((counts.stored, counts.failed, counts.pending) == (1, 8, 0))
+    }
+
+    /// A host that answers 429 with a long Retry-After holds neither the pass nor a request: its other
+    /// covers are left for a later pass, and a request answers 503 with the wait.
+    @Test func aBusyHostsOtherCoversAreLeftForLater() async throws {
+        let fixture = try await Fixture()
+        defer { Task { await fixture.host.stop() } }
+        let jpeg = TestImages.solid(Self.red, width: 200, height: 200, suffix: ".jpg")
+        fixture.host.serve("/first.jpg", bytes: jpeg, contentType: "image/jpeg")
+        fixture.host.serve("/second.jpg", bytes: jpeg, contentType: "image/jpeg")
+        fixture.host.inject(.status(429, retryAfter: "600"), on: "/first.jpg")
+        let first = try fixture.album("First", cover: "/first.jpg")
+        let second = try fixture.album("Second", cover: "/second.jpg")
+        // Albums added at the same moment: the first one is fetched first.
+        let started = Date()
+        let summary = await fixture.service.fetchCovers(userId: nil, staleAfter: 86_400) { false }
+        #expect(Date().timeIntervalSince(started) < 10)
+        #expect((summary.fetched, summary.failed, summary.skipped) == (0, 1, 1))
+        #expect(fixture.host.requests(to: "/second.jpg").isEmpty)
+        #expect(try fixture.record(second).failures == 0)
+        do {
+            _ = try await fixture.service.variant(key: second, width: 128, accept: nil)
+            Issue.record("a paused host's cover was served")
+        } catch {
+            guard case .unavailable(_, let retryAfter) = error else { throw error }
+            #expect(retryAfter > 500 && retryAfter <= 602)
+        }
+        _ = first
+    }
+
+    @Test func unknownKeysAndWidthsAreNotFound() async throws {
+        let fixture = try await Fixture()
+        defer { Task { await fixture.host.stop() } }
+        let key = try fixture.album("Any", cover: "/any.jpg")
+        for (key, width) in [(key, 100), (key, 0), (String(repeating: "0", count: 32), 192), ("../../etc/passwd", 192), (key.uppercased(), 192)] {
+            await #expect(throws: ArtworkServeError.self) { try await fixture.service.variant(key: key, width: width, accept: nil) }
+        }
+        #expect(fixture.host.requests.isEmpty)
+    }
+
+    /// Over budget, the least recently used variants go first; originals only when no variant is
+    /// left. An evicted cover keeps its size and colour, and comes back when asked for.
+    @Test func evictionTakesVariantsFirstThenOriginals() async throws {
+        let fixture = try await Fixture()
+        defer { Task { await fixture.host.stop() } }
+        for (name, shade) in [("a", UInt8(50)), ("b", UInt8(150))] {
+            fixture.host.serve("/\(name).jpg", bytes: TestImages.solid([shade, 60, 70], width: 500, height: 500, suffix: ".jpg"), contentType: "image/jpeg")
+        }
+        let a = try fixture.album("A", cover: "/a.jpg")
+        let b = try fixture.album("B", cover: "/b.jpg")
+        _ = try await fixture.service.variant(key: a, width: 128, accept: nil)
+        _ = try await fixture.service.variant(key: a, width: 256, accept: nil)
+        try await fixture.service.flushUse()
+        try await Task.sleep(for: .seconds(1.1))
+        let recent = try await fixture.service.variant(key: a, width: 192, accept: nil)
+        _ = try await fixture.service.variant(key: b, width: 192, accept: nil)
+        try await fixture.service.flushUse()
+        let usage = try fixture.service.database.artworkDiskUsage()
+        #expect((usage.originals, usage.variants) == (2, 4))
+
+        // Just under the total: the least recently used variant goes.
+        let first = try await fixture.service.prune(target: usage.totalBytes - 1)
+        #expect((first.variantsRemoved, first.originalsRemoved) == (1, 0))
+        #expect(fixture.service.files.exists(recent.path))
+        // Nothing may stay: every variant, then the original.
+        let all = try await fixture.service.prune(target: 0)
+        #expect((all.variantsRemoved, all.originalsRemoved) == (3, 2))
+        #expect(try fixture.service.database.artworkDiskUsage() == ArtworkDiskUsage())
+        #expect(try fixture.record(a).color != nil && fixture.record(a).width == 500)
+        #expect(try fixture.service.database.artworkCounts().evicted == 2)
+
+        let back = try await fixture.service.variant(key: a, width: 192, accept: nil)
+        #expect(fixture.service.files.exists(back.path))
+        #expect(fixture.host.requests(to: "/a.jpg").count == 2)
+    }
+
+    /// Files are written whole or not at all: what a killed process left in `tmp/` is cleared at
+    /// start, a file the database never recorded is swept, and a recorded variant whose file is gone
+    /// is made again rather than served.
+    @Test func nothingHalfWrittenIsEverServed() async throws {
+        let fixture = try await Fixture()
+        defer { Task { await fixture.host.stop() } }
+        fixture.host.serve("/c.jpg", bytes: TestImages.solid([1, 2, 3], width: 300, height: 300, suffix: ".jpg"), contentType: "image/jpeg")
+        let key = try fixture.album("C", cover: "/c.jpg")
+        let served = try await fixture.service.variant(key: key, width: 128, accept: nil)
+        let root = fixture.service.files.root
+        try Data([0xFF, 0xD8]).write(to: URL(fileURLWithPath: root + "/tmp/partial-from-a-kill"))
+        let stray = root + "/variants/ab/" + String(repeating: "ab", count: 32) + "-192.jpg"
+        try FileManager.default.createDirectory(atPath: root + "/variants/ab", withIntermediateDirectories: true)
+        try Data([0xFF, 0xD8]).write(to: URL(fileURLWithPath: stray))
+
+        try fixture.service.files.prepare()
+        #expect(try FileManager.default.contentsOfDirectory(atPath: root + "/tmp").isEmpty)
+        let report = try await fixture.service.prune(target: Int.max, sweep: true)
+        #expect(report.strayFilesRemoved == 1)
+        #expect(!FileManager.default.fileExists(atPath: stray))
+
+        try FileManager.default.removeItem(atPath: served.path)
+        let again = try await fixture.service.variant(key: key, width: 128, accept: nil)
+        #expect(try DecodedHeader(try fixture.service.files.read(again.path)).width == 128)
+    }
+
+    @Test func aDirectoryThatCannotBeWrittenIsAClearErrorAtStart() throws {
+        let temporary = try TemporaryDatabase()
+        let blocker = try temporary.directory.write("not-a-directory", "a file")
+        let files = ArtworkFiles(root: blocker + "/artwork")
+        #expect(throws: ArtworkStorageError.self) { try files.prepare() }
+        do {
+            try files.prepare()
+        } catch {
+            #expect(error.description.contains("cannot be written"))
+            #expect(error.description.contains(blocker))
+        }
+    }
+
+    @Test func acceptHeadersChooseWebPOnlyWhenAccepted() {
+        #expect(ArtworkService.acceptsWebP("image/webp,*/*"))
+        #expect(ArtworkService.acceptsWebP("image/avif, image/webp;q=0.9, image/apng"))
+        #expect(!ArtworkService.acceptsWebP("image/webp;q=0"))
+        #expect(!ArtworkService.acceptsWebP("*/*"))
+        #expect(!ArtworkService.acceptsWebP(nil))
+    }
+}
+
+/// Sync fetches covers after releases, on real Discogs release responses.
+@Suite struct CoverSyncTests {
+    @Test func aPassFetchesTheCoversOfTheReleasesItBringsAndOneFailingCoverFailsAlone() async throws {
+        try await SyncHarness.run { harness in
+            try harness.importReleases([1, 3329867])
+            // The real responses give their images relative to the API's host, as older Discogs did.
+            harness.fake.serveRelease(1, json: try Paths.sharedDiscogs("joalla-discogs_client_releases_1.json"))
+            harness.fake.serveRelease(3329867, json: try Paths.sharedDiscogs("joalla-discogs_client_releases_3329867.json"))
+            let orange: [UInt8] = [230, 120, 20]
+            harness.fake.serve("/image/R-1-1193812031.jpeg", bytes: TestImages.solid(orange, width: 600, height: 600, suffix: ".jpg"),
+                               contentType: "image/jpeg")
+            let files = ArtworkFiles(root: harness.directory.appending(path: "artwork").path)
+            let fetcher = ArtworkFetcher(
+                database: harness.database, files: files, transport: CurlHTTPTransport(),
+                settings: ArtworkFetchSettings(userAgent: "crated/test", requestsPerMinute: 6000, retry: RetryPolicy(maxAttempts: 1),
+                                               relativeBase: harness.fake.baseURL),
+                rateLimiters: harness.rateLimiters, clock: harness.clock, logger: harness.logs.logger())
+            let covers = try ArtworkService(database: harness.database, files: files, fetcher: fetcher, maxBytes: 1 << 30)
+            let runner = SyncRunner(database: harness.database, client: try harness.client(), settings: ReleaseSyncSettings(concurrency: 1),
+                                    covers: covers, clock: harness.clock, logger: harness.logs.logger())
+
+            let report = try await runner.runPass()
+            #expect(report.synced == 2)
+            #expect(report.covers?.fetched == 1)
+            #expect(report.covers?.failed == 1)
+            #expect(report.covers?.failures.first?.url == "/image/R-3329867-1326034108.jpeg")
+            #expect(report.covers?.failures.first?.error.contains("404") == true)
+            let counts = try harness.database.artworkCounts(userId: nil)
+            #expect((counts.stored, counts.failed) == (1, 1))
+
+            let album = try #require(try harness.database.album(discogsReleaseId: 1))
+            let cover = try #require(try await harness.database.reader.read { db in try AlbumCover.of(albumId: album.id!, db) })
+            #expect(cover.source?.width == 600)
+            #expect(try #require(cover.source?.color.flatMap(RGBColor.init(hex:))).distance(to: orange) <= 3)
+            // The next pass has nothing to fetch: the failed cover waits for its retry time.
+            let again = try await runner.runPass()
+            #expect(again.covers == CoverFetchSummary())
+            #expect(harness.fake.requests(to: "/image/").count == 2)
+        }
+    }
+}
