@@ -11,10 +11,11 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")"
 
-# System packages crated builds against: SQLite (GRDB), libcurl (sync); python3 for the benchmarks.
+# System packages crated builds against: SQLite (GRDB), libcurl (sync), libvips (covers); python3 for
+# the benchmarks.
 ensure_system_packages() {
     local missing=()
-    for package in libsqlite3-dev libcurl4-openssl-dev pkg-config python3; do
+    for package in libsqlite3-dev libcurl4-openssl-dev libvips-dev pkg-config python3; do
         dpkg -s "$package" >/dev/null 2>&1 || missing+=("$package")
     done
     if ((${#missing[@]})); then
