@@ -9,10 +9,12 @@ public struct ProcessResult {
     public var stderr: String
 }
 
-public func run(_ executable: String, _ arguments: [String], in directory: String? = nil) throws -> ProcessResult {
+/// `environment` adds to (or overrides) this process's environment.
+public func run(_ executable: String, _ arguments: [String], in directory: String? = nil, environment: [String: String] = [:]) throws -> ProcessResult {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: executable)
     process.arguments = arguments
+    if !environment.isEmpty { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
     if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
     let out = Pipe(), err = Pipe()
     process.standardOutput = out
