@@ -131,7 +131,7 @@ public struct LayoutRequest: Sendable, Equatable {
 
     /// The named environment, else the one the raw signals resolve to.
     public var environment: LayoutEnvironment {
-        layout ?? LayoutEnvironment(horizontalSizeClass: horizontalSizeClass, verticalSizeClass: verticalSizeClass, width: width, idiom: idiom)
+        layout ?? LayoutEnvironment(horizontalSizeClass: horizontalSizeClass, verticalSizeClass: verticalSizeClass, width: width, height: height, idiom: idiom)
     }
 
     /// The scale artwork is chosen for: the client's, else 3 on an iPhone and 2 on an iPad (what current

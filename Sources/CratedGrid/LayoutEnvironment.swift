@@ -29,7 +29,7 @@ public enum LayoutEnvironment: String, Codable, Sendable, CaseIterable {
     /// | compact, regular | pad: width <= 320 iPadSlideOver, else iPadSplitView; phone: iPhonePortrait; no idiom: width > 430 iPadSplitView, else iPhonePortrait |
     /// | regular, compact | iPhoneLandscape; pad: iPadSplitView |
     /// | regular, regular | iPadFullscreen |
-    /// | either missing   | iPhonePortrait |
+    /// | either missing   | iPhonePortrait (see `init(...height:...)` for what a container size derives) |
     public init(horizontalSizeClass: SizeClass?, verticalSizeClass: SizeClass?, width: Double?, idiom: DeviceIdiom?) {
         switch (horizontalSizeClass, verticalSizeClass) {
         case (.compact, .compact):
@@ -54,6 +54,28 @@ public enum LayoutEnvironment: String, Codable, Sendable, CaseIterable {
         default:
             self = .iPhonePortrait
         }
+    }
+}
+
+extension LayoutEnvironment {
+    /// Resolves like `init(horizontalSizeClass:verticalSizeClass:width:idiom:)`, first deriving the
+    /// size classes from the container when the request gives neither but gives a width and a height:
+    /// a browser or a free-form window reports no size classes. Horizontal is regular from 600 points,
+    /// vertical from 500, so 1366x1024 is iPadFullscreen, 844x390 iPhoneLandscape, 507x1024
+    /// iPadSplitView and 390x844 iPhonePortrait. One class given without the other is not completed:
+    /// the client said what it knows.
+    public init(horizontalSizeClass: SizeClass?, verticalSizeClass: SizeClass?, width: Double?, height: Double?, idiom: DeviceIdiom?) {
+        var horizontal = horizontalSizeClass
+        var vertical = verticalSizeClass
+        if horizontal == nil, vertical == nil, let width, let height {
+            (horizontal, vertical) = Self.derivedSizeClasses(width: width, height: height)
+        }
+        self.init(horizontalSizeClass: horizontal, verticalSizeClass: vertical, width: width, idiom: idiom)
+    }
+
+    /// The size classes a container of this size would have: regular from 600 points wide, 500 high.
+    public static func derivedSizeClasses(width: Double, height: Double) -> (horizontal: SizeClass, vertical: SizeClass) {
+        (width >= 600 ? .regular : .compact, height >= 500 ? .regular : .compact)
     }
 }
 
