@@ -1,11 +1,16 @@
 import ArgumentParser
 import CratedCore
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 struct UserCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "user",
         abstract: "Manage users.",
-        subcommands: [Add.self, List.self]
+        subcommands: [Add.self, List.self, Passwd.self]
     )
 
     struct Add: AsyncParsableCommand {
@@ -32,5 +37,69 @@ struct UserCommand: AsyncParsableCommand {
             let database = try global.openDatabase(try await global.loadConfiguration())
             for user in try database.users() { print(user.name) }
         }
+    }
+
+    struct Passwd: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Set a user's password for signing in to the web client.",
+            discussion: """
+                The password is read from a prompt on a terminal (asked twice, not echoed), otherwise \
+                one line from standard input; never from an argument, which other users could see in \
+                the process list. At least \(PasswordRules.minimumCharacters) characters and at most \
+                \(PasswordRules.maximumBytes) bytes. Setting it signs the user's browsers out.
+                """)
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: "The user's name.") var name: String
+
+        func run() async throws {
+            let database = try global.openDatabase(try await global.loadConfiguration())
+            guard try database.user(named: name) != nil else { throw CommandFailure(UserError.notFound(name).description) }
+            let password: String
+            if isatty(STDIN_FILENO) == 1 {
+                let first = try Self.prompt("New password for \(name): ")
+                let second = try Self.prompt("Again: ")
+                guard first == second else { throw CommandFailure("the two passwords differ; nothing was changed") }
+                password = first
+            } else {
+                guard let line = readLine(strippingNewline: true) else {
+                    throw CommandFailure("no password on standard input; nothing was changed")
+                }
+                password = line
+            }
+            do {
+                try database.setPassword(userName: name, password: password)
+                print("set the password of \(name)")
+            } catch let error as PasswordError {
+                throw CommandFailure(error.description)
+            } catch let error as UserError {
+                throw CommandFailure(error.description)
+            }
+        }
+
+        /// Reads one line from the terminal with echo off.
+        static func prompt(_ text: String) throws -> String {
+            FileHandleOutput.standardError(text)
+            var saved = termios()
+            let hasTerminal = tcgetattr(STDIN_FILENO, &saved) == 0
+            if hasTerminal {
+                var quiet = saved
+                quiet.c_lflag &= ~tcflag_t(ECHO)
+                _ = tcsetattr(STDIN_FILENO, TCSAFLUSH, &quiet)
+            }
+            defer {
+                if hasTerminal { _ = tcsetattr(STDIN_FILENO, TCSAFLUSH, &saved) }
+                FileHandleOutput.standardError("\n")
+            }
+            guard let line = readLine(strippingNewline: true) else { throw CommandFailure("no password given; nothing was changed") }
+            return line
+        }
+    }
+}
+
+/// Prompts go to standard error, so standard output stays the command's result.
+private enum FileHandleOutput {
+    static func standardError(_ text: String) {
+        var bytes = Array(text.utf8)
+        _ = bytes.withUnsafeMutableBytes { write(STDERR_FILENO, $0.baseAddress, $0.count) }
     }
 }

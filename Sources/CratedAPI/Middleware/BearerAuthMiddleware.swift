@@ -1,14 +1,23 @@
 import CratedCore
 import Hummingbird
 
-/// Requires `Authorization: Bearer <token>` on every route it guards, and write scope for anything
-/// but GET and HEAD.
+/// Requires `Authorization: Bearer <token>` (or the web client's session cookie) on every route it
+/// guards, and write scope for anything but GET and HEAD.
 struct BearerAuthMiddleware: RouterMiddleware {
     let database: AppDatabase
 
     func handle(_ request: Request, context: AppRequestContext, next: (Request, AppRequestContext) async throws -> Response) async throws -> Response {
         guard let header = request.headers[.authorization] else {
-            throw APIError.unauthorized("this route needs an Authorization: Bearer <token> header")
+            // The web client's session cookie stands in for a token; a write made with it needs
+            // the session's CSRF token (SessionCookie).
+            if let session = try SessionCookie.session(of: request, database: database) {
+                try SessionCookie.requireCSRFToken(request, session: session)
+                var context = context
+                context.principal = session.principal
+                context.logger[metadataKey: "user"] = "\(session.principal.userName)"
+                return try await next(request, context)
+            }
+            throw APIError.unauthorized("this route needs an Authorization: Bearer <token> header or a signed-in session cookie")
         }
         let parts = header.split(separator: " ", maxSplits: 1)
         guard parts.count == 2, parts[0].lowercased() == "bearer" else {

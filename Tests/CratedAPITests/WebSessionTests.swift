@@ -1,0 +1,303 @@
+@testable import CratedAPI
+import CratedCore
+import CratedTestSupport
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import NIOCore
+import Synchronization
+import Testing
+
+/// The web client's sign-in: passwords, the session cookie beside bearer tokens, CSRF on every
+/// change made with the cookie, sign-out, and the slowing of failed sign-ins.
+@Suite struct WebSessionTests {
+    static let password = "correct horse battery"
+
+    /// The sample server with a password for `collector` (bcrypt at the lowest cost: tests check the
+    /// rules, not the work factor) and a throttle on a clock the test moves.
+    struct Fixture {
+        let server: TestServer
+        let clock: TestClock
+        let services: AppServices
+
+        init() throws {
+            server = try TestServer()
+            try server.database.setPassword(userName: "collector", password: WebSessionTests.password, cost: 4)
+            clock = TestClock()
+            var services = server.services
+            let clock = self.clock
+            services.signInThrottle = SignInThrottle(now: { clock.now })
+            self.services = services
+        }
+
+        func test(_ body: @escaping @Sendable (any TestClientProtocol) async throws -> Void) async throws {
+            var configuration = try CratedConfiguration.defaults()
+            configuration.serverPort = 0
+            var logger = Logger(label: "crated-web-tests")
+            logger.logLevel = .critical
+            try await buildApplication(configuration: configuration, services: services, logger: logger).test(.router, body)
+        }
+    }
+
+    final class TestClock: Sendable {
+        private let date = Mutex(Date(timeIntervalSince1970: 1_800_000_000))
+        var now: Date { date.withLock { $0 } }
+        func advance(_ seconds: TimeInterval) { date.withLock { $0 = $0.addingTimeInterval(seconds) } }
+    }
+
+    struct SignedIn {
+        let cookie: String
+        let csrf: String
+        let setCookie: String
+    }
+
+    @Test func signingInSetsAStrictHttpOnlyCookieThatOpensTheAPI() async throws {
+        let fixture = try Fixture()
+        try await fixture.test { client in
+            let session = try await client.signIn("collector", Self.password)
+            #expect(session.setCookie.hasPrefix("crated_session="))
+            let attributes = Set(session.setCookie.split(separator: ";").dropFirst().map { $0.trimmingCharacters(in: .whitespaces) })
+            #expect(attributes.contains("HttpOnly"))
+            #expect(attributes.contains("SameSite=Strict"))
+            #expect(attributes.contains("Path=/"))
+            #expect(attributes.contains("Max-Age=2592000"))
+            // Plain HTTP on loopback: a Secure cookie would never come back.
+            #expect(!attributes.contains("Secure"))
+
+            let me = try await client.web(.get, "/v1/me", cookie: session.cookie)
+            #expect(me.status == .ok)
+            #expect(String(decoding: me.body, as: UTF8.self).contains("\"collector\""))
+            let current = try await client.web(.get, "/v1/session", cookie: session.cookie)
+            #expect(current.status == .ok)
+            #expect(try current.decode(SessionDTO.self).csrfToken == session.csrf)
+            #expect(try current.decode(SessionDTO.self).user.name == "collector")
+            // Reads need no CSRF token.
+            #expect(try await client.web(.get, "/v1/grid/collection?width=390&height=844", cookie: session.cookie).status == .ok)
+        }
+    }
+
+    @Test func theCookieIsSecureBehindATLSProxy() async throws {
+        let fixture = try Fixture()
+        try await fixture.test { client in
+            let response = try await client.web(.post, "/v1/session", json: #"{"name":"collector","password":"\#(Self.password)"}"#,
+                                                headers: [.init("X-Forwarded-Proto")!: "https"])
+            #expect(response.status == .created)
+            #expect(response.headers[.setCookie]?.hasSuffix("; Secure") == true)
+        }
+    }
+
+    @Test func aWrongPasswordAnUnknownUserAndAUserWithoutPasswordAreOneAnswer() async throws {
+        let fixture = try Fixture()
+        try await fixture.test { client in
+            for (name, password) in [("collector", "wrong password"), ("nobody", Self.password), ("alice", Self.password)] {
+                let response = try await client.web(.post, "/v1/session", json: #"{"name":"\#(name)","password":"\#(password)"}"#)
+                #expect(response.status == .unauthorized, "\(name)")
+                #expect(response.error?.code == "sign_in_failed")
+                #expect(response.headers[.setCookie] == nil)
+            }
+            // Names compare case-insensitively, as everywhere.
+            #expect(try await client.signIn("COLLECTOR", Self.password).csrf.isEmpty == false)
+        }
+    }
+
+    @Test func signInBodiesAreCheckedLikeEveryOther() async throws {
+        let fixture = try Fixture()
+        try await fixture.test { client in
+            #expect(try await client.web(.post, "/v1/session", json: #"{"name":"collector"}"#).status == .badRequest)
+            let unknown = try await client.web(.post, "/v1/session", json: #"{"name":"collector","password":"x","remember":true}"#)
+            #expect(unknown.error?.field == "remember")
+            #expect(try await client.web(.post, "/v1/session", json: "[1]").status == .badRequest)
+            let noName = try await client.web(.post, "/v1/session", json: #"{"name":"","password":"whatever1"}"#)
+            #expect(noName.error?.field == "name")
+            let noPassword = try await client.web(.post, "/v1/session", json: #"{"name":"collector","password":""}"#)
+            #expect(noPassword.error?.field == "password")
+        }
+    }
+
+    @Test func aChangeMadeWithTheCookieNeedsTheCSRFToken() async throws {
+        let fixture = try Fixture()
+        try await fixture.test { client in
+            let session = try await client.signIn("collector", Self.password)
+            let crates = try fixture.server.database.crates(userId: try #require(try fixture.server.database.user(named: "collector")?.id)).count
+
+            let missing = try await client.web(.post, "/v1/crates", cookie: session.cookie, json: #"{"name":"Forged"}"#)
+            #expect(missing.status == .forbidden)
+            #expect(missing.error?.code == "csrf_failed")
+            let wrong = try await client.web(.post, "/v1/crates", cookie: session.cookie, json: #"{"name":"Forged"}"#, csrf: session.csrf + "x")
+            #expect(wrong.status == .forbidden)
+            let otherSessions = try await client.signIn("collector", Self.password)
+            #expect(try await client.web(.post, "/v1/crates", cookie: session.cookie, json: #"{"name":"Forged"}"#, csrf: otherSessions.csrf).status == .forbidden)
+            #expect(try fixture.server.database.crates(userId: try #require(try fixture.server.database.user(named: "collector")?.id)).count == crates)
+
+            let made = try await client.web(.post, "/v1/crates", cookie: session.cookie, json: #"{"name":"From the page"}"#, csrf: session.csrf)
+            #expect(made.status == .created)
+            // A player command is a change too.
+            #expect(try await client.web(.post, "/v1/player/stop", cookie: session.cookie).status == .forbidden)
+        }
+    }
+
+    @Test func aBearerTokenIsJudgedAloneEvenWithACookie() async throws {
+        let fixture = try Fixture()
+        try await fixture.test { client in
+            let session = try await client.signIn("collector", Self.password)
+            let response = try await client.web(.post, "/v1/crates", cookie: session.cookie, json: #"{"name":"By token"}"#,
+                                                headers: [.authorization: "Bearer \(fixture.server.writeToken)"])
+            #expect(response.status == .created)
+            // A bad token is not rescued by a good cookie.
+            let bad = try await client.web(.get, "/v1/me", cookie: session.cookie, headers: [.authorization: "Bearer crt_000000000000_nope"])
+            #expect(bad.status == .unauthorized)
+        }
+    }
+
+    @Test func signingOutEndsTheSessionAndTheCookieIsRefusedAfter() async throws {
+        let fixture = try Fixture()
+        try await fixture.test { client in
+            let session = try await client.signIn("collector", Self.password)
+            // Signing out is a change: without the token it is refused and the session lives on.
+            #expect(try await client.web(.delete, "/v1/session", cookie: session.cookie).status == .forbidden)
+            #expect(try await client.web(.get, "/v1/me", cookie: session.cookie).status == .ok)
+
+            let out = try await client.web(.delete, "/v1/session", cookie: session.cookie, csrf: session.csrf)
+            #expect(out.status == .noContent)
+            #expect(out.headers[.setCookie]?.hasPrefix("crated_session=;") == true)
+            #expect(out.headers[.setCookie]?.contains("Max-Age=0") == true)
+
+            #expect(try await client.web(.get, "/v1/me", cookie: session.cookie).status == .unauthorized)
+            #expect(try await client.web(.get, "/v1/session", cookie: session.cookie).status == .unauthorized)
+            #expect(try await client.web(.post, "/v1/crates", cookie: session.cookie, json: #"{"name":"After"}"#, csrf: session.csrf).status == .unauthorized)
+            // Nothing left to end: still 204.
+            #expect(try await client.web(.delete, "/v1/session", cookie: session.cookie).status == .noContent)
+            #expect(try fixture.server.database.activeSessionCount(userName: "collector") == 0)
+        }
+    }
+
+    @Test func cookiesThatOpenNothing() async throws {
+        let fixture = try Fixture()
+        try await fixture.test { client in
+            for cookie in ["crated_session=", "crated_session=nonsense", "crated_session=" + String(repeating: "A", count: 43), "other=1"] {
+                #expect(try await client.execute(uri: "/v1/me", method: .get, headers: [.cookie: cookie]) { $0.status } == .unauthorized, "\(cookie)")
+            }
+            // The cookie is found among others.
+            let session = try await client.signIn("collector", Self.password)
+            #expect(try await client.execute(uri: "/v1/me", method: .get, headers: [.cookie: "a=b; \(session.cookie); c=d"]) { $0.status } == .ok)
+        }
+    }
+
+    @Test func failedSignInsAreSlowedPerUser() async throws {
+        let fixture = try Fixture()
+        try await fixture.test { client in
+            let wrong = #"{"name":"collector","password":"wrong password"}"#
+            // Five free failures, then the sixth shuts the name out for a second.
+            for attempt in 1...6 {
+                #expect(try await client.web(.post, "/v1/session", json: wrong).status == .unauthorized, "attempt \(attempt)")
+            }
+            let refused = try await client.web(.post, "/v1/session", json: #"{"name":"collector","password":"\#(Self.password)"}"#)
+            #expect(refused.status == .tooManyRequests)
+            #expect(refused.error?.code == "too_many_attempts")
+            #expect(refused.headers[.retryAfter] == "1")
+            // Another user is not shut out by them.
+            try fixture.server.database.setPassword(userName: "alice", password: "alice's password", cost: 4)
+            #expect(try await client.web(.post, "/v1/session", json: #"{"name":"alice","password":"alice's password"}"#).status == .created)
+
+            fixture.clock.advance(1.5)
+            // The next failure doubles the wait.
+            #expect(try await client.web(.post, "/v1/session", json: wrong).status == .unauthorized)
+            let doubled = try await client.web(.post, "/v1/session", json: wrong)
+            #expect(doubled.headers[.retryAfter] == "2")
+            fixture.clock.advance(2.5)
+            #expect(try await client.signIn("collector", Self.password).csrf.isEmpty == false)
+            // A success forgives: five free failures again.
+            for _ in 1...5 { #expect(try await client.web(.post, "/v1/session", json: wrong).status == .unauthorized) }
+        }
+    }
+
+    @Test func theThrottleCountsAddressesAcrossNames() {
+        let clock = TestClock()
+        var policy = SignInThrottle.Policy()
+        policy.freeFailuresPerAddress = 3
+        let throttle = SignInThrottle(policy: policy, now: { clock.now })
+        for name in ["a", "b", "c"] { throttle.recordFailure(user: name, address: "192.0.2.1") }
+        #expect(throttle.wait(user: "d", address: "192.0.2.1") == nil)
+        throttle.recordFailure(user: "d", address: "192.0.2.1")
+        #expect(throttle.wait(user: "e", address: "192.0.2.1") == 1)
+        #expect(throttle.wait(user: "e", address: "192.0.2.2") == nil)
+        // Forgotten an hour after the last failure.
+        clock.advance(3601)
+        throttle.recordFailure(user: "f", address: "192.0.2.1")
+        #expect(throttle.wait(user: "g", address: "192.0.2.1") == nil)
+        // The wait stops doubling at five minutes.
+        for _ in 0..<40 { throttle.recordFailure(user: "h", address: nil) }
+        #expect(throttle.wait(user: "h", address: nil) == 300)
+    }
+
+    @Test func passwordRules() throws {
+        let server = try TestServer()
+        let database = server.database
+        #expect(throws: PasswordError.tooShort) { try database.setPassword(userName: "collector", password: "seven77", cost: 4) }
+        #expect(throws: PasswordError.tooLong) { try database.setPassword(userName: "collector", password: String(repeating: "é", count: 37), cost: 4) }
+        #expect(throws: PasswordError.controlCharacters) { try database.setPassword(userName: "collector", password: "tab\there ok", cost: 4) }
+        #expect(throws: PasswordError.onlySpaces) { try database.setPassword(userName: "collector", password: "          ", cost: 4) }
+        #expect(throws: UserError.notFound("nobody")) { try database.setPassword(userName: "nobody", password: "long enough", cost: 4) }
+        #expect(try !database.hasPassword(userName: "collector"))
+        // 72 bytes is bcrypt's whole input: allowed, and every byte counts.
+        let longest = String(repeating: "x", count: 71) + "y"
+        try database.setPassword(userName: "collector", password: longest, cost: 4)
+        #expect(try database.hasPassword(userName: "collector"))
+        #expect(try database.verifyPassword(userName: "collector", password: longest)?.name == "collector")
+        #expect(try database.verifyPassword(userName: "collector", password: String(repeating: "x", count: 72)) == nil)
+        // Stored as bcrypt, never as the password.
+        let stored = try database.reader.read { db in try String.fetchOne(db, sql: "SELECT hash FROM user_password") }
+        #expect(stored?.hasPrefix("$2") == true)
+        #expect(stored?.contains(longest) == false)
+    }
+
+    @Test func aNewPasswordEndsTheUsersSessions() async throws {
+        let fixture = try Fixture()
+        try await fixture.test { client in
+            let session = try await client.signIn("collector", Self.password)
+            try fixture.server.database.setPassword(userName: "collector", password: "a brand new one", cost: 4)
+            #expect(try await client.web(.get, "/v1/me", cookie: session.cookie).status == .unauthorized)
+        }
+    }
+
+    @Test func sessionsExpireAndEndWithTheirToken() async throws {
+        let server = try TestServer()
+        let database = server.database
+        let userId = try #require(try database.user(named: "collector")?.id)
+        let old = try await database.createSession(userId: userId, now: Date().addingTimeInterval(-AppDatabase.sessionLifetime - 60))
+        #expect(try database.authenticate(sessionSecret: old.secret) == nil)
+
+        let live = try await database.createSession(userId: userId)
+        let principal = try #require(try database.authenticate(sessionSecret: live.secret))
+        #expect(principal.principal.userName == "collector")
+        #expect(principal.principal.scope == .write)
+        // A new session cleared the expired one's token row.
+        #expect(try database.tokens(userName: "collector").filter { $0.token.label == AppDatabase.sessionTokenLabel }.count == 1)
+        // `crated token revoke` on the session's token ends the session.
+        _ = try database.revokeToken(try #require(database.tokens(userName: "collector").first { $0.token.label == AppDatabase.sessionTokenLabel }).token.tokenPrefix)
+        #expect(try database.authenticate(sessionSecret: live.secret) == nil)
+    }
+}
+
+extension TestClientProtocol {
+    /// One request as the web page makes it: the session cookie, the CSRF token, a JSON body.
+    func web(_ method: HTTPRequest.Method, _ uri: String, cookie: String? = nil, json: String? = nil, csrf: String? = nil,
+             headers extra: HTTPFields = [:]) async throws -> APIResponse {
+        var headers = extra
+        if let cookie { headers[.cookie] = cookie }
+        if let csrf { headers[SessionCookie.csrfHeader] = csrf }
+        if json != nil { headers[.contentType] = "application/json" }
+        return try await execute(uri: uri, method: method, headers: headers, body: json.map { ByteBuffer(string: $0) }) { response in
+            APIResponse(status: response.status, headers: response.headers, body: Data(buffer: response.body))
+        }
+    }
+
+    func signIn(_ name: String, _ password: String, sourceLocation: SourceLocation = #_sourceLocation) async throws -> WebSessionTests.SignedIn {
+        let response = try await web(.post, "/v1/session", json: #"{"name":"\#(name)","password":"\#(password)"}"#)
+        #expect(response.status == .created, "\(String(decoding: response.body, as: UTF8.self))", sourceLocation: sourceLocation)
+        let setCookie = try #require(response.headers[.setCookie], sourceLocation: sourceLocation)
+        let cookie = String(setCookie.prefix { $0 != ";" })
+        return WebSessionTests.SignedIn(cookie: cookie, csrf: try response.decode(SessionDTO.self).csrfToken, setCookie: setCookie)
+    }
+}
