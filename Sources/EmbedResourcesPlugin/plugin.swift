@@ -14,8 +14,16 @@ struct EmbedResources: BuildToolPlugin {
             files += try listFiles(in: root.appending(path: "Migrations"), ending: "sql").map { ("Migrations/\($0.lastPathComponent)", $0) }
             files.append(("Config/crated.json", root.appending(path: "Config/crated.json")))
         } else if let sourceTarget = target as? SourceModuleTarget {
+            // Subfolders keep their path in the name: `web/app.js` (the web client's assets).
             let resources = sourceTarget.directoryURL.appending(path: "Resources")
-            files += try listFiles(in: resources, ending: nil).map { ($0.lastPathComponent, $0) }
+            for file in try listFiles(in: resources, ending: nil) {
+                if isDirectory(file) {
+                    files += try listFiles(in: file, ending: nil).filter { !isDirectory($0) }
+                        .map { ("\(file.lastPathComponent)/\($0.lastPathComponent)", $0) }
+                } else {
+                    files.append((file.lastPathComponent, file))
+                }
+            }
         }
         let output = context.pluginWorkDirectoryURL.appending(path: "EmbeddedResources.swift")
         return [
@@ -27,6 +35,11 @@ struct EmbedResources: BuildToolPlugin {
                 outputFiles: [output]
             )
         ]
+    }
+
+    private func isDirectory(_ url: URL) -> Bool {
+        var isDirectory: ObjCBool = false
+        return FileManager.default.fileExists(atPath: url.path(), isDirectory: &isDirectory) && isDirectory.boolValue
     }
 
     private func listFiles(in directory: URL, ending: String?) throws -> [URL] {

@@ -1,0 +1,149 @@
+// The web client: sign-in, the tabs with a navigation path each (kept in the URL, so back, reload
+// and a shared link work), and the mini-player.
+import { api, session, setCsrfToken, onUnauthorized } from './api.js';
+import { h, message } from './dom.js';
+import { MiniPlayer } from './player.js';
+import * as views from './views.js';
+
+const tabs = ['collection', 'crates', 'discover', 'search', 'history'];
+const titles = { collection: 'Collection', crates: 'Crates', discover: 'Discover', search: 'Search', history: 'History' };
+const bar = document.getElementById('bar');
+const main = document.getElementById('main');
+const viewElement = document.getElementById('view');
+const signInForm = document.getElementById('sign-in');
+const player = new MiniPlayer(document.getElementById('player'));
+let stopView = null;
+let renderCount = 0;
+
+/**
+ * `/discover/genres/Jazz/artists/3/albums/5` -> tab `discover` and the stack
+ * [genres/Jazz, artists/3, albums/5]; the screen is the stack's top, its parent the path without it.
+ */
+export function parseRoute(location) {
+  const segments = location.pathname.split('/').filter(Boolean).map(decodeURIComponent);
+  const tab = tabs.includes(segments[0]) ? segments[0] : 'collection';
+  let rest = tabs.includes(segments[0]) ? segments.slice(1) : [];
+  // The crates tab names its crate first: `/crates/3/albums/5` is crate 3, then album 5.
+  if (tab === 'crates' && rest.length % 2 === 1) rest = ['crates', ...rest];
+  const stack = [];
+  for (let index = 0; index + 1 < rest.length; index += 2) stack.push({ kind: rest[index], id: rest[index + 1] });
+  const pathOf = (entries) => `/${tab}` + entries.map((entry, index) =>
+    (tab === 'crates' && index === 0 && entry.kind === 'crates' ? '' : `/${entry.kind}`) + `/${encodeURIComponent(entry.id)}`).join('');
+  const path = pathOf(stack);
+  const parent = stack.length ? pathOf(stack.slice(0, -1)) : null;
+  return { tab, stack, path, parent, params: new URLSearchParams(location.search) };
+}
+
+const app = {
+  player,
+  navigate(href, { replace = false } = {}) {
+    if (replace) history.replaceState(null, '', href); else history.pushState(null, '', href);
+    render();
+  },
+  refresh() { render({ keepScroll: true }); },
+  /** Each tab remembers where its reader was. */
+  rememberTab() {
+    const route = parseRoute(location);
+    sessionStorage.setItem(`tab:${route.tab}`, location.pathname + location.search);
+  },
+};
+
+async function render({ keepScroll = false } = {}) {
+  const count = ++renderCount;
+  stopView?.();
+  stopView = null;
+  const route = parseRoute(location);
+  app.rememberTab();
+  for (const link of document.querySelectorAll('#tabs a')) {
+    if (link.dataset.tab === route.tab) link.setAttribute('aria-current', 'page'); else link.removeAttribute('aria-current');
+  }
+  const top = route.stack[route.stack.length - 1];
+  document.title = `${titles[route.tab]} · crated`;
+  const scroll = window.scrollY;
+  const view = h('div', { class: `view view-${top?.kind ?? route.tab}` });
+  viewElement.replaceChildren(view);
+  if (!keepScroll) window.scrollTo(0, 0);
+  try {
+    let stop;
+    if (!top) {
+      const root = { collection: views.collection, crates: views.crates, discover: views.discover, search: views.search, history: views.historyView }[route.tab];
+      stop = await root(view, route, app);
+    } else if (top.kind === 'albums') stop = await views.album(view, route, app, top.id);
+    else if (top.kind === 'artists') stop = await views.artist(view, route, app, top.id);
+    else if (top.kind === 'crates') stop = await views.crate(view, route, app, top.id);
+    else if (top.kind === 'genres' || top.kind === 'styles') stop = await views.genre(view, route, app, top.kind, top.id);
+    else view.append(message('There is no such page.', 'alert'));
+    if (count !== renderCount) { stop?.(); return; }
+    stopView = stop ?? null;
+    if (keepScroll) window.scrollTo(0, scroll);
+  } catch (error) {
+    if (count !== renderCount) return;
+    view.append(message(error.status === 404 ? 'Not found: it may have been removed.' : `Could not load this page: ${error.message}`, 'alert'));
+  }
+  view.dataset.ready = 'true';
+}
+
+function showSignIn() {
+  stopView?.();
+  stopView = null;
+  player.stop();
+  setCsrfToken(null);
+  bar.hidden = true;
+  viewElement.replaceChildren();
+  signInForm.hidden = false;
+  document.getElementById('sign-in-name').focus();
+}
+
+function startApp(current) {
+  setCsrfToken(current.csrfToken);
+  signInForm.hidden = true;
+  bar.hidden = false;
+  bar.dataset.user = current.user.name;
+  document.getElementById('sign-out').setAttribute('aria-label', `Sign out ${current.user.name}`);
+  if (location.pathname === '/' || location.pathname === '/signin') history.replaceState(null, '', '/collection' + location.search);
+  player.start();
+  render();
+}
+
+signInForm.addEventListener('submit', async (event) => {
+  event.preventDefault();
+  const error = document.getElementById('sign-in-error');
+  error.textContent = '';
+  const data = new FormData(signInForm);
+  const button = signInForm.querySelector('button');
+  button.disabled = true;
+  try {
+    const current = await session.signIn(data.get('name'), data.get('password'));
+    signInForm.reset();
+    startApp(current);
+  } catch (failure) {
+    error.textContent = failure.status === 429 ? failure.message : (failure.status === 401 ? 'Wrong user name or password.' : failure.message);
+  } finally {
+    button.disabled = false;
+  }
+});
+
+document.getElementById('sign-out').addEventListener('click', async () => {
+  try { await session.signOut(); } catch { /* signed out already */ }
+  showSignIn();
+});
+
+// Links inside the page navigate without reloading it; a tab link goes back to where that tab was,
+// or to its root when it is the tab already shown.
+document.addEventListener('click', (event) => {
+  if (event.defaultPrevented || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
+  const link = event.target.closest('a[href]');
+  if (!link || link.origin !== location.origin || link.target) return;
+  event.preventDefault();
+  let href = link.getAttribute('href');
+  const tab = link.dataset.tab;
+  if (tab) href = tab === parseRoute(location).tab ? `/${tab}` : (sessionStorage.getItem(`tab:${tab}`) ?? `/${tab}`);
+  if (href === location.pathname + location.search) return;
+  app.navigate(href);
+  if (!link.dataset.tab) main.focus({ preventScroll: true });
+});
+
+window.addEventListener('popstate', () => render());
+onUnauthorized(showSignIn);
+
+session.current().then(startApp, showSignIn);

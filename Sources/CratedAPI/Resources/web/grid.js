@@ -1,0 +1,238 @@
+// An album grid laid out by crated: the page reports the window's size and pixel ratio, crated
+// resolves the layout (/v1/layout's rules), and the page draws exactly the columns, spacing and
+// padding it was given. Pages follow cursors both ways, the jump bar starts a page at a letter
+// (`at=`), a resize re-resolves keeping the album at the top (`around=`), and a reload returns to it.
+import { api, query } from './api.js';
+import { h, cover, message } from './dom.js';
+
+
+/** The container crated lays out for: the window, in CSS pixels (points), and its pixel ratio. */
+export function windowLayoutParameters() {
+  return {
+    width: window.innerWidth,
+    height: window.innerHeight,
+    scale: Math.min(3, Math.max(1, Math.round((window.devicePixelRatio || 1) * 2) / 2)),
+  };
+}
+
+export class AlbumGrid {
+  /**
+   * @param endpoint `/v1/grid/collection`, `/v1/grid/crates/3`, ...
+   * @param params sort and filters, as the API takes them
+   * @param options.link (albumId) -> the page path an item opens
+   * @param options.label the list's accessible name
+   */
+  constructor(endpoint, params, { link, label, empty = 'No albums here.' }) {
+    this.endpoint = endpoint;
+    this.params = params;
+    this.link = link;
+    this.empty = empty;
+    this.storageKey = `grid-top:${location.pathname}${location.search}`;
+    this.list = h('ol', { class: 'grid', 'aria-label': label });
+    this.jump = h('nav', { class: 'jump', 'aria-label': 'Jump to letter', hidden: true });
+    this.status = h('p', { class: 'grid-status', role: 'status' });
+    this.top = h('div', { class: 'sentinel', 'aria-hidden': 'true' });
+    this.bottom = h('div', { class: 'sentinel', 'aria-hidden': 'true' });
+    this.element = h('section', { class: 'grid-view' }, this.jump, this.top, this.list, this.bottom, this.status);
+    this.generation = 0;
+    this.loading = { next: false, previous: false };
+    this.observer = new IntersectionObserver((entries) => {
+      for (const entry of entries) {
+        if (!entry.isIntersecting) continue;
+        if (entry.target === this.bottom) this.loadNext();
+        else if (entry.target === this.top) this.loadPrevious();
+      }
+    }, { rootMargin: '800px 0px' });
+    this.onResize = () => {
+      // The window has already reflowed the old layout: the album to keep is the one that was at
+      // the top before, noted as the reader scrolled, not the one there now.
+      if (this.anchor === undefined) this.anchor = this.topAlbum ?? null;
+      clearTimeout(this.resizeTimer);
+      this.resizeTimer = setTimeout(() => this.relayout(), 150);
+    };
+    this.onScroll = () => {
+      if (this.scrollFrame) return;
+      this.scrollFrame = requestAnimationFrame(() => { this.scrollFrame = 0; if (this.anchor === undefined) this.rememberTop(); });
+    };
+  }
+
+  /** Draws the first page: where the last visit left off when there is one, else the start. */
+  async start() {
+    window.addEventListener('resize', this.onResize);
+    window.addEventListener('scroll', this.onScroll, { passive: true });
+    const saved = Number(sessionStorage.getItem(this.storageKey));
+    if (saved > 0) {
+      try { await this.load({ around: saved }, saved); return; } catch { /* the album left the grid: start over */ }
+    }
+    await this.load({});
+  }
+
+  stop() {
+    this.generation++;
+    this.observer.disconnect();
+    window.removeEventListener('resize', this.onResize);
+    window.removeEventListener('scroll', this.onScroll);
+    clearTimeout(this.resizeTimer);
+  }
+
+  /**
+   * A page laid out for `size`: a new layout (load) measures the window; pages that continue it
+   * (cursors) keep the size the drawn grid was resolved for, so its rows stay whole until a resize
+   * resolves them again.
+   */
+  request(position, size = this.size) {
+    return api(this.endpoint + query({ ...this.params, ...size, ...position, sections: position.cursor ? undefined : true }));
+  }
+
+  /** Replaces the grid with the page at `position`, then brings `albumId` (else the top) into view. */
+  async load(position, albumId) {
+    const generation = ++this.generation;
+    this.observer.disconnect();
+    const size = windowLayoutParameters();
+    const page = await this.request(position, size);
+    if (generation !== this.generation) return;
+    this.size = size;
+    this.applyLayout(page.layout);
+    this.total = page.total;
+    this.first = page.start;
+    this.next = page.next ?? null;
+    this.previous = page.previous ?? null;
+    this.list.replaceChildren(...page.items.map((item) => this.cell(item)));
+    this.list.dataset.total = String(page.total);
+    this.renderSections(page.sections);
+    this.status.replaceChildren(page.total === 0 ? message(this.empty) : '');
+    const target = albumId ? this.list.querySelector(`li[data-album-id="${albumId}"]`)
+      : position.at !== undefined ? this.list.firstElementChild : null;
+    if (target) {
+      // A page is a screenful or two: the rows after it come first, so the window can scroll the
+      // album to its top instead of stopping at the end of a short page.
+      while (this.next && !canScrollToTop(target)) {
+        if (!(await this.appendNext(generation))) return;
+      }
+      scrollToItem(target);
+    }
+    this.observer.observe(this.bottom);
+    this.observer.observe(this.top);
+    this.rememberTop();
+  }
+
+  applyLayout(layout) {
+    this.layout = layout;
+    const style = this.list.style;
+    style.setProperty('--columns', String(layout.columns));
+    style.setProperty('--spacing', `${layout.spacing}px`);
+    style.setProperty('--padding', `${layout.padding}px`);
+    this.list.dataset.columns = String(layout.columns);
+    this.list.dataset.environment = layout.environment;
+    this.list.dataset.width = String(this.size.width);
+    this.list.dataset.height = String(this.size.height);
+    document.documentElement.dataset.environment = layout.environment;
+  }
+
+  /** The page after the last drawn; false when the grid was replaced meanwhile. */
+  async appendNext(generation) {
+    const page = await this.request({ cursor: this.next });
+    if (generation !== this.generation) return false;
+    const seen = this.list.lastElementChild ? Number(this.list.lastElementChild.dataset.position) : -1;
+    this.list.append(...page.items.filter((item) => item.position > seen).map((item) => this.cell(item)));
+    this.next = page.next ?? null;
+    this.total = page.total;
+    return true;
+  }
+
+  async loadNext() {
+    if (!this.next || this.loading.next) return;
+    this.loading.next = true;
+    const generation = this.generation;
+    try {
+      await this.appendNext(generation);
+    } finally {
+      this.loading.next = false;
+      if (generation === this.generation) this.reobserve(this.bottom);
+    }
+  }
+
+  async loadPrevious() {
+    if (!this.previous || this.loading.previous) return;
+    this.loading.previous = true;
+    const generation = this.generation;
+    try {
+      const page = await this.request({ cursor: this.previous });
+      if (generation !== this.generation) return;
+      const firstCell = this.list.firstElementChild;
+      const seen = firstCell ? Number(firstCell.dataset.position) : Infinity;
+      const before = firstCell?.getBoundingClientRect().top ?? 0;
+      this.list.prepend(...page.items.filter((item) => item.position < seen).map((item) => this.cell(item)));
+      // Keep what the reader was looking at where it was.
+      if (firstCell) window.scrollBy(0, firstCell.getBoundingClientRect().top - before);
+      this.previous = page.previous ?? null;
+    } finally {
+      this.loading.previous = false;
+      if (generation === this.generation) this.reobserve(this.top);
+    }
+  }
+
+  /** Observing anew reports the sentinel's state now: it may have left and come back between frames. */
+  reobserve(sentinel) {
+    this.observer.unobserve(sentinel);
+    this.observer.observe(sentinel);
+  }
+
+  /** A new window size: crated resolves the layout again, and the album at the top stays there. */
+  async relayout() {
+    const size = windowLayoutParameters();
+    const top = this.anchor;
+    try {
+      if (this.size && size.width === this.size.width && size.height === this.size.height && size.scale === this.size.scale) return;
+      await this.load(top ? { around: top } : {}, top);
+    } finally {
+      if (this.anchor === top) this.anchor = undefined;
+    }
+  }
+
+  topItem() {
+    const headerBottom = document.getElementById('bar')?.getBoundingClientRect().bottom ?? 0;
+    for (const item of this.list.children) {
+      if (item.getBoundingClientRect().bottom > headerBottom + 1) return Number(item.dataset.albumId);
+    }
+    return null;
+  }
+
+  rememberTop() {
+    const top = window.scrollY > 0 ? this.topItem() : null;
+    this.topAlbum = top;
+    if (top) sessionStorage.setItem(this.storageKey, String(top));
+    else sessionStorage.removeItem(this.storageKey);
+  }
+
+  renderSections(sections) {
+    if (!sections || sections.length < 2) { this.jump.hidden = true; this.jump.replaceChildren(); return; }
+    this.jump.hidden = false;
+    this.jump.replaceChildren(h('ul', {}, sections.map((section) =>
+      h('li', {}, h('button', {
+        type: 'button', 'aria-label': `Jump to ${section.letter}`,
+        onclick: () => this.load({ at: section.position }).catch(() => {}),
+      }, section.letter)))));
+  }
+
+  cell(item) {
+    return h('li', { 'aria-label': item.title, dataset: { position: String(item.position), albumId: String(item.albumId) } },
+      h('a', { href: this.link(item.albumId), class: 'cell' },
+        cover(item.artwork, ''),
+        h('span', { class: 'title' }, item.title),
+        h('span', { class: 'artist' }, item.artist ?? '')));
+  }
+}
+
+function canScrollToTop(element) {
+  const header = document.getElementById('bar')?.getBoundingClientRect().height ?? 0;
+  const y = element.getBoundingClientRect().top + window.scrollY - header - 8;
+  return document.documentElement.scrollHeight - window.innerHeight >= y;
+}
+
+function scrollToItem(element) {
+  if (!element) return;
+  const header = document.getElementById('bar')?.getBoundingClientRect().height ?? 0;
+  const y = element.getBoundingClientRect().top + window.scrollY - header - 8;
+  window.scrollTo({ top: Math.max(0, y), behavior: 'instant' });
+}

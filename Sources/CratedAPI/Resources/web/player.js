@@ -1,0 +1,100 @@
+// The mini-player: shown only while a track is active, following the turntable live over the event
+// stream, and sending commands with the revision it shows (a stale one gets 409 and the current state).
+import { api } from './api.js';
+import { h, cover, duration } from './dom.js';
+
+export class MiniPlayer {
+  constructor(region) {
+    this.region = region;
+    this.state = null;
+    this.clockOffset = 0;
+    this.tick = null;
+  }
+
+  start() {
+    this.stop();
+    api('/v1/player').then((state) => this.show(state)).catch(() => {});
+    this.events = new EventSource('/v1/player/events');
+    this.events.addEventListener('player', (event) => {
+      try { this.show(JSON.parse(event.data)); } catch { /* a malformed event changes nothing */ }
+    });
+  }
+
+  stop() {
+    this.events?.close();
+    this.events = null;
+    clearInterval(this.tick);
+    this.state = null;
+    this.region.hidden = true;
+    this.region.replaceChildren();
+  }
+
+  show(state) {
+    if (this.state && state.revision < this.state.revision) return;
+    this.state = state;
+    this.clockOffset = Date.now() - Date.parse(state.serverTime);
+    clearInterval(this.tick);
+    if (!state.hasActiveTrack) {
+      this.region.hidden = true;
+      this.region.replaceChildren();
+      document.body.classList.remove('has-player');
+      return;
+    }
+    this.render();
+    this.region.hidden = false;
+    document.body.classList.add('has-player');
+    if (state.isPlaying) this.tick = setInterval(() => this.updatePosition(), 1000);
+  }
+
+  position() {
+    const state = this.state;
+    if (!state?.isPlaying) return state?.positionMs ?? 0;
+    const elapsed = Date.now() - this.clockOffset - Date.parse(state.serverTime);
+    const position = (state.positionMs ?? 0) + Math.max(0, elapsed);
+    return state.durationMs ? Math.min(position, state.durationMs) : position;
+  }
+
+  async command(name, body = {}) {
+    try {
+      this.show(await api(`/v1/player/${name}`, { method: 'POST', body: { ...body, expectedRevision: this.state?.revision } }));
+    } catch (error) {
+      // Another device moved first: show what is current now.
+      if (error.body?.current) this.show(error.body.current);
+    }
+  }
+
+  render() {
+    const state = this.state;
+    const side = state.side ? `Side ${state.side}` : '';
+    const count = state.trackCount ? ` · ${state.trackIndex + 1} of ${state.trackCount}` : '';
+    this.range = h('input', {
+      type: 'range', min: 0, max: state.durationMs ?? 0, step: 1000, value: this.position(),
+      'aria-label': 'Position', disabled: !state.durationMs || state.needsFlip,
+      onchange: (event) => this.command('seek', { positionMs: Number(event.target.value) }),
+    });
+    this.elapsed = h('span', { class: 'time' }, duration(this.position()));
+    const button = (label, name, text, disabled = false) =>
+      h('button', { type: 'button', 'aria-label': label, disabled, onclick: () => this.command(name) }, text);
+    this.region.replaceChildren(
+      cover(state.artwork, ''),
+      h('div', { class: 'now' },
+        h('p', { class: 'track' }, h('span', { class: 'position' }, state.track?.position ?? ''), ' ', state.track?.title ?? ''),
+        h('p', { class: 'detail' }, [state.artist, state.album?.title].filter(Boolean).join(' — '), side ? ` · ${side}${count}` : ''),
+        h('div', { class: 'progress' }, this.elapsed, this.range, h('span', { class: 'time' }, duration(state.durationMs)))),
+      h('div', { class: 'controls' },
+        button('Previous', 'previous', '⏮', state.needsFlip),
+        state.isPlaying ? button('Pause', 'pause', '⏸') : button('Play', 'resume', '▶', state.needsFlip),
+        button('Next', 'next', '⏭', state.needsFlip),
+        button('Flip', 'flip', state.needsFlip ? 'Flip ↻' : '↻'),
+        button('Stop', 'stop', '■')));
+    this.region.dataset.state = state.state;
+    this.region.dataset.revision = String(state.revision);
+  }
+
+  updatePosition() {
+    if (!this.range) return;
+    const position = this.position();
+    if (document.activeElement !== this.range) this.range.value = String(position);
+    this.elapsed.textContent = duration(position);
+  }
+}

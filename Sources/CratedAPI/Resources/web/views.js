@@ -1,0 +1,270 @@
+// The screens of each tab. Each renders into the view element and returns what must be stopped when
+// the reader leaves (a grid's listeners).
+import { api, query } from './api.js';
+import { h, cover, duration, message } from './dom.js';
+import { AlbumGrid } from './grid.js';
+
+const enc = encodeURIComponent;
+
+/** Album page path within the current tab, so the tab keeps its own stack. */
+function albumPath(base, albumId) { return `${base}/albums/${albumId}`; }
+
+function heading(text, ...rest) { return h('header', { class: 'view-head' }, h('h1', {}, text), ...rest); }
+
+function backLink(route) {
+  if (!route.parent) return null;
+  return h('a', { href: route.parent, class: 'back' }, '‹ Back');
+}
+
+async function mountGrid(view, endpoint, params, route, label, empty) {
+  const grid = new AlbumGrid(endpoint, params, { link: (id) => albumPath(route.path, id), label, empty });
+  view.append(grid.element);
+  await grid.start();
+  return () => grid.stop();
+}
+
+const sorts = [['artist', 'Artist'], ['title', 'Title'], ['year', 'Year'], ['dateAdded', 'Date added'], ['rating', 'Rating']];
+
+function filterBar(route, app) {
+  const params = route.params;
+  const field = (name, label, attrs = {}) => h('label', {}, label, ' ', h('input', { name, value: params.get(name) ?? '', ...attrs }));
+  const form = h('form', { class: 'filters', role: 'search', 'aria-label': 'Sort and filter' },
+    h('label', {}, 'Sort ', h('select', { name: 'sort' },
+      sorts.map(([value, text]) => h('option', { value, selected: (params.get('sort') ?? 'artist') === value }, text)))),
+    field('genre', 'Genre', { size: 10 }), field('style', 'Style', { size: 10 }), field('format', 'Format', { size: 5 }),
+    field('yearFrom', 'From', { type: 'number', min: 1, max: 9999, class: 'year' }),
+    field('yearTo', 'To', { type: 'number', min: 1, max: 9999, class: 'year' }),
+    h('button', { type: 'submit' }, 'Apply'));
+  const apply = (event) => {
+    event?.preventDefault();
+    const next = new URLSearchParams();
+    for (const [key, value] of new FormData(form)) if (value && !(key === 'sort' && value === 'artist')) next.set(key, value);
+    const text = next.toString();
+    app.navigate(route.path + (text ? `?${text}` : ''), { replace: true });
+  };
+  form.addEventListener('submit', apply);
+  form.querySelector('select').addEventListener('change', apply);
+  return form;
+}
+
+function gridParams(params) {
+  const out = {};
+  for (const key of ['sort', 'genre', 'style', 'format', 'yearFrom', 'yearTo', 'crate', 'artist']) if (params.get(key)) out[key] = params.get(key);
+  return out;
+}
+
+export async function collection(view, route, app) {
+  view.append(heading('Collection'), filterBar(route, app));
+  return mountGrid(view, '/v1/grid/collection', gridParams(route.params), route, 'Albums');
+}
+
+export async function crates(view, route, app) {
+  const { crates } = await api('/v1/crates');
+  const name = h('input', { name: 'name', required: true, maxlength: 100, 'aria-label': 'New crate name', placeholder: 'New crate' });
+  const error = h('p', { class: 'error', role: 'alert' });
+  const form = h('form', { class: 'inline-form' }, name, h('button', { type: 'submit' }, 'Create crate'), error);
+  form.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    try {
+      const crate = await api('/v1/crates', { method: 'POST', body: { name: name.value } });
+      app.navigate(`/crates/${crate.id}`);
+    } catch (failure) { error.textContent = failure.message; }
+  });
+  view.append(heading('Crates'), form,
+    crates.length === 0 ? message('No crates yet.') :
+      h('ul', { class: 'rows', 'aria-label': 'Crates' }, crates.map((crate) =>
+        h('li', {}, h('a', { href: `/crates/${crate.id}` }, h('span', { class: 'title' }, crate.name),
+          h('span', { class: 'count' }, `${crate.copies} ${crate.copies === 1 ? 'copy' : 'copies'}`))))));
+}
+
+export async function crate(view, route, app, id) {
+  const detail = await api(`/v1/crates/${id}${query({ limit: 500 })}`);
+  const title = h('h1', {}, detail.name);
+  const renameInput = h('input', { value: detail.name, 'aria-label': 'Crate name', required: true, maxlength: 100 });
+  const error = h('p', { class: 'error', role: 'alert' });
+  const rename = h('form', { class: 'inline-form' }, renameInput, h('button', { type: 'submit' }, 'Rename'));
+  rename.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    try { const renamed = await api(`/v1/crates/${id}`, { method: 'PATCH', body: { name: renameInput.value } }); title.textContent = renamed.name; error.textContent = ''; }
+    catch (failure) { error.textContent = failure.message; }
+  });
+  const remove = h('button', { type: 'button', class: 'danger', onclick: async () => {
+    if (!window.confirm(`Delete the crate “${detail.name}”? The records stay in your collection.`)) return;
+    try { await api(`/v1/crates/${id}`, { method: 'DELETE' }); app.navigate('/crates'); } catch (failure) { error.textContent = failure.message; }
+  } }, 'Delete crate');
+  const play = h('button', { type: 'button', onclick: () => app.player.command('play', { crateId: Number(id) }) }, 'Play crate');
+  view.append(h('header', { class: 'view-head' }, backLink(route), title, h('div', { class: 'actions' }, play, rename, remove)), error);
+
+  // The crate's order, editable: move a copy up or down (before/after its neighbour) or take it out.
+  const order = h('ol', { class: 'rows order', 'aria-label': 'Crate order' });
+  const renderOrder = (items) => {
+    order.replaceChildren(...items.map((item, index) => h('li', { dataset: { copyId: String(item.copyId) } },
+      h('a', { href: albumPath(route.path, item.album.id) }, h('span', { class: 'title' }, item.album.title), h('span', { class: 'artist' }, item.album.artistCredit)),
+      h('span', { class: 'actions' },
+        h('button', { type: 'button', 'aria-label': `Move ${item.album.title} up`, disabled: index === 0,
+          onclick: () => move(items, index, -1) }, '↑'),
+        h('button', { type: 'button', 'aria-label': `Move ${item.album.title} down`, disabled: index === items.length - 1,
+          onclick: () => move(items, index, 1) }, '↓'),
+        h('button', { type: 'button', 'aria-label': `Remove ${item.album.title} from the crate`,
+          onclick: async () => { await api(`/v1/crates/${id}/copies/${item.copyId}`, { method: 'DELETE' }); app.refresh(); } }, 'Remove')))));
+  };
+  const move = async (items, index, step) => {
+    const moved = items[index];
+    const other = items[index + step];
+    await api(`/v1/crates/${id}/copies/${moved.copyId}`, { method: 'PATCH', body: step < 0 ? { before: other.copyId } : { after: other.copyId } });
+    [items[index], items[index + step]] = [other, moved];
+    renderOrder(items);
+    // Keep the keyboard on the record that moved.
+    const buttons = order.querySelectorAll(`li[data-copy-id="${moved.copyId}"] button`);
+    (step < 0 ? buttons[0] : buttons[1])?.focus();
+  };
+  renderOrder(detail.items);
+  view.append(h('details', { class: 'order-panel' }, h('summary', {}, `Order (${detail.copies})`), order));
+  return mountGrid(view, `/v1/grid/crates/${id}`, gridParams(route.params), route, `Albums in ${detail.name}`, 'This crate is empty.');
+}
+
+export async function discover(view) {
+  const { genres, styles } = await api('/v1/genres');
+  const list = (items, kind) => items.length === 0 ? message(`No ${kind} yet: sync fills them in from Discogs.`) :
+    h('ul', { class: 'chips', 'aria-label': kind }, items.map((item) =>
+      h('li', {}, h('a', { href: `/discover/${kind}/${enc(item.name)}` }, item.name, ' ', h('span', { class: 'count' }, String(item.count ?? item.albums ?? ''))))));
+  view.append(heading('Discover'), h('h2', {}, 'Genres'), list(genres, 'genres'), h('h2', {}, 'Styles'), list(styles, 'styles'));
+}
+
+export async function genre(view, route, app, kind, name) {
+  const data = await api(`/v1/${kind}/${enc(name)}/artists`);
+  view.append(h('header', { class: 'view-head' }, backLink(route), h('h1', {}, name)),
+    h('h2', {}, 'Artists'),
+    h('ul', { class: 'chips', 'aria-label': 'Artists' }, data.artists.map((artist) =>
+      h('li', {}, h('a', { href: `${route.path}/artists/${artist.id}` }, artist.name, ' ', h('span', { class: 'count' }, String(artist.albums)))))),
+    h('h2', {}, 'Albums'));
+  return mountGrid(view, `/v1/grid/${kind}/${enc(name)}`, {}, route, `Albums in ${name}`);
+}
+
+export async function artist(view, route, app, id) {
+  const data = await api(`/v1/artists/${id}`);
+  view.append(h('header', { class: 'view-head' }, backLink(route), h('h1', {}, data.name)));
+  return mountGrid(view, `/v1/grid/artists/${id}`, {}, route, `Albums by ${data.name}`);
+}
+
+export async function search(view, route, app) {
+  const input = h('input', { type: 'search', name: 'q', value: route.params.get('q') ?? '', 'aria-label': 'Search your collection',
+    placeholder: 'Titles, artists, labels, catalogue numbers, tracks', autocomplete: 'off', maxlength: 200 });
+  const results = h('div', { class: 'results' });
+  view.append(heading('Search'), h('form', { role: 'search', class: 'search', onsubmit: (event) => event.preventDefault() }, input), results);
+  let stop = null;
+  let timer = 0;
+  const run = async () => {
+    const text = input.value.trim();
+    stop?.();
+    stop = null;
+    results.replaceChildren();
+    history.replaceState(history.state, '', text ? `/search?q=${enc(text)}` : '/search');
+    app.rememberTab();
+    if (!text) return;
+    stop = await mountGrid(results, '/v1/grid/search', { q: text }, { ...route, path: '/search' }, `Results for ${text}`, 'Nothing in your collection matches.');
+  };
+  input.addEventListener('input', () => { clearTimeout(timer); timer = setTimeout(run, 150); });
+  setTimeout(() => input.focus(), 0);
+  if (input.value) await run();
+  return () => { clearTimeout(timer); stop?.(); };
+}
+
+export async function historyView(view, route) {
+  const list = h('ol', { class: 'rows', 'aria-label': 'Play history' });
+  const more = h('button', { type: 'button', hidden: true }, 'Older plays');
+  let before = null;
+  const load = async () => {
+    const page = await api(`/v1/history${query({ before, limit: 50 })}`);
+    list.append(...page.entries.map((entry) => h('li', {},
+      h('a', { href: `/history/albums/${entry.albumId}` },
+        h('span', { class: 'title' }, `${entry.trackPosition} ${entry.trackTitle}`),
+        h('span', { class: 'artist' }, `${entry.artist} — ${entry.albumTitle}`)),
+      h('time', { datetime: entry.playedAt }, new Date(entry.playedAt).toLocaleString()))));
+    before = page.next ?? null;
+    more.hidden = !before;
+  };
+  more.addEventListener('click', load);
+  view.append(heading('History'), list, more);
+  await load();
+  if (!list.children.length) view.append(message('Nothing played yet.'));
+}
+
+const conditions = ['Mint (M)', 'Near Mint (NM or M-)', 'Very Good Plus (VG+)', 'Very Good (VG)', 'Good Plus (G+)', 'Good (G)', 'Fair (F)', 'Poor (P)'];
+
+export async function album(view, route, app, id) {
+  const data = await api(`/v1/albums/${id}${query({ scale: Math.min(3, Math.max(1, Math.round(devicePixelRatio || 1))), idiom: innerWidth >= 600 ? 'pad' : undefined })}`);
+  const artists = h('p', { class: 'artists' }, data.artists.length ? data.artists.map((credit) =>
+    [h('a', { href: `${route.path.replace(/\/albums\/\d+$/, '')}/artists/${credit.id}` }, credit.name), credit.joinPhrase]) : data.artistCredit);
+  const facts = [data.year, data.country, data.labels.map((label) => [label.name, label.catalogNumber].filter(Boolean).join(' ')).join(', '),
+    data.formats.map((format) => [format.quantity > 1 ? `${format.quantity}×` : '', format.name, ...format.descriptions].join(' ').trim()).join(' + ')]
+    .filter(Boolean).join(' · ');
+  const play = h('button', { type: 'button', onclick: () => app.player.command('play', { albumId: Number(id) }) }, 'Play');
+  view.append(h('header', { class: 'album-head' }, cover(data.artwork, data.title),
+    h('div', {}, backLink(route), h('h1', {}, data.title), artists, h('p', { class: 'facts' }, facts),
+      h('p', { class: 'tags' }, [...data.genres, ...data.styles].join(', ')),
+      h('p', { class: 'plays' }, data.playCount ? `Played ${data.playCount} ${data.playCount === 1 ? 'time' : 'times'}` : ''),
+      data.sides.length ? play : message('No tracklist yet: sync fills it in from Discogs.'))));
+
+  for (const side of data.sides) {
+    view.append(h('section', { class: 'side', 'aria-label': side.side ? `Side ${side.side}` : 'Tracks' },
+      h('h2', {}, side.side ? `Side ${side.side}` : 'Tracks', ' ', h('span', { class: 'count' }, duration(side.durationMs)),
+        side.side ? h('button', { type: 'button', class: 'quiet', 'aria-label': `Play side ${side.side}`,
+          onclick: () => app.player.command('play', { albumId: Number(id), side: side.side }) }, '▶') : null),
+      h('ol', { class: 'tracks' }, side.tracks.map((track) => h('li', { class: track.kind },
+        track.kind === 'heading' ? h('span', { class: 'title' }, track.title) :
+          h('button', { type: 'button', class: 'track', 'aria-label': `Play ${track.position} ${track.title}`,
+            onclick: () => app.player.command('play', { albumId: Number(id), trackId: track.id }) },
+          h('span', { class: 'position' }, track.position), h('span', { class: 'title' }, track.title),
+          h('span', { class: 'time' }, duration(track.durationMs))))))));
+  }
+
+  const crateList = (await api('/v1/crates')).crates;
+  view.append(h('h2', {}, data.copies.length === 1 ? 'Your copy' : 'Your copies'),
+    h('ul', { class: 'copies' }, data.copies.map((copy) => copyEditor(copy, crateList, app))));
+}
+
+function copyEditor(copy, crateList, app) {
+  const status = h('p', { class: 'status', role: 'status' });
+  const select = (name, value) => h('select', { name, 'aria-label': name === 'mediaCondition' ? 'Media condition' : 'Sleeve condition' },
+    h('option', { value: '' }, '—'), conditions.map((text) => h('option', { value: text, selected: value === text }, text)));
+  const form = h('form', { class: 'copy-form', 'aria-label': `Copy added ${copy.dateAdded.slice(0, 10)}` },
+    h('p', { class: 'facts' }, `Added ${copy.dateAdded.slice(0, 10)}`),
+    h('label', {}, 'Rating ', h('select', { name: 'rating' }, h('option', { value: '' }, 'None'),
+      [1, 2, 3, 4, 5].map((n) => h('option', { value: n, selected: copy.rating === n }, '★'.repeat(n))))),
+    h('label', {}, 'Media ', select('mediaCondition', copy.mediaCondition)),
+    h('label', {}, 'Sleeve ', select('sleeveCondition', copy.sleeveCondition)),
+    h('label', { class: 'notes' }, 'Notes ', h('textarea', { name: 'notes', rows: 2 }, copy.notes ?? '')),
+    h('button', { type: 'submit' }, 'Save'), status);
+  form.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    const values = Object.fromEntries(new FormData(form));
+    try {
+      await api(`/v1/copies/${copy.id}`, { method: 'PATCH', body: {
+        rating: values.rating ? Number(values.rating) : null, mediaCondition: values.mediaCondition || null,
+        sleeveCondition: values.sleeveCondition || null, notes: values.notes || null } });
+      status.textContent = 'Saved.';
+    } catch (failure) { status.textContent = failure.message; }
+  });
+
+  // Add to a crate: one of the user's, or a new one made on the spot.
+  const inCrates = h('p', { class: 'in-crates' }, copy.crates.length ? ['In ', copy.crates.map((c, i) => [i ? ', ' : '', h('a', { href: `/crates/${c.id}` }, c.name)])] : 'In no crate');
+  const choice = h('select', { name: 'crate', 'aria-label': 'Crate' },
+    crateList.filter((c) => !copy.crates.some((own) => own.id === c.id)).map((c) => h('option', { value: c.id }, c.name)),
+    h('option', { value: 'new' }, 'New crate…'));
+  const newName = h('input', { name: 'newCrate', 'aria-label': 'New crate name', placeholder: 'New crate name', maxlength: 100, hidden: choice.value !== 'new' });
+  choice.addEventListener('change', () => { newName.hidden = choice.value !== 'new'; });
+  const addStatus = h('p', { class: 'status', role: 'status' });
+  const add = h('form', { class: 'inline-form add-to-crate', 'aria-label': 'Add to crate' }, choice, newName, h('button', { type: 'submit' }, 'Add to crate'), addStatus);
+  add.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    try {
+      let crateId = choice.value;
+      if (crateId === 'new') crateId = (await api('/v1/crates', { method: 'POST', body: { name: newName.value } })).id;
+      await api(`/v1/crates/${crateId}/copies`, { method: 'POST', body: { copyIds: [copy.id] } });
+      addStatus.textContent = 'Added.';
+      app.refresh();
+    } catch (failure) { addStatus.textContent = failure.message; }
+  });
+  return h('li', {}, form, inCrates, add);
+}
