@@ -89,6 +89,7 @@ export class AlbumGrid {
     const generation = ++this.generation;
     this.observer.disconnect();
     const size = windowLayoutParameters();
+    this.requestedSize = size;
     const page = await this.request(position, size);
     if (generation !== this.generation) return;
     this.size = size;
@@ -183,7 +184,9 @@ export class AlbumGrid {
     const size = windowLayoutParameters();
     const top = this.anchor;
     try {
-      if (this.size && size.width === this.size.width && size.height === this.size.height && size.scale === this.size.scale) return;
+      // A resize event can arrive after a load already measured the new size: nothing to do then.
+      const current = this.requestedSize ?? this.size;
+      if (current && size.width === current.width && size.height === current.height && size.scale === current.scale) return;
       await this.load(top ? { around: top } : {}, top);
     } finally {
       if (this.anchor === top) this.anchor = undefined;

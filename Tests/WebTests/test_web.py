@@ -1,0 +1,355 @@
+"""The web client in a real browser (headless Chromium through Debian's chromedriver): sign-in,
+the grid at each layout environment's window size, endless scroll, crates, search and the
+mini-player. One browser and one daemon serve every test. Run by Tests/WebTests/run.sh."""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+import unittest
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import harness  # noqa: E402
+
+from selenium.webdriver.common.by import By  # noqa: E402
+from selenium.common.exceptions import TimeoutException  # noqa: E402
+from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
+
+ALBUMS = 2000
+ARTEFACTS = Path(os.environ.get("CRATED_WEB_ARTEFACTS", harness.ROOT / ".build/artefacts/web"))
+SIZES = [  # (width, height, environment crated resolves with derived size classes)
+    (390, 844, "iPhonePortrait"),
+    (844, 390, "iPhoneLandscape"),
+    (507, 1024, "iPadSplitView"),
+    (320, 1024, "iPhonePortrait"),
+    (1366, 1024, "iPadFullscreen"),
+]
+
+server: harness.Server
+driver = None
+
+
+def setUpModule():
+    global server, driver
+    crated = Path(os.environ.get("CRATED_BINARY", harness.ROOT / ".build/debug/crated"))
+    server = harness.Server(crated, ALBUMS)
+    server.start()
+    status, page, _ = server.call("GET", "/v1/grid/collection?limit=1&sort=title")
+    server.played_album = page["items"][0]["albumId"]
+    server.stop_process_only = True
+    # The daemon reads tracks from the database: add them with the daemon stopped, then start again.
+    server.process.terminate()
+    server.process.wait(10)
+    server.add_tracks(server.played_album, {"A": [("Opening", 200_000), ("Second", 180_000)], "B": [("Flip side", 240_000)]})
+    server.start()
+    ARTEFACTS.mkdir(parents=True, exist_ok=True)
+    driver = harness.chromium()
+    driver.set_script_timeout(30)
+
+
+def tearDownModule():
+    if driver:
+        driver.quit()
+    server.stop()
+
+
+def wait(condition, timeout=15, message=""):
+    """Polls `condition` until it is truthy; `message` may be a function, for the state at the timeout."""
+    try:
+        return WebDriverWait(driver, timeout, poll_frequency=0.05).until(lambda _: condition())
+    except TimeoutException:
+        raise AssertionError(message() if callable(message) else message) from None
+
+
+def js(script, *arguments):
+    return driver.execute_script(script, *arguments)
+
+
+def fetch(path, method="GET", body=None, csrf=None):
+    """An API call from the page itself, with its cookie: [status, JSON]."""
+    return driver.execute_async_script("""
+        const [path, method, body, csrf, done] = arguments;
+        const headers = {'Content-Type': 'application/json'};
+        if (csrf) headers['X-CSRF-Token'] = csrf;
+        fetch(path, {method, headers, body: body === null ? undefined : JSON.stringify(body)})
+          .then(async (r) => done([r.status, await r.json().catch(() => null)]), (e) => done([0, String(e)]));
+    """, path, method, body, csrf)
+
+
+def sign_in(password=harness.PASSWORD):
+    driver.get(server.base + "/")
+    wait(lambda: driver.find_element(By.ID, "sign-in").is_displayed() or driver.find_element(By.ID, "bar").is_displayed())
+    if driver.find_element(By.ID, "bar").is_displayed():
+        return
+    name = driver.find_element(By.ID, "sign-in-name")
+    name.clear()
+    name.send_keys(harness.USER)
+    field = driver.find_element(By.ID, "sign-in-password")
+    field.clear()
+    field.send_keys(password)
+    field.submit()
+
+
+def signed_in():
+    sign_in()
+    wait(lambda: driver.find_element(By.ID, "bar").is_displayed(), message="signed in")
+
+
+def grid_ready():
+    wait(lambda: js("return document.querySelectorAll('ol.grid > li').length") > 0, message="grid drawn")
+
+
+def grid_state():
+    return js("""
+        const list = document.querySelector('ol.grid');
+        const items = [...list.children];
+        const top = items[0].getBoundingClientRect().top;
+        return {
+          columns: Number(list.dataset.columns), environment: list.dataset.environment,
+          width: Number(list.dataset.width), height: Number(list.dataset.height),
+          drawnColumns: items.filter((item) => Math.abs(item.getBoundingClientRect().top - top) < 1).length,
+          count: items.length, total: Number(list.dataset.total),
+          scrollWidth: document.documentElement.scrollWidth, clientWidth: document.documentElement.clientWidth,
+          listRight: list.getBoundingClientRect().right, lastRight: Math.max(...items.map((i) => i.getBoundingClientRect().right)),
+        };
+    """)
+
+
+def first_row_albums():
+    """The albums of the first row below the bar: a re-resolved grid may put the top album in
+    another column, but it must stay in the top row."""
+    return js("""
+        const bar = document.getElementById('bar').getBoundingClientRect().bottom;
+        const items = [...document.querySelectorAll('ol.grid > li')];
+        const first = items.find((li) => li.getBoundingClientRect().bottom > bar + 1);
+        if (!first) return [];
+        const top = first.getBoundingClientRect().top;
+        return items.filter((li) => Math.abs(li.getBoundingClientRect().top - top) < 1).map((li) => Number(li.dataset.albumId));
+    """)
+
+
+def top_album():
+    return js("""
+        const bar = document.getElementById('bar').getBoundingClientRect().bottom;
+        const item = [...document.querySelectorAll('ol.grid > li')].find((li) => li.getBoundingClientRect().bottom > bar + 1);
+        return item ? Number(item.dataset.albumId) : null;
+    """)
+
+
+class T1SignIn(unittest.TestCase):
+    def test_sign_in_wrong_password_csrf_and_sign_out(self):
+        driver.delete_all_cookies()
+        harness.set_viewport(driver, 1366, 1024)
+        sign_in("not the password")
+        wait(lambda: "Wrong" in driver.find_element(By.ID, "sign-in-error").text, message="wrong password shown")
+        self.assertFalse(driver.find_element(By.ID, "bar").is_displayed())
+        self.assertEqual(driver.get_cookies(), [])
+
+        signed_in()
+        grid_ready()
+        cookie = next(c for c in driver.get_cookies() if c["name"] == "crated_session")
+        self.assertTrue(cookie["httpOnly"])
+        self.assertEqual(cookie["sameSite"], "Strict")
+        self.assertIsNone(js("return document.cookie.match(/crated_session/)"), "the page's script cannot read the cookie")
+
+        # A write with the cookie but without the CSRF token is refused, from the page and from outside.
+        status, body = fetch("/v1/crates", "POST", {"name": "no token"})
+        self.assertEqual((status, body["error"]["code"]), (403, "csrf_failed"))
+        status, _, _ = server.call("POST", "/v1/crates", {"name": "no token"}, token=None,
+                                   headers={"Cookie": f"crated_session={cookie['value']}"})
+        self.assertEqual(status, 403)
+        _, session = fetch("/v1/session")
+        status, _ = fetch("/v1/crates", "POST", {"name": "With the token"}, csrf=session["csrfToken"])
+        self.assertEqual(status, 201)
+
+        driver.find_element(By.ID, "sign-out").click()
+        wait(lambda: driver.find_element(By.ID, "sign-in").is_displayed(), message="signed out")
+        self.assertEqual([c for c in driver.get_cookies() if c["name"] == "crated_session"], [])
+        # The old cookie opens nothing any more.
+        status, _, _ = server.call("GET", "/v1/me", token=None, headers={"Cookie": f"crated_session={cookie['value']}"})
+        self.assertEqual(status, 401)
+
+
+class T0Layout(unittest.TestCase):
+    def test_window_sizes_draw_the_columns_crated_resolves(self):
+        signed_in()
+        for width, height, environment in SIZES:
+            with self.subTest(size=f"{width}x{height}"):
+                harness.set_viewport(driver, width, height)
+                driver.get(server.base + "/collection")
+                grid_ready()
+                wait(lambda: grid_state()["width"] == width, message=f"laid out for {width}")
+                state = grid_state()
+                status, layout, _ = server.call("GET", f"/v1/layout?width={width}&height={height}")
+                self.assertEqual(status, 200)
+                self.assertEqual(layout["environment"], environment)
+                self.assertEqual(state["environment"], environment)
+                self.assertEqual(state["columns"], layout["columns"])
+                self.assertEqual(state["drawnColumns"], layout["columns"], "columns drawn")
+                self.assertLessEqual(state["scrollWidth"], state["clientWidth"], "no horizontal overflow")
+                self.assertLessEqual(state["lastRight"], state["clientWidth"] + 0.5)
+                self.assertTrue(state["count"] % layout["columns"] == 0 or state["count"] == state["total"], "whole rows")
+                # The padding and spacing crated resolved are the ones drawn.
+                drawn = js("""const s = getComputedStyle(document.querySelector('ol.grid'));
+                              return [parseFloat(s.paddingLeft), parseFloat(s.columnGap)];""")
+                self.assertEqual(drawn, [layout["padding"], layout["spacing"]])
+                driver.save_screenshot(str(ARTEFACTS / f"collection-{width}x{height}.png"))
+
+    def test_resize_keeps_the_top_album_and_reload_restores_it(self):
+        harness.set_viewport(driver, 1366, 1024)
+        driver.get("about:blank")
+        signed_in()
+        js("sessionStorage.clear()")
+        driver.get(server.base + "/collection")
+        grid_ready()
+        wait(lambda: grid_state()["width"] == 1366, message="laid out for the window")
+        js("window.scrollTo(0, 2500)")
+        time.sleep(0.3)
+        before = top_album()
+        self.assertIsNotNone(before)
+        harness.set_viewport(driver, 390, 844)
+        wait(lambda: grid_state()["width"] == 390 and grid_state()["environment"] == "iPhonePortrait",
+             message=lambda: f"re-resolved: {grid_state()} {driver.get_log('browser')}")
+        where = """const li = document.querySelector(`ol.grid > li[data-album-id='${arguments[0]}']`);
+                   return li && [li.dataset.position, li.getBoundingClientRect().top, document.getElementById('bar').getBoundingClientRect().bottom,
+                                 scrollY, document.querySelector('ol.grid > li').dataset.position, document.documentElement.scrollHeight];"""
+        wait(lambda: before in first_row_albums(), message=lambda: f"the top album stays on top: {before} {first_row_albums()} {js(where, before)}")
+        state = grid_state()
+        self.assertEqual(state["drawnColumns"], state["columns"])
+        driver.save_screenshot(str(ARTEFACTS / "resize-1366-to-390.png"))
+        driver.refresh()
+        grid_ready()
+        wait(lambda: before in first_row_albums(), message=lambda: f"reload restores the position: {before} {first_row_albums()}")
+
+
+class T3Scroll(unittest.TestCase):
+    def test_scrolling_to_the_end_reaches_every_album_once_in_order(self):
+        signed_in()
+        harness.set_viewport(driver, 1366, 1024)
+        js("sessionStorage.clear()")
+        driver.get(server.base + "/collection?sort=title")
+        grid_ready()
+        deadline = time.time() + 120
+        while time.time() < deadline:
+            state = grid_state()
+            if state["count"] >= state["total"]:
+                break
+            js("window.scrollTo(0, document.documentElement.scrollHeight)")
+            time.sleep(0.05)
+        ids = js("return [...document.querySelectorAll('ol.grid > li')].map((li) => Number(li.dataset.albumId))")
+        positions = js("return [...document.querySelectorAll('ol.grid > li')].map((li) => Number(li.dataset.position))")
+        self.assertEqual(len(ids), ALBUMS)
+        self.assertEqual(len(set(ids)), ALBUMS, "every album once")
+        self.assertEqual(positions, list(range(ALBUMS)))
+        expected, cursor = [], None
+        while True:
+            _, page, _ = server.call("GET", "/v1/grid/collection?sort=title&limit=500" + (f"&cursor={cursor}" if cursor else ""))
+            expected += [item["albumId"] for item in page["items"]]
+            cursor = page.get("next")
+            if not cursor:
+                break
+        self.assertEqual(ids, expected, "in the collection's order")
+
+    def test_the_jump_bar_starts_at_a_letter(self):
+        signed_in()
+        harness.set_viewport(driver, 844, 390)
+        # From a page without a grid, so no grid's listeners note a position after the clearing.
+        driver.get(server.base + "/history")
+        js("sessionStorage.clear()")
+        driver.get(server.base + "/collection?sort=title")
+        grid_ready()
+        wait(lambda: grid_state()["width"] == 844, message="laid out for the window")
+        _, page, _ = server.call("GET", "/v1/grid/collection?sort=title&sections=true&width=844&height=390")
+        section = next(s for s in page["sections"] if s["letter"] == "M")
+        def jump():
+            # Clicked by script: the bar is fixed beside the grid, nothing to scroll into view.
+            js("document.querySelector(`nav.jump button[aria-label='Jump to M']`).click()")
+        jump()
+        # The first M album is in the first row below the bar.
+        first_row = """
+            const bar = document.getElementById('bar').getBoundingClientRect().bottom;
+            const item = document.querySelector(`ol.grid > li[data-position='${arguments[0]}']`);
+            if (!item) return null;
+            const rect = item.getBoundingClientRect();
+            return [rect.top >= bar - 1 && rect.top < bar + rect.height, item.getAttribute('aria-label'), rect.top, bar, rect.height, window.scrollY];
+        """
+        wait(lambda: (js(first_row, section["position"]) or [False])[0],
+             message=lambda: f"jumped to M: {js(first_row, section['position'])} {section} "
+                             f"{js('return [...document.querySelectorAll(`ol.grid > li`)].slice(0, 3).map((li) => li.dataset.position)')} "
+                             f"{driver.get_log('browser')}")
+        self.assertTrue(js(first_row, section["position"])[1].startswith("M"))
+        # Scrolling up from there reaches the start again: previous pages come before.
+        def at_start():
+            js("window.scrollTo(0, 0)")
+            return js("return document.querySelector('ol.grid > li').dataset.position") == "0"
+        wait(at_start, timeout=60, message=lambda: "previous pages: first is " + js("return document.querySelector('ol.grid > li').dataset.position"))
+
+
+class T4Flows(unittest.TestCase):
+    def test_search_open_album_add_to_new_crate_and_see_it_there(self):
+        signed_in()
+        harness.set_viewport(driver, 1366, 1024)
+        driver.get(server.base + "/search")
+        field = wait(lambda: driver.find_element(By.CSS_SELECTOR, "input[type=search]"))
+        field.send_keys("01234")
+        wait(lambda: js("return document.querySelectorAll('ol.grid > li').length") == 1, message="results as typed")
+        self.assertIn("q=01234", driver.current_url)
+        item = driver.find_element(By.CSS_SELECTOR, "ol.grid > li")
+        title = item.get_attribute("aria-label")
+        self.assertEqual(title[1:], "ecord 01234")
+        item.find_element(By.TAG_NAME, "a").click()
+        wait(lambda: driver.find_element(By.CSS_SELECTOR, "#view h1").text == title, message="album page")
+        self.assertIn("/search/albums/", driver.current_url)
+        choice = driver.find_element(By.CSS_SELECTOR, "form.add-to-crate select")
+        choice.find_element(By.CSS_SELECTOR, "option[value=new]").click()
+        name = driver.find_element(By.CSS_SELECTOR, "form.add-to-crate input[name=newCrate]")
+        name.send_keys("Found by search")
+        driver.find_element(By.CSS_SELECTOR, "form.add-to-crate button[type=submit]").click()
+        wait(lambda: "Found by search" in driver.find_element(By.CSS_SELECTOR, "p.in-crates").text, message="added")
+        # Back goes back to the results, in the same tab.
+        driver.back()
+        wait(lambda: "/search" in driver.current_url and js("return document.querySelectorAll('ol.grid > li').length") == 1)
+
+        driver.find_element(By.CSS_SELECTOR, "#tabs a[data-tab=crates]").click()
+        link = wait(lambda: next((a for a in driver.find_elements(By.CSS_SELECTOR, "ul.rows a") if "Found by search" in a.text), None))
+        link.click()
+        labels = lambda: [li.get_attribute("aria-label") for li in driver.find_elements(By.CSS_SELECTOR, "ol.grid > li")]
+        wait(lambda: labels() == [title], message=lambda: f"the album is in the crate: {driver.current_url} {labels()[:5]} "
+                     f"{server.call('GET', '/v1/grid/crates/' + driver.current_url.rsplit('/', 1)[1])[1]} {driver.get_log('browser')}")
+        driver.save_screenshot(str(ARTEFACTS / "crate.png"))
+        # The crate's own tab path survives a reload.
+        path = driver.current_url
+        driver.refresh()
+        wait(lambda: driver.find_elements(By.CSS_SELECTOR, "ol.grid > li") and driver.current_url == path)
+
+    def test_mini_player_appears_for_a_play_elsewhere_and_goes_on_stop(self):
+        signed_in()
+        harness.set_viewport(driver, 1366, 1024)
+        server.call("POST", "/v1/player/stop")
+        driver.get(server.base + "/collection")
+        grid_ready()
+        player = driver.find_element(By.ID, "player")
+        self.assertFalse(player.is_displayed(), "hidden while idle")
+        self.assertEqual(player.get_attribute("aria-label"), "Now playing")
+        time.sleep(0.5)  # the event stream is open
+        status, state, _ = server.call("POST", "/v1/player/play", {"albumId": server.played_album})
+        self.assertEqual(status, 200)
+        started = time.time()
+        wait(lambda: player.is_displayed() and "Opening" in player.text, timeout=5, message="shown on play")
+        self.assertLess(time.time() - started, 2.0)
+        driver.save_screenshot(str(ARTEFACTS / "mini-player.png"))
+        # Commands from the page carry the revision it shows.
+        player.find_element(By.CSS_SELECTOR, "button[aria-label=Next]").click()
+        wait(lambda: "Second" in player.text, message="next")
+        _, now, _ = server.call("GET", "/v1/player")
+        self.assertEqual(now["track"]["title"], "Second")
+        player.find_element(By.CSS_SELECTOR, "button[aria-label=Pause]").click()
+        wait(lambda: server.call("GET", "/v1/player")[1]["state"] == "paused", message="paused")
+        server.call("POST", "/v1/player/stop")
+        wait(lambda: not player.is_displayed(), timeout=5, message="hidden on stop")
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
