@@ -1,21 +1,24 @@
 #!/usr/bin/env bash
 # crated's developer entry point: installs what is missing, then builds and runs or tests.
 #   ./dev.sh run    build, import the sample collection, start the daemon on 127.0.0.1:8080
-#   ./dev.sh test   build and run the whole test suite
+#   ./dev.sh test   build and run the whole test suite, then the web client's tests in headless Chromium
 #   ./dev.sh bench import [ROWS]   the import benchmark (release build)
 #   ./dev.sh bench sync [RELEASES] the sync benchmark against a local fake Discogs (release build)
 #   ./dev.sh bench api [ROWS] [SECONDS]   the HTTP API and grid benchmark with wrk (release build)
 #   ./dev.sh bench player          200 event streams of 20 users under 200 commands/s (release build)
 #   ./dev.sh bench load [SCENARIO ...]   lock holder, import while serving, filter mix, half-open
 #                                  flood and a soak, on 200,000 albums (release build)
+#   ./dev.sh bench web [ALBUMS] [RUNS]   the web client's first visit and reload in headless
+#                                  Chromium on 200,000 albums (release build)
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")"
 
 # System packages crated builds against: SQLite (GRDB), libcurl (sync), libvips (covers); python3 for
 # the benchmarks.
+# With arguments, those packages too (the tests add chromium and chromium-driver for the web client).
 ensure_system_packages() {
     local missing=()
-    for package in libsqlite3-dev libcurl4-openssl-dev libvips-dev pkg-config python3; do
+    for package in libsqlite3-dev libcurl4-openssl-dev libvips-dev pkg-config python3 "$@"; do
         dpkg -s "$package" >/dev/null 2>&1 || missing+=("$package")
     done
     if ((${#missing[@]})); then
@@ -55,11 +58,13 @@ EOF2
     exec "$crated" serve --database "$database" --port "$port"
     ;;
 test)
-    ensure_system_packages
+    ensure_system_packages chromium chromium-driver
     # Build the tests once, then run them without rebuilding (building and testing separately
     # would rebuild the dependencies each time).
     swift build --build-tests
     swift test --skip-build
+    # The web client in a real browser (Selenium from PyPI in .build/web-venv, installed when missing).
+    Tests/WebTests/run.sh
     ;;
 bench)
     ensure_system_packages
@@ -70,7 +75,8 @@ bench)
     api) shift; exec Tests/Benchmarks/bench-api.sh "$@" ;;
     player) shift; exec Tests/Benchmarks/bench-player.sh "$@" ;;
     load) shift; exec Tests/Benchmarks/bench-load.sh "$@" ;;
-    *) echo "usage: ./dev.sh bench import [ROWS] | bench sync [RELEASES] | bench api [ROWS] [SECONDS] | bench player | bench load [SCENARIO ...]" >&2; exit 64 ;;
+    web) shift; exec Tests/Benchmarks/bench-web.sh "$@" ;;
+    *) echo "usage: ./dev.sh bench import [ROWS] | bench sync [RELEASES] | bench api [ROWS] [SECONDS] | bench player | bench load [SCENARIO ...] | bench web [ALBUMS] [RUNS]" >&2; exit 64 ;;
     esac
     ;;
 *)
