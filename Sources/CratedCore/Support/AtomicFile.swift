@@ -1,0 +1,66 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Writing a file whole or not at all: into a temporary file beside it (the same file system, so
+/// that `rename` is atomic), synced, then renamed over it. A process killed on the way leaves the
+/// previous file as it was and a `<name>.partial-<pid>` beside it, which the next writer removes.
+public enum AtomicFile {
+    public static func temporaryPath(beside path: String) -> String {
+        "\(path).partial-\(getpid())"
+    }
+
+    /// Removes the temporary files of writers to `path` that are no longer running.
+    public static func removeAbandonedTemporaryFiles(beside path: String) {
+        let url = URL(fileURLWithPath: path)
+        let prefix = url.lastPathComponent + ".partial-"
+        let directory = url.deletingLastPathComponent()
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory.path) else { return }
+        for name in names where name.hasPrefix(prefix) {
+            // `name.partial-<pid>` and the `-journal`, `-wal` or `-shm` SQLite keeps beside it.
+            let pidText = name.dropFirst(prefix.count).prefix { $0.isNumber }
+            guard let pid = pid_t(pidText), pid != getpid() else { continue }
+            if kill(pid, 0) == -1 && errno == ESRCH {
+                try? FileManager.default.removeItem(at: directory.appending(path: name))
+            }
+        }
+    }
+
+    /// Flushes the file's contents to the disk.
+    public static func sync(_ path: String) throws {
+        let descriptor = open(path, O_RDONLY)
+        guard descriptor >= 0 else { throw AtomicFileError(path: path, operation: "open", errno: errno) }
+        defer { close(descriptor) }
+        guard fsync(descriptor) == 0 else { throw AtomicFileError(path: path, operation: "sync", errno: errno) }
+    }
+
+    /// Renames `temporary` over `path` and syncs the directory, so that the rename itself survives a
+    /// power cut.
+    public static func replace(_ path: String, with temporary: String) throws {
+        guard rename(temporary, path) == 0 else { throw AtomicFileError(path: path, operation: "rename \(temporary) to", errno: errno) }
+        let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
+        let descriptor = open(directory, O_RDONLY)
+        if descriptor >= 0 {
+            _ = fsync(descriptor)
+            close(descriptor)
+        }
+    }
+
+    /// The same file, by device and inode, whatever the paths say (links, `..`, another spelling).
+    public static func isSameFile(_ first: String, _ second: String) -> Bool {
+        var a = stat(), b = stat()
+        guard stat(first, &a) == 0, stat(second, &b) == 0 else { return false }
+        return a.st_dev == b.st_dev && a.st_ino == b.st_ino
+    }
+}
+
+public struct AtomicFileError: Error, CustomStringConvertible {
+    public var path: String
+    public var operation: String
+    public var errno: Int32
+
+    public var description: String { "cannot \(operation) \(path): \(String(cString: strerror(errno)))" }
+}

@@ -1,0 +1,100 @@
+import ArgumentParser
+import CratedCore
+import CratedImport
+import Foundation
+
+struct ExportCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "export",
+        abstract: "Export a user's collection as a Discogs collection CSV or as JSON.",
+        discussion: """
+            discogs-csv is the file Discogs exports (Collection > Export), with a Collection <Field> \
+            column for each custom field; importing it gives the same collection back. json holds \
+            everything the user owns: copies, crates in their order, play history and the player. \
+            The export is one committed state of the database, so it can run while serve does.
+            """
+    )
+
+    enum Format: String, ExpressibleByArgument, CaseIterable {
+        case discogsCSV = "discogs-csv"
+        case json
+    }
+
+    @OptionGroup var global: GlobalOptions
+
+    @Option(help: "The user whose collection to export.")
+    var user: String
+
+    @Option(help: "discogs-csv or json.")
+    var format: Format = .discogsCSV
+
+    @Argument(help: "The file to write (replaced whole, only once complete); standard output when absent or -.")
+    var out: String?
+
+    func run() async throws {
+        let configuration = try await global.loadConfiguration()
+        let database = try global.openDatabase(configuration)
+        let toFile = out.flatMap { $0 == "-" ? nil : $0 }
+        let summary: ExportSummary
+        do {
+            if let toFile {
+                summary = try writeFile(toFile, database: database)
+            } else {
+                summary = try write(database: database, to: BufferedOutput(handle: .standardOutput))
+            }
+        } catch let error as ExportError {
+            throw CommandFailure(error.description)
+        } catch let error as AtomicFileError {
+            throw CommandFailure(error.description)
+        }
+        var report = "exported \(summary.copies) cop\(summary.copies == 1 ? "y" : "ies") and \(summary.crates) crate\(summary.crates == 1 ? "" : "s")"
+        if format == .json { report += " and \(summary.plays) play\(summary.plays == 1 ? "" : "s")" }
+        report += " of \(summary.user) as \(format.rawValue)"
+        if let toFile { report += " to \(toFile)" }
+        // Standard output may be the export itself: the report goes to standard error then.
+        if toFile != nil { print(report) } else { FileHandle.standardError.write(Data((report + "\n").utf8)) }
+        if summary.copiesWithoutReleaseId > 0 {
+            FileHandle.standardError.write(Data("warning: \(summary.copiesWithoutReleaseId) copies were left out: their albums have no Discogs release id, which the CSV requires\n".utf8))
+        }
+    }
+
+    private func write(database: AppDatabase, to output: BufferedOutput) throws -> ExportSummary {
+        try database.withCollectionExport(userName: user) { export in
+            switch format {
+            case .discogsCSV: try DiscogsExportWriter.write(export, to: output)
+            case .json: try ExportJSONWriter.write(export, to: output)
+            }
+        }
+    }
+
+    /// Writes beside `path` and renames over it once complete: a failed export leaves `path` as it was.
+    private func writeFile(_ path: String, database: AppDatabase) throws -> ExportSummary {
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
+            throw CommandFailure("cannot write the export to \(path): it is a directory")
+        }
+        if AtomicFile.isSameFile(path, database.writer.path) {
+            throw CommandFailure("cannot write the export to \(path): it is the database itself")
+        }
+        AtomicFile.removeAbandonedTemporaryFiles(beside: path)
+        let temporary = AtomicFile.temporaryPath(beside: path)
+        guard FileManager.default.createFile(atPath: temporary, contents: nil), let handle = FileHandle(forWritingAtPath: temporary) else {
+            throw CommandFailure("cannot write the export to \(path): cannot create \(temporary) (\(String(cString: strerror(errno))))")
+        }
+        do {
+            let summary = try write(database: database, to: BufferedOutput(handle: handle))
+            try handle.synchronize()
+            try handle.close()
+            try AtomicFile.replace(path, with: temporary)
+            return summary
+        } catch let error as ExportError {
+            try? handle.close()
+            try? FileManager.default.removeItem(atPath: temporary)
+            throw error
+        } catch {
+            try? handle.close()
+            try? FileManager.default.removeItem(atPath: temporary)
+            throw CommandFailure("cannot write the export to \(path): \(error.localizedDescription)")
+        }
+    }
+}
