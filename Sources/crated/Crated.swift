@@ -7,6 +7,6 @@ struct Crated: AsyncParsableCommand {
         commandName: "crated",
         abstract: "A self-hosted server for a vinyl collection: import from Discogs, serve it to the app.",
         version: CratedVersion.current,
-        subcommands: [ServeCommand.self, ImportCommand.self, SyncCommand.self, MigrateCommand.self, UserCommand.self, TokenCommand.self, ArtworkCommand.self, ExportCommand.self]
+        subcommands: [ServeCommand.self, ImportCommand.self, SyncCommand.self, MigrateCommand.self, UserCommand.self, TokenCommand.self, ArtworkCommand.self, ExportCommand.self, BackupCommand.self, RestoreCommand.self]
     )
 }
