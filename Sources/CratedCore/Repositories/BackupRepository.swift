@@ -63,7 +63,7 @@ extension AppDatabase {
     /// Copies the database at `source` to `destination` with SQLite's online backup API, a few
     /// pages at a time, inside one read transaction on the source: the copy is the database as it was
     /// when the backup began, and in WAL mode neither the daemon's readers nor its writers wait for
-    /// it. The copy goes to a temporary file beside `destination`, is checked with
+    /// it (the WAL grows meanwhile: the daemon's checkpoints cannot pass the backup's snapshot). The copy goes to a temporary file beside `destination`, is checked with
     /// `PRAGMA integrity_check`, switched to a rollback journal (a file that stands alone), synced,
     /// and only then renamed over `destination`: a backup that fails or is killed leaves the
     /// previous file as it was.
@@ -89,9 +89,17 @@ extension AppDatabase {
 
         return try writeBeside(destination, putInPlace: { try AtomicFile.replace(destination, with: $0) }) { copy in
             try sqlite(destination) {
-                try sourceQueue.backup(to: copy, pagesPerStep: pagesPerStep) { step in
-                    progress?(BackupProgress(copiedPages: step.completedPageCount, totalPages: step.totalPageCount))
-                    if !step.isCompleted && pauseBetweenSteps > .zero { Thread.sleep(forTimeInterval: seconds(pauseBetweenSteps)) }
+                try copy.writeWithoutTransaction { copyDb in
+                    try sourceQueue.read { sourceDb in
+                        // Reading once begins the read transaction's snapshot; without it each step
+                        // would read in a transaction of its own, and a write between two steps would
+                        // start the backup over (under a daemon's steady writes, again and again).
+                        _ = try Int.fetchOne(sourceDb, sql: "SELECT COUNT(*) FROM schema_migration")
+                        try sourceDb.backup(to: copyDb, pagesPerStep: pagesPerStep) { step in
+                            progress?(BackupProgress(copiedPages: step.completedPageCount, totalPages: step.totalPageCount))
+                            if !step.isCompleted && pauseBetweenSteps > .zero { Thread.sleep(forTimeInterval: seconds(pauseBetweenSteps)) }
+                        }
+                    }
                 }
             }
             try checkIntegrity(copy, path: destination)
