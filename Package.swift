@@ -107,6 +107,8 @@ let package = Package(
         ),
         // Tests/Benchmarks/bench-sync.sh's measure of the bare transport; not part of the product.
         .executableTarget(name: "crated-transport-bench", dependencies: ["CratedSync", httpTypes], path: "Tests/Benchmarks/TransportBench"),
+        // Tests/Benchmarks/bench-artwork.sh's libvips timings and cover images; not part of the product.
+        .executableTarget(name: "crated-artwork-bench", dependencies: ["CratedArtwork", "CVips"], path: "Tests/Benchmarks/ArtworkBench"),
         // Compiles Migrations/*.sql and Config/crated.json into the binary, so an installed
         // `crated` never has to find resource folders next to itself (Bundle.module on Linux).
         .executableTarget(name: "embed-resources", path: "Sources/EmbedResourcesTool"),

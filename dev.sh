@@ -10,6 +10,8 @@
 #                                  flood and a soak, on 200,000 albums (release build)
 #   ./dev.sh bench web [ALBUMS] [RUNS]   the web client's first visit and reload in headless
 #                                  Chromium on 200,000 albums (release build)
+#   ./dev.sh bench artwork [COVERS] libvips variants, a cold grid page of covers, a cached variant
+#                                  under wrk, memory while making variants (release build)
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")"
 
@@ -76,7 +78,8 @@ bench)
     player) shift; exec Tests/Benchmarks/bench-player.sh "$@" ;;
     load) shift; exec Tests/Benchmarks/bench-load.sh "$@" ;;
     web) shift; exec Tests/Benchmarks/bench-web.sh "$@" ;;
-    *) echo "usage: ./dev.sh bench import [ROWS] | bench sync [RELEASES] | bench api [ROWS] [SECONDS] | bench player | bench load [SCENARIO ...] | bench web [ALBUMS] [RUNS]" >&2; exit 64 ;;
+    artwork) shift; exec Tests/Benchmarks/bench-artwork.sh "$@" ;;
+    *) echo "usage: ./dev.sh bench import [ROWS] | bench sync [RELEASES] | bench api [ROWS] [SECONDS] | bench player | bench load [SCENARIO ...] | bench artwork [COVERS] | bench web [ALBUMS] [RUNS]" >&2; exit 64 ;;
     esac
     ;;
 *)

@@ -2,6 +2,7 @@ import CratedCore
 import CratedSync
 import Foundation
 import Logging
+import NIOCore
 import NIOPosix
 import ServiceLifecycle
 import Synchronization
@@ -13,6 +14,8 @@ public struct ServedArtwork: Sendable, Equatable {
     public var contentType: String
     /// Strong: one original, one width, one format.
     public var etag: String
+    /// The whole file, when it is small and kept in memory (`HotVariants`); else stream `path`.
+    public var contents: ByteBuffer?
 }
 
 /// Why a variant cannot be served.
@@ -67,6 +70,7 @@ public final class ArtworkService: Service, Sendable {
     private let originalsInFlight = InFlight<Void>()
     private let variantsInFlight = InFlight<ArtworkVariantRecord>()
     private let used = Mutex(UsedFiles())
+    private let hot = HotVariants()
     /// Bytes on disk as the database counts them, kept current as files come and go.
     private let bytesOnDisk: Atomic<Int>
     private let overBudget = Atomic(false)
@@ -98,6 +102,11 @@ public final class ArtworkService: Service, Sendable {
             throw .notFound("no artwork of width \(width); widths are \(ArtworkSize.widths.map(String.init).joined(separator: ", "))")
         }
         let format: VariantFormat = Self.acceptsWebP(accept) ? .webp : .jpeg
+        let name = HotVariants.name(key: key, width: width, format: format.rawValue)
+        if let entry = hot.entry(name) {
+            noteUse(entry.variant)
+            return entry.served
+        }
         do {
             guard var record = try database.artwork(key: key) else { throw ArtworkServeError.notFound("no artwork at this address") }
             if record.sha256 == nil || !files.exists(files.originalPath(sha256: record.sha256!)) {
@@ -114,11 +123,16 @@ public final class ArtworkService: Service, Sendable {
                     try await self.makeVariant(variantKey, format: format)
                 }
             }
-            used.withLock {
-                $0.originals.insert(sha256)
-                $0.variants.insert(variantKey)
+            noteUse(variantKey)
+            var served = ServedArtwork(path: path, bytes: variant.bytes, contentType: format.mimeType, etag: Self.etag(variantKey))
+            if variant.bytes <= hot.maxFileBytes {
+                let files = self.files
+                let contents = try await NIOThreadPool.singleton.runIfActive { ByteBuffer(bytes: try files.read(path)) }
+                served.bytes = contents.readableBytes
+                served.contents = contents
+                hot.keep(HotVariants.Entry(served: served, variant: variantKey, contents: contents), as: name)
             }
-            return ServedArtwork(path: path, bytes: variant.bytes, contentType: format.mimeType, etag: Self.etag(variantKey))
+            return served
         } catch let error as ArtworkServeError {
             throw error
         } catch let error as ArtworkStorageError {
@@ -132,6 +146,13 @@ public final class ArtworkService: Service, Sendable {
         }
     }
 
+    private func noteUse(_ variant: ArtworkVariantKey) {
+        used.withLock {
+            $0.originals.insert(variant.sha256)
+            $0.variants.insert(variant)
+        }
+    }
+
     /// The strong ETag of a variant: it names the original's content, the width and the format.
     public static func etag(_ key: ArtworkVariantKey) -> String {
         "\"\(key.sha256.prefix(32))-\(key.width)-\(key.format)\""
@@ -140,8 +161,9 @@ public final class ArtworkService: Service, Sendable {
     /// The ETag the variant would have, when its original is known, without touching any file: a
     /// client's `If-None-Match` is answered from this alone.
     public func currentETag(key: String, width: Int, accept: String?) -> String? {
-        guard Self.isKey(key), ArtworkSize.isKnown(width), let record = try? database.artwork(key: key), let sha256 = record.sha256 else { return nil }
         let format: VariantFormat = Self.acceptsWebP(accept) ? .webp : .jpeg
+        if let entry = hot.entry(HotVariants.name(key: key, width: width, format: format.rawValue)) { return entry.served.etag }
+        guard Self.isKey(key), ArtworkSize.isKnown(width), let record = try? database.artwork(key: key), let sha256 = record.sha256 else { return nil }
         return Self.etag(ArtworkVariantKey(sha256: sha256, width: width, format: format.rawValue))
     }
 
@@ -176,6 +198,8 @@ public final class ArtworkService: Service, Sendable {
             switch try await self.fetcher.fetch(fresh) {
             case .fetched(let original):
                 self.bytesOnDisk.add(original.bytes, ordering: .relaxed)
+                // Fetched again after its file went missing: it may be another image now.
+                if record.sha256 != nil && record.sha256 != original.sha256 { self.hot.clear() }
                 self.checkBudgetSoon()
             case .unchanged:
                 break
@@ -236,6 +260,8 @@ public final class ArtworkService: Service, Sendable {
                 switch outcome {
                 case .fetched(let original):
                     summary.fetched += 1
+                    // A cover checked again may have changed: variants kept in memory are of the old one.
+                    if record.sha256 != nil && record.sha256 != original.sha256 { hot.clear() }
                     bytesOnDisk.add(original.bytes, ordering: .relaxed)
                     checkBudgetSoon()
                 case .unchanged:
@@ -289,6 +315,7 @@ public final class ArtworkService: Service, Sendable {
     @discardableResult
     public func prune(target: Int? = nil, sweep: Bool = false) async throws -> ArtworkPruneReport {
         try await flushUse()
+        hot.clear()
         var report = ArtworkPruneReport()
         let target = target ?? maxBytes / 10 * 9
         var total = try database.artworkDiskUsage().totalBytes

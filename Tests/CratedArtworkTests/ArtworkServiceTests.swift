@@ -63,6 +63,11 @@ import Testing
         let webpHeader = try DecodedHeader(try fixture.service.files.read(webp.path))
         #expect((webpHeader.width, webpHeader.height) == (192, 128))
         #expect(webp.bytes == (try fixture.service.files.read(webp.path)).count)
+        // Small and just served: kept in memory, and the next request is answered from there.
+        #expect(webp.contents?.readableBytes == webp.bytes)
+        let again = try await fixture.service.variant(key: key, width: 192, accept: "image/webp")
+        #expect(again == webp)
+        #expect(fixture.host.requests(to: "/covers/red.jpg").count == 1)
 
         let jpegVariant = try await fixture.service.variant(key: key, width: 1024, accept: nil)
         #expect(jpegVariant.contentType == "image/jpeg")

@@ -3,8 +3,9 @@ import CratedCore
 import HTTPTypes
 import Hummingbird
 
-/// `GET /v1/artwork/{key}/{width}`: a cover's variant, streamed from disk. Answers carry a strong
-/// ETag and may be cached for a year: a URL's bytes never change but for its original's.
+/// `GET /v1/artwork/{key}/{width}`: a cover's variant, from memory when small and served lately,
+/// else streamed from disk. Answers carry a strong ETag and may be cached for a year: a URL's bytes
+/// never change but for its original's.
 struct ArtworkController {
     let artwork: ArtworkService
     let fileIO = FileIO()
@@ -37,10 +38,14 @@ struct ArtworkController {
                 throw Self.apiError(error)
             }
             let body: ResponseBody
-            do {
-                body = try await fileIO.loadFile(path: served.path, context: context)
-            } catch where attempt == 1 {
-                continue
+            if let contents = served.contents {
+                body = ResponseBody(byteBuffer: contents)
+            } else {
+                do {
+                    body = try await fileIO.loadFile(path: served.path, context: context)
+                } catch where attempt == 1 {
+                    continue
+                }
             }
             headers[.contentType] = served.contentType
             headers[.contentLength] = String(served.bytes)

@@ -1,0 +1,127 @@
+// Tests/Benchmarks/bench-artwork.sh's measure of libvips alone, and its source of cover images.
+//   crated-artwork-bench              times ImageProcessor on one thread for photo-like 600x600 JPEGs
+//   crated-artwork-bench images DIR N writes N distinct 600x600 JPEG covers into DIR
+import CVips
+import CratedArtwork
+import Foundation
+
+/// A 600x600 JPEG (quality 90) that compresses like a photo: smooth gradients, a soft disc,
+/// and per-pixel noise of up to `noise` levels. Noise 6 gives about 70 KB, like a typical
+/// 600 px cover scan; noise 18 about 240 KB, a worst case for the JPEG decoder.
+func photoLikeJPEG(side: Int = 600, noise: Int, tint: Double = 0) -> [UInt8] {
+    var generator = SystemRandomNumberGenerator()
+    var pixels = [UInt8](repeating: 0, count: side * side * 3)
+    for y in 0..<side {
+        for x in 0..<side {
+            let dx = Double(x - side / 2), dy = Double(y - side / 3)
+            let disc = max(0, 1 - (dx * dx + dy * dy).squareRoot() / Double(side / 3))
+            let base = [
+                40 + tint + 150 * Double(x) / Double(side) + 60 * disc,
+                70 + 120 * Double(y) / Double(side) + 30 * disc,
+                160 - 100 * Double(x + y) / Double(2 * side) + 20 * disc,
+            ]
+            for band in 0..<3 {
+                let grain = Double(Int.random(in: -noise...noise, using: &generator))
+                pixels[(y * side + x) * 3 + band] = UInt8(max(0, min(255, base[band] + grain)))
+            }
+        }
+    }
+    _ = ImageProcessor.libvipsVersion
+    var buffer: UnsafeMutableRawPointer?
+    var length = 0
+    guard cvips_test_encode(pixels, pixels.count, Int32(side), Int32(side), 3, VIPS_FORMAT_UCHAR, VIPS_INTERPRETATION_sRGB, 0,
+                            ".jpg[Q=90]", &buffer, &length) == 0, let buffer else {
+        fatalError("could not encode the benchmark image")
+    }
+    defer { g_free(buffer) }
+    return [UInt8](UnsafeRawBufferPointer(start: buffer, count: length))
+}
+
+func residentMegabytes() -> Double {
+    let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
+    let line = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") } ?? ""
+    let kilobytes = Double(line.split(separator: " ").dropFirst().first ?? "0") ?? 0
+    return kilobytes / 1024
+}
+
+/// CPU time of the whole process (all threads): libvips works on its own worker thread.
+func processCPUSeconds() -> Double {
+    var now = timespec()
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &now)
+    return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
+}
+
+func wallSeconds() -> Double {
+    var now = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &now)
+    return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
+}
+
+/// Runs `work` in three rounds of about `seconds` / 3 after a short warm-up. Returns the best
+/// round's wall-clock and CPU seconds per call: the machine may be busy with other work, and the
+/// best round is the closest to the cost on an idle core.
+func time(seconds: Double = 1.5, _ work: () throws -> Void) rethrows -> (wall: Double, cpu: Double) {
+    for _ in 0..<5 { try work() }
+    var best = (wall: Double.infinity, cpu: Double.infinity)
+    for _ in 0..<3 {
+        let wallStart = wallSeconds(), cpuStart = processCPUSeconds()
+        var calls = 0
+        repeat {
+            try work()
+            calls += 1
+        } while wallSeconds() - wallStart < seconds / 3
+        let wall = (wallSeconds() - wallStart) / Double(calls)
+        let cpu = (processCPUSeconds() - cpuStart) / Double(calls)
+        if cpu < best.cpu { best = (wall, cpu) }
+    }
+    return best
+}
+
+func row(_ label: String, _ result: (wall: Double, cpu: Double), _ size: Int? = nil) -> String {
+    let figures = String(format: "%8.2f  %8.2f  %8.1f", result.wall * 1000, result.cpu * 1000, 1 / result.cpu)
+    return label.padding(toLength: 12, withPad: " ", startingAt: 0) + figures + (size.map { String(format: "  %12d", $0) } ?? "")
+}
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+if arguments.first == "images", arguments.count == 3, let count = Int(arguments[2]) {
+    let directory = arguments[1]
+    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    for index in 0..<count {
+        // Each cover its own content (so its own original), like a real collection's.
+        let jpeg = photoLikeJPEG(noise: 6, tint: Double(index % 50) - 25)
+        try Data(jpeg).write(to: URL(fileURLWithPath: "\(directory)/\(index).jpg"))
+    }
+    exit(0)
+}
+
+print("libvips \(ImageProcessor.libvipsVersion), one thread")
+let typical = photoLikeJPEG(noise: 6)
+// 600 px covers drawn in grids (128-384 px wide) and on the album page (640 holds the whole 600).
+let widths = [128, 320, 640]
+for (name, source) in [("typical", typical), ("noisy", photoLikeJPEG(noise: 18))] {
+    print("\nsource: \(name) 600x600 JPEG Q90, \(source.count) bytes")
+    print("variant     wall ms    CPU ms  images/s per core  output bytes")
+    for format in VariantFormat.allCases {
+        for width in widths {
+            var size = 0
+            let result = try time {
+                size = try ImageProcessor.variant(of: source, width: width, format: format).bytes.count
+            }
+            print(row("\(format.rawValue) \(width)", result, size))
+        }
+    }
+    let inspect = try time { _ = try ImageProcessor.inspect(source) }
+    print(row("inspect", inspect))
+}
+
+// Memory: resident size must level off as calls go on (glibc keeps freed memory in per-thread
+// arenas, so the first rounds grow it a little).
+var residentSizes = [residentMegabytes()]
+for _ in 0..<3 {
+    for index in 0..<1_000 {
+        let format: VariantFormat = index.isMultiple(of: 2) ? .webp : .jpeg
+        _ = try ImageProcessor.variant(of: typical, width: widths[index % 3], format: format)
+    }
+    residentSizes.append(residentMegabytes())
+}
+print("\nRSS (MB) every 1000 variants:", residentSizes.map { String(format: "%.1f", $0) }.joined(separator: " "))
