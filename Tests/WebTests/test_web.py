@@ -38,7 +38,6 @@ def setUpModule():
     server.start()
     status, page, _ = server.call("GET", "/v1/grid/collection?limit=1&sort=title")
     server.played_album = page["items"][0]["albumId"]
-    server.stop_process_only = True
     # The daemon reads tracks from the database: add them with the daemon stopped, then start again.
     server.process.terminate()
     server.process.wait(10)

@@ -66,7 +66,8 @@ export class MiniPlayer {
   render() {
     const state = this.state;
     const side = state.side ? `Side ${state.side}` : '';
-    const count = state.trackCount ? ` · ${state.trackIndex + 1} of ${state.trackCount}` : '';
+    // trackIndex counts from 1, as the side's tracks are numbered.
+    const count = state.trackCount ? ` · ${state.trackIndex} of ${state.trackCount}` : '';
     this.range = h('input', {
       type: 'range', min: 0, max: state.durationMs ?? 0, step: 1000, value: this.position(),
       'aria-label': 'Position', disabled: !state.durationMs || state.needsFlip,
@@ -82,9 +83,9 @@ export class MiniPlayer {
         h('p', { class: 'detail' }, [state.artist, state.album?.title].filter(Boolean).join(' — '), side ? ` · ${side}${count}` : ''),
         h('div', { class: 'progress' }, this.elapsed, this.range, h('span', { class: 'time' }, duration(state.durationMs)))),
       h('div', { class: 'controls' },
-        button('Previous', 'previous', '⏮', state.needsFlip),
-        state.isPlaying ? button('Pause', 'pause', '⏸') : button('Play', 'resume', '▶', state.needsFlip),
-        button('Next', 'next', '⏭', state.needsFlip),
+        button('Previous', 'previous', '|◀', state.needsFlip),
+        state.isPlaying ? button('Pause', 'pause', '❚❚') : button('Play', 'resume', '▶', state.needsFlip),
+        button('Next', 'next', '▶|', state.needsFlip),
         button('Flip', 'flip', state.needsFlip ? 'Flip ↻' : '↻'),
         button('Stop', 'stop', '■')));
     this.region.dataset.state = state.state;
