@@ -72,6 +72,12 @@ class Server:
                                "VALUES (?, ?, ?, ?, ?, ?, 'track')", (album_id, f"{side}{number}", side, order, title, ms))
                     order += 1
 
+    def add_cover(self, album_id: int, url: str, width: int, height: int) -> None:
+        """A primary image for one album, as sync writes it: crated fetches and resizes it when asked."""
+        with sqlite3.connect(self.database) as db:
+            db.execute("INSERT INTO album_image (album_id, position, kind, uri, uri150, width, height) "
+                       "VALUES (?, 0, 'primary', ?, '', ?, ?)", (album_id, url, width, height))
+
     def start(self) -> None:
         log = open(self.work / "serve.log", "w")
         self.process = subprocess.Popen([self.crated, "serve", "--database", str(self.database), "--port", "0"],
@@ -140,3 +146,46 @@ def set_viewport(driver, width: int, height: int, scale: float = 1) -> None:
     """The page's window in CSS pixels, exactly (a window size would include the browser's frame)."""
     driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
                            {"width": width, "height": height, "deviceScaleFactor": scale, "mobile": False})
+
+
+def solid_png(width: int, height: int, rgb: tuple[int, int, int]) -> bytes:
+    """A PNG of one colour, written by hand (no imaging library in the test environment)."""
+    import struct
+    import zlib
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
+
+    row = b"\x00" + bytes(rgb) * width
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0))
+            + chunk(b"IDAT", zlib.compress(row * height)) + chunk(b"IEND", b""))
+
+
+class ImageHost:
+    """An image host on 127.0.0.1 serving one cover, as Discogs' image servers would."""
+
+    def __init__(self, body: bytes):
+        import http.server
+        import threading
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            requests = 0
+
+            def do_GET(self):
+                Handler.requests += 1
+                self.send_response(200)
+                self.send_header("Content-Type", "image/png")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *arguments):
+                pass
+
+        self.handler = Handler
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/cover.png"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def stop(self) -> None:
+        self.server.shutdown()

@@ -29,10 +29,12 @@ SIZES = [  # (width, height, environment crated resolves with derived size class
 
 server: harness.Server
 driver = None
+image_host: harness.ImageHost
+COVER_RGB = (200, 40, 120)
 
 
 def setUpModule():
-    global server, driver
+    global server, driver, image_host
     crated = Path(os.environ.get("CRATED_BINARY", harness.ROOT / ".build/debug/crated"))
     server = harness.Server(crated, ALBUMS)
     server.start()
@@ -42,6 +44,8 @@ def setUpModule():
     server.process.terminate()
     server.process.wait(10)
     server.add_tracks(server.played_album, {"A": [("Opening", 200_000), ("Second", 180_000)], "B": [("Flip side", 240_000)]})
+    image_host = harness.ImageHost(harness.solid_png(300, 300, COVER_RGB))
+    server.add_cover(server.played_album, image_host.url, 300, 300)
     server.start()
     ARTEFACTS.mkdir(parents=True, exist_ok=True)
     driver = harness.chromium()
@@ -52,6 +56,7 @@ def tearDownModule():
     if driver:
         driver.quit()
     server.stop()
+    image_host.stop()
 
 
 def wait(condition, timeout=15, message=""):
@@ -348,6 +353,31 @@ class T4Flows(unittest.TestCase):
         wait(lambda: server.call("GET", "/v1/player")[1]["state"] == "paused", message="paused")
         server.call("POST", "/v1/player/stop")
         wait(lambda: not player.is_displayed(), timeout=5, message="hidden on stop")
+
+
+class T5Covers(unittest.TestCase):
+    def test_a_cover_loads_from_crated_sized_to_its_cell_and_paints_its_colour_first(self):
+        signed_in()
+        harness.set_viewport(driver, 390, 844, scale=2)
+        driver.get(server.base + "/collection?sort=title")
+        grid_ready()
+        selector = f"ol.grid > li[data-album-id='{server.played_album}'] img"
+        wait(lambda: js(f"const i = document.querySelector(\"{selector}\"); return !!i && i.complete && i.naturalWidth > 0"),
+             timeout=20, message=lambda: f"cover loaded; host asked {image_host.handler.requests} times; {driver.get_log('browser')}")
+        cover = js(f"""const i = document.querySelector("{selector}");
+            return {{src: i.src, natural: i.naturalWidth, shown: i.getBoundingClientRect().width}};""")
+        self.assertTrue(cover["src"].startswith(server.base + "/v1/artwork/"), cover["src"])
+        # Drawn in its cell at the window's pixel ratio, never wider than the 300-pixel original.
+        self.assertLessEqual(cover["natural"], 300)
+        self.assertGreaterEqual(cover["natural"], min(300, int(cover["shown"] * 2) - 1))
+        self.assertEqual(image_host.handler.requests, 1)
+        # Fetched now: the grid's next answer carries the cover's colour, painted behind the image.
+        driver.refresh()
+        grid_ready()
+        colour = js(f"""return getComputedStyle(document.querySelector("ol.grid > li[data-album-id='{server.played_album}'] .cover")).backgroundColor""")
+        channels = [int(part) for part in colour[colour.index("(") + 1:colour.index(")")].split(",")]
+        self.assertTrue(all(abs(a - b) <= 3 for a, b in zip(channels, COVER_RGB)), colour)
+        driver.save_screenshot(str(ARTEFACTS / "covers.png"))
 
 
 if __name__ == "__main__":
