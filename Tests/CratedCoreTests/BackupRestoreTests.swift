@@ -118,6 +118,25 @@ import Testing
         #expect(try Self.integrity(backup) == ["ok"])
     }
 
+    /// A database file deleted while its `-wal` stayed: SQLite would replay that WAL into whatever file
+    /// comes to have the name. Restore removes it first.
+    @Test func restoreIntoAMissingDatabaseRemovesAnOrphanedWAL() throws {
+        let directory = try TemporaryDirectory()
+        let (database, path) = try Self.database(users: 5, in: directory)
+        let backup = directory.path("backup.sqlite")
+        _ = try AppDatabase.backup(databaseAt: path, to: backup)
+        // Written to the WAL and not yet checkpointed: the WAL now holds pages of this file.
+        try database.stopAutomaticCheckpoints()
+        _ = try database.addUser(named: "only in the old WAL")
+        let target = directory.path("restored.sqlite")
+        try FileManager.default.copyItem(atPath: path + "-wal", toPath: target + "-wal")
+
+        _ = try AppDatabase.restore(backupAt: backup, into: target)
+        #expect(!FileManager.default.fileExists(atPath: target + "-wal"))
+        #expect(try Self.userNames(target) == Set((0..<5).map { "before-\($0)" }))
+        #expect(try Self.integrity(target) == ["ok"])
+    }
+
     @Test func restoreMigratesABackupFromAnOlderCrated() throws {
         let directory = try TemporaryDirectory()
         let older = Array(Migration.embedded.dropLast())

@@ -186,6 +186,10 @@ extension AppDatabase {
     /// lock held meanwhile keeps any process from opening the target until the rename is done.
     private static func replaceUnusedDatabase(_ target: String, with temporary: String, busyTimeoutMs: Int) throws {
         guard FileManager.default.fileExists(atPath: target) else {
+            // A `-wal` left without its database would be replayed into the restored one.
+            for suffix in ["-wal", "-shm", "-journal"] where FileManager.default.fileExists(atPath: target + suffix) {
+                try FileManager.default.removeItem(atPath: target + suffix)
+            }
             try AtomicFile.replace(target, with: temporary)
             return
         }
