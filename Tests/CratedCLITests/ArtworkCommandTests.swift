@@ -23,7 +23,10 @@ import Testing
         try opened.writer.write { db in
             let albumId = try db.insertAlbum(title: "A", artistId: try db.insertArtist("B"))
             try db.insertImage(albumId: albumId, position: 0, uri: "https://img.example/a.jpg", uri150: "", width: 600)
+            // A back cover is not a cover: it is not counted.
             try db.insertImage(albumId: albumId, position: 1, kind: "secondary", uri: "https://img.example/b.jpg", uri150: "", width: 600)
+            let other = try db.insertAlbum(title: "C", artistId: try db.insertArtist("D"))
+            try db.insertImage(albumId: other, position: 0, uri: "https://img.example/c.jpg", uri150: "", width: 600)
             try db.execute(sql: """
                 UPDATE artwork SET sha256 = ?, bytes = 3000, format = 'jpeg', width = 600, height = 600, color = '#010101',
                                    fetched_at = '2026-01-01T00:00:00Z', used_at = '2026-01-01T00:00:00Z'

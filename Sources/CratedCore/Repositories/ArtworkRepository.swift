@@ -181,17 +181,22 @@ extension AppDatabase {
         }
     }
 
+    /// Covers by state: the cover of each album (of `userId`'s albums, with an id), not every image.
     public func artworkCounts(userId: Int64? = nil) throws -> ArtworkCounts {
         try read { db in
             let row = try Row.fetchOne(db, sql: """
+                WITH covers AS (
+                    SELECT DISTINCT (SELECT CASE WHEN i.uri <> '' THEN i.uri ELSE i.uri150 END FROM album_image i
+                                     WHERE i.album_id = a.id AND \(AlbumCover.qualifiedHasURL)
+                                     ORDER BY \(AlbumCover.qualifiedOrder) LIMIT 1) AS source_url
+                    FROM album a
+                    WHERE ?1 IS NULL OR a.id IN (SELECT album_id FROM collection_album WHERE user_id = ?1)
+                )
                 SELECT COUNT(*) FILTER (WHERE sha256 IS NOT NULL) AS stored,
                        COUNT(*) FILTER (WHERE sha256 IS NULL AND fetched_at IS NULL AND failures = 0) AS pending,
                        COUNT(*) FILTER (WHERE sha256 IS NULL AND failures > 0) AS failed,
                        COUNT(*) FILTER (WHERE sha256 IS NULL AND fetched_at IS NOT NULL AND failures = 0) AS evicted
-                FROM artwork
-                WHERE ?1 IS NULL OR source_url IN (
-                    SELECT CASE WHEN i.uri <> '' THEN i.uri ELSE i.uri150 END FROM album_image i
-                    JOIN collection_album ca ON ca.album_id = i.album_id AND ca.user_id = ?1)
+                FROM artwork JOIN covers ON covers.source_url = artwork.source_url
                 """, arguments: [userId])!
             var counts = ArtworkCounts()
             counts.stored = row["stored"]
