@@ -7,6 +7,8 @@ let serviceLifecycle = Target.Dependency.product(name: "ServiceLifecycle", packa
 let hummingbird = Target.Dependency.product(name: "Hummingbird", package: "hummingbird")
 let httpTypes = Target.Dependency.product(name: "HTTPTypes", package: "swift-http-types")
 let hummingbirdTesting = Target.Dependency.product(name: "HummingbirdTesting", package: "hummingbird")
+let coreMetrics = Target.Dependency.product(name: "CoreMetrics", package: "swift-metrics")
+let prometheus = Target.Dependency.product(name: "Prometheus", package: "swift-prometheus")
 
 let package = Package(
     name: "crated",
@@ -26,6 +28,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
         // bcrypt for web sign-in passwords (HummingbirdBcrypt only: no auth framework).
         .package(url: "https://github.com/hummingbird-project/hummingbird-auth", from: "2.5.0"),
+        // GET /metrics: instruments through swift-metrics, exposed in Prometheus's text format.
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
     ],
     targets: [
         // JSON output and the few small JSON readers the API and storage share: the streaming
@@ -36,7 +41,7 @@ let package = Package(
         .target(
             name: "CratedCore",
             dependencies: [
-                "CratedJSON", grdb, logging,
+                "CratedJSON", grdb, logging, coreMetrics,
                 // SQLite's C API, for the hot reads that go by column index (StatementColumns).
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 "CSQLiteConfig",
@@ -88,7 +93,7 @@ let package = Package(
         .target(
             name: "CratedAPI",
             dependencies: [
-                "CratedCore", "CratedJSON", "CratedGrid", "CratedPlayback", "CratedSync", "CratedArtwork", hummingbird, logging, serviceLifecycle,
+                "CratedCore", "CratedJSON", "CratedGrid", "CratedPlayback", "CratedSync", "CratedArtwork", hummingbird, logging, serviceLifecycle, coreMetrics, prometheus,
                 // The transport's own errors (a client gone mid-request), told apart from the app's.
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
@@ -99,7 +104,7 @@ let package = Package(
         .executableTarget(
             name: "crated",
             dependencies: [
-                "CratedCore", "CratedImport", "CratedSync", "CratedArtwork", "CratedAPI", logging,
+                "CratedCore", "CratedImport", "CratedSync", "CratedArtwork", "CratedAPI", logging, coreMetrics,
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -131,6 +136,6 @@ let package = Package(
         // Image fixtures of our own making are read from the source tree (#filePath), not a bundle.
         .testTarget(name: "CratedArtworkTests", dependencies: ["CratedTestSupport", "CratedArtwork", "CVips", "CratedCore", "CratedSync", grdb, httpTypes],
                     exclude: ["Fixtures"]),
-        .testTarget(name: "CratedAPITests", dependencies: ["CratedTestSupport", "CratedAPI", "CratedArtwork", "CratedCore", "CratedImport", "CratedJSON", "CratedPlayback", "CratedSync", grdb, hummingbird, hummingbirdTesting]),
+        .testTarget(name: "CratedAPITests", dependencies: ["CratedTestSupport", "CratedAPI", "CratedArtwork", "CratedCore", "CratedImport", "CratedJSON", "CratedPlayback", "CratedSync", grdb, hummingbird, hummingbirdTesting, coreMetrics, prometheus]),
     ]
 )

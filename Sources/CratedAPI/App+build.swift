@@ -19,14 +19,21 @@ public struct AppServices: Sendable {
     public var keepAliveInterval: Duration
     /// Slows failed web sign-ins per user name and address; tests give it a manual clock.
     public var signInThrottle = SignInThrottle()
+    /// What `GET /metrics` reports; its instruments are the database's (`AppDatabase.metrics`).
+    public var metrics: AppMetrics
 
     /// - Parameters:
     ///   - sync: the metadata sync service; by default libcurl to the configured Discogs, fetching
     ///     covers through `artwork` when `artwork.fetchDuringSync` is on.
     ///   - artwork: covers; by default libcurl to the image hosts and the configured directory.
     ///     Throws `ArtworkStorageError` when that directory cannot be written.
+    ///   - metrics: by default none (no `/metrics` route). Services passed in record into the
+    ///     metrics of the database they were given.
     public init(database: AppDatabase, configuration: CratedConfiguration, playbackClock: any PlaybackClock = SystemPlaybackClock(),
-                sync: SyncService? = nil, artwork: ArtworkService? = nil, keepAliveInterval: Duration = .seconds(15), logger: Logger) throws {
+                sync: SyncService? = nil, artwork: ArtworkService? = nil, keepAliveInterval: Duration = .seconds(15),
+                metrics: AppMetrics = .disabled, logger: Logger) throws {
+        let database = database.recordingMetrics(metrics.instruments)
+        self.metrics = metrics
         self.database = database
         self.playback = PlaybackService(database: database, clock: playbackClock, logger: logger)
         let artwork = try artwork ?? ArtworkService(database: database, configuration: configuration, logger: logger)
@@ -77,11 +84,18 @@ public func buildApplication(
 public func buildRouter(services: AppServices) -> Router<AppRequestContext> {
     let database = services.database
     let router = Router(context: AppRequestContext.self)
+    // First, so that it sees every route and the status the error middleware answered with.
+    if services.metrics.isEnabled { router.add(middleware: HTTPMetricsMiddleware(metrics: services.metrics.instruments)) }
     router.add(middleware: AccessLogMiddleware())
     router.add(middleware: JSONErrorMiddleware())
 
     router.get("healthz") { _, _ in HealthDTO(status: "ok", version: CratedVersion.current) }
     router.get("v1/openapi.json") { _, _ in OpenAPIDocument.response() }
+    if let registry = services.metrics.registry {
+        let metrics = MetricsController(registry: registry, instruments: services.metrics.instruments, token: services.metrics.token,
+                                        database: database, sync: services.sync)
+        router.get("metrics", use: metrics.metrics)
+    }
     // Covers answer without a token, so that `<img>` tags and image caches can load them: their
     // URLs carry random keys that reveal nothing and cannot be guessed.
     router.addRoutes(ArtworkController(artwork: services.artwork).endpoints, atPath: "v1/artwork")

@@ -105,8 +105,11 @@ public final class ArtworkService: Service, Sendable {
         let name = HotVariants.name(key: key, width: width, format: format.rawValue)
         if let entry = hot.entry(name) {
             noteUse(entry.variant)
+            instruments.memoryHits.increment()
+            instruments.bytesServed.increment(by: entry.served.bytes)
             return entry.served
         }
+        instruments.memoryMisses.increment()
         do {
             guard var record = try database.artwork(key: key) else { throw ArtworkServeError.notFound("no artwork at this address") }
             if record.sha256 == nil || !files.exists(files.originalPath(sha256: record.sha256!)) {
@@ -132,6 +135,7 @@ public final class ArtworkService: Service, Sendable {
                 served.contents = contents
                 hot.keep(HotVariants.Entry(served: served, variant: variantKey, contents: contents), as: name)
             }
+            instruments.bytesServed.increment(by: served.bytes)
             return served
         } catch let error as ArtworkServeError {
             throw error
@@ -145,6 +149,9 @@ public final class ArtworkService: Service, Sendable {
             throw .unavailable(reason: "the database is busy", retryAfter: 2)
         }
     }
+
+    /// Where serving, fetching and resizing are counted: the database's metrics.
+    private var instruments: ArtworkInstruments { database.metrics.artwork }
 
     private func noteUse(_ variant: ArtworkVariantKey) {
         used.withLock {
@@ -197,6 +204,7 @@ public final class ArtworkService: Service, Sendable {
             fresh.sha256 = nil
             switch try await self.fetcher.fetch(fresh) {
             case .fetched(let original):
+                self.instruments.originalsFetched.increment()
                 self.bytesOnDisk.add(original.bytes, ordering: .relaxed)
                 // Fetched again after its file went missing: it may be another image now.
                 if record.sha256 != nil && record.sha256 != original.sha256 { self.hot.clear() }
@@ -204,6 +212,7 @@ public final class ArtworkService: Service, Sendable {
             case .unchanged:
                 break
             case .failed(let reason, let retryAt, _):
+                self.instruments.fetchFailures.increment()
                 throw ArtworkServeError.unavailable(reason: reason, retryAfter: max(1, Int(retryAt.timeIntervalSince(fetcher.clock.date).rounded(.up))))
             }
         }
@@ -227,6 +236,7 @@ public final class ArtworkService: Service, Sendable {
         let record = ArtworkVariantRecord(sha256: key.sha256, width: key.width, format: key.format, height: image.height,
                                           bytes: image.bytes.count, usedAt: Timestamp.now())
         try await database.recordArtworkVariant(record)
+        instruments.variantsMade.increment()
         bytesOnDisk.add(record.bytes, ordering: .relaxed)
         checkBudgetSoon()
         return record
@@ -260,6 +270,7 @@ public final class ArtworkService: Service, Sendable {
                 switch outcome {
                 case .fetched(let original):
                     summary.fetched += 1
+                    instruments.originalsFetched.increment()
                     // A cover checked again may have changed: variants kept in memory are of the old one.
                     if record.sha256 != nil && record.sha256 != original.sha256 { hot.clear() }
                     bytesOnDisk.add(original.bytes, ordering: .relaxed)
@@ -269,12 +280,14 @@ public final class ArtworkService: Service, Sendable {
                 case .failed(let reason, _, let hostBusy):
                     if hostBusy { busyHosts.insert(host) }
                     summary.failed += 1
+                    instruments.fetchFailures.increment()
                     if summary.failures.count < 20 { summary.failures.append(CoverFetchFailure(url: record.sourceURL, error: reason)) }
                 }
             } catch is CancellationError {
                 summary.skipped += 1
             } catch {
                 summary.failed += 1
+                instruments.fetchFailures.increment()
                 logger.error("cover \(record.sourceURL): \(error)")
             }
         }

@@ -252,6 +252,8 @@ public struct DiscogsImporter: Sendable {
             }
         }
         progress?(ImportProgress(bytesRead: bytesRead, totalBytes: size, rowsRead: summary.rowsRead))
+        // Once per file, not per row: the loop above is the import's hot path.
+        database.metrics.importRows.increment(by: summary.rowsRead)
 
         if summary.rowsRead == 0 { throw ImportError.headerOnly }
         if problemCount > 0 && !options.skipInvalid {

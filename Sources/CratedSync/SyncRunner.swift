@@ -261,15 +261,17 @@ public struct SyncRunner: Sendable {
                 waitedEnough = !waiting.isEmpty
                 group.addTask { .written(try await record(albums)) }
             }
+            let counted = database.metrics.sync
             func count(_ outcome: AlbumOutcome) {
                 switch outcome {
-                case .synced: report.synced += 1
-                case .notModified: report.notModified += 1
-                case .notFound: report.notFound += 1
+                case .synced: report.synced += 1; counted.albumsSynced.increment()
+                case .notModified: report.notModified += 1; counted.albumsNotModified.increment()
+                case .notFound: report.notFound += 1; counted.albumsNotFound.increment()
                 case .cancelled: report.skipped += 1
                 case .albumGone: break
                 case .failed(let failure):
                     report.failed += 1
+                    counted.albumsFailed.increment()
                     if report.failures.count < Self.listedFailures { report.failures.append(failure) }
                 }
                 current.albumsDone += 1

@@ -63,7 +63,8 @@ public final class SyncService: Service, Sendable {
         let client = try DiscogsClient(
             settings: DiscogsClientSettings(configuration: configuration),
             transport: CurlHTTPTransport(),
-            logger: logger)
+            logger: logger,
+            metrics: database.metrics)
         let runner = SyncRunner(
             database: database, client: client, settings: ReleaseSyncSettings(configuration: configuration),
             defaultUserName: configuration.defaultUserName, covers: covers, logger: logger)

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CoreMetrics
 import Configuration
 import CratedAPI
 import CratedCore
@@ -52,7 +53,11 @@ struct ServeCommand: AsyncParsableCommand {
                 """)
         }
         let host = configuration.serverHost
-        let services = try AppServices(database: database, configuration: configuration, logger: logger)
+        // The app's instruments use the registry `metrics` carries; the global gets the same factory,
+        // once, for anything a library records through it.
+        let metrics = AppMetrics(configuration: configuration)
+        if let factory = metrics.factory { MetricsSystem.bootstrap(factory) }
+        let services = try AppServices(database: database, configuration: configuration, metrics: metrics, logger: logger)
         let app = buildApplication(configuration: configuration, services: services, logger: logger) { port in
             printNow("crated \(CratedVersion.current) listening on http://\(host):\(port) (database \(configuration.databasePath))")
         }

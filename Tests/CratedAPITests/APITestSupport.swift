@@ -22,11 +22,13 @@ struct TestServer {
     let readToken: String
     let aliceToken: String
     let clock = ManualPlaybackClock()
+    /// A registry of this server's own, which `GET /metrics` reads (the API token is its token).
+    let metrics = AppMetrics()
     let services: AppServices
 
     init(busyTimeoutMs: Int = 5000) throws {
         directory = try TemporaryDirectory()
-        database = try AppDatabase.open(path: directory.path("crated.sqlite"), busyTimeoutMs: busyTimeoutMs)
+        database = try AppDatabase.open(path: directory.path("crated.sqlite"), busyTimeoutMs: busyTimeoutMs).recordingMetrics(metrics.instruments)
         let importer = DiscogsImporter(database: database)
         _ = try importer.importFile(at: Paths.ownFixture("sample-collection.csv"), options: ImportOptions(userName: "collector"))
         let alicesFile = try directory.write("alice.csv", """
@@ -47,7 +49,7 @@ struct TestServer {
         let sync = SyncService(runner: runner, interval: .seconds(3600), passAtStart: false, logger: logger)
         let artwork = try ArtworkService(database: database, configuration: configuration, directory: directory.path("artwork"), logger: logger)
         services = try AppServices(database: database, configuration: configuration, playbackClock: clock, sync: sync, artwork: artwork,
-                                   keepAliveInterval: .milliseconds(200), logger: logger)
+                                   keepAliveInterval: .milliseconds(200), metrics: metrics, logger: logger)
     }
 
     func makeApplication(logger: Logger? = nil) throws -> some ApplicationProtocol {

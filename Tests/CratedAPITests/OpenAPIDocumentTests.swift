@@ -115,7 +115,8 @@ import Testing
             #expect(succeeds, "\(key) documents no success response")
             // Open to all: the document, covers (their URLs carry random keys) and signing in.
             let isOpen = (operation["security"] as? [Any])?.isEmpty == true
-            if path.hasPrefix("/v1/") && path != "/v1/openapi.json" && !isOpen {
+            // `/metrics` sits beside `/v1` but needs a token all the same.
+            if (path.hasPrefix("/v1/") || path == "/metrics") && path != "/v1/openapi.json" && !isOpen {
                 #expect(statuses.contains("401"), "\(key) does not document 401")
                 if method != "get" {
                     #expect(statuses.contains("403"), "\(key) does not document 403")

@@ -93,7 +93,10 @@ struct PlayerController {
         let stream = try await playback.events(userId: principal.userId, lastEventId: lastEventId)
         let keepAlive = keepAliveInterval
         let tokenCheck = min(keepAliveInterval, .seconds(2))
+        let streamsOpen = database.metrics.eventStreamsOpen
         let body = ResponseBody { writer in
+            streamsOpen.increment()
+            defer { streamsOpen.decrement() }
             // Bounded: a client that stops reading holds at most this many chunks; each event is the
             // whole state, so dropping older ones loses nothing the newest does not say.
             let (chunks, output) = AsyncStream<String>.makeStream(bufferingPolicy: .bufferingNewest(64))

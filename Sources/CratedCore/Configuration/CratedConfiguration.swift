@@ -41,6 +41,10 @@ public struct CratedConfiguration: Sendable, Equatable {
     /// Whether sync passes fetch the covers of the albums they sync (otherwise on first request only).
     public var artworkFetchDuringSync: Bool
     public var logLevel: String
+    /// Whether `GET /metrics` answers and the instruments record (off: no route, nothing recorded).
+    public var metricsEnabled: Bool
+    /// The bearer token `GET /metrics` takes; empty means any valid API token.
+    public var metricsToken: String
 
     /// Reads every value through one `ConfigReader`; a missing key falls through to the embedded defaults.
     public init(reader: ConfigReader) throws {
@@ -69,6 +73,8 @@ public struct CratedConfiguration: Sendable, Equatable {
         artworkMaxSourceBytes = try int("artwork.maxSourceBytes")
         artworkFetchDuringSync = try reader.requiredBool(forKey: "artwork.fetchDuringSync")
         logLevel = try string("log.level")
+        metricsEnabled = try reader.requiredBool(forKey: "metrics.enabled")
+        metricsToken = try string("metrics.token")
         try validate()
     }
 
@@ -137,7 +143,7 @@ public struct CratedConfiguration: Sendable, Equatable {
             })),
             EnvironmentVariablesProvider(
                 environmentVariables: environment,
-                secretsSpecifier: .specific(["CRATED_DISCOGS_TOKEN"])
+                secretsSpecifier: .specific(["CRATED_DISCOGS_TOKEN", "CRATED_METRICS_TOKEN"])
             ).prefixKeys(with: "crated"),
         ]
         if let path = configFile ?? environment["CRATED_CONFIG"].flatMap({ $0.isEmpty ? nil : $0 }) {

@@ -18,6 +18,9 @@ public struct AppDatabase: Sendable {
     /// How long a write may wait for the write lock, counted from when it was asked for.
     private let writeDeadlines: WriteDeadlines
     private let checkpointConnection: CheckpointConnection
+    /// The daemon's instruments; reads and writes record their time here, and the services that
+    /// hold this database theirs (`recordingMetrics`).
+    public private(set) var metrics = CratedMetrics.disabled
 
     /// Opens (creating if needed) the database file: WAL, foreign keys on, a busy timeout, migrated.
     public static func open(
@@ -87,8 +90,23 @@ public struct AppDatabase: Sendable {
         self.readConnections = readConnections
     }
 
+    /// This database with `metrics` as its instruments: what opens it for the daemon calls this
+    /// before handing it to the services.
+    public func recordingMetrics(_ metrics: CratedMetrics) -> AppDatabase {
+        var database = self
+        database.metrics = metrics
+        return database
+    }
+
     /// Runs `body` in a read transaction: one committed state of the database throughout.
     public func read<T>(_ body: (Database) throws -> T) throws -> T {
+        guard metrics.isEnabled else { return try readWithoutMetrics(body) }
+        let start = ContinuousClock.now
+        defer { metrics.database.readDuration.record(ContinuousClock.now - start) }
+        return try readWithoutMetrics(body)
+    }
+
+    private func readWithoutMetrics<T>(_ body: (Database) throws -> T) throws -> T {
         if let readConnections { return try readConnections.read(body) }
         return try writer.read(body)
     }
@@ -104,12 +122,16 @@ public struct AppDatabase: Sendable {
     /// `write` for a body that begins its own transaction (after a PRAGMA that SQLite takes only
     /// outside one), under the same deadline.
     public func writeOutsideTransaction<T: Sendable>(_ body: @Sendable (Database) throws -> T) async throws -> T {
-        let deadline = writeDeadlines.deadline(askedAt: .now)
+        let askedAt = ContinuousClock.now
+        let deadline = writeDeadlines.deadline(askedAt: askedAt)
+        let metrics = self.metrics
+        defer { if metrics.isEnabled { metrics.database.writeDuration.record(ContinuousClock.now - askedAt) } }
         do {
             return try await writer.writeWithoutTransaction { db in
-                try writeDeadlines.waiting(until: deadline) { try body(db) }
+                try writeDeadlines.waiting(until: deadline, metrics: metrics.database) { try body(db) }
             }
         } catch let error as DatabaseError where error.isBusy {
+            metrics.database.writesBusy.increment()
             throw AppDatabaseError.locked
         }
     }
@@ -119,9 +141,10 @@ public struct AppDatabase: Sendable {
         let deadline = writeDeadlines.deadline(askedAt: .now)
         do {
             return try writer.writeWithoutTransaction { db in
-                try writeDeadlines.waiting(until: deadline) { try Self.inTransaction(db, body) }
+                try writeDeadlines.waiting(until: deadline, metrics: metrics.database) { try Self.inTransaction(db, body) }
             }
         } catch let error as DatabaseError where error.isBusy {
+            metrics.database.writesBusy.increment()
             throw AppDatabaseError.locked
         }
     }
@@ -161,6 +184,13 @@ public struct AppDatabase: Sendable {
 
     /// Runs `body` outside a transaction, for a single statement, which is consistent on its own.
     public func unsafeRead<T>(_ body: (Database) throws -> T) throws -> T {
+        guard metrics.isEnabled else { return try unsafeReadWithoutMetrics(body) }
+        let start = ContinuousClock.now
+        defer { metrics.database.readDuration.record(ContinuousClock.now - start) }
+        return try unsafeReadWithoutMetrics(body)
+    }
+
+    private func unsafeReadWithoutMetrics<T>(_ body: (Database) throws -> T) throws -> T {
         if let readConnections { return try readConnections.unsafeRead(body) }
         return try writer.unsafeRead(body)
     }

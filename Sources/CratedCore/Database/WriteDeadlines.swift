@@ -15,6 +15,8 @@ final class WriteDeadlines: Sendable {
         var current: ContinuousClock.Instant?
         /// When the lock wait in progress gives up, for writes without a deadline of their own.
         var implicit: ContinuousClock.Instant?
+        /// How long the write now running has slept waiting for the lock.
+        var waited: Duration = .zero
     }
     private let state = Mutex(State())
 
@@ -27,9 +29,22 @@ final class WriteDeadlines: Sendable {
     }
 
     /// Runs `body` (on the write connection, which runs one write at a time) under `deadline`.
-    func waiting<T>(until deadline: ContinuousClock.Instant, _ body: () throws -> T) rethrows -> T {
-        state.withLock { $0.current = deadline }
-        defer { state.withLock { $0.current = nil } }
+    /// The time it slept waiting for SQLite's lock goes to `metrics`.
+    func waiting<T>(until deadline: ContinuousClock.Instant, metrics: DatabaseInstruments, _ body: () throws -> T) rethrows -> T {
+        state.withLock { state in
+            state.current = deadline
+            state.waited = .zero
+        }
+        defer {
+            let waited = state.withLock { state in
+                state.current = nil
+                return state.waited
+            }
+            if waited > .zero {
+                metrics.lockWaits.increment()
+                metrics.lockWaitSeconds.increment(by: waited)
+            }
+        }
         return try body()
     }
 
@@ -46,6 +61,7 @@ final class WriteDeadlines: Sendable {
         let steps: [Duration] = [.milliseconds(1), .milliseconds(2), .milliseconds(5), .milliseconds(10),
                                  .milliseconds(15), .milliseconds(20), .milliseconds(25), .milliseconds(50)]
         let pause = min(steps[min(tries, steps.count - 1)], deadline - now)
+        state.withLock { $0.waited += pause }
         Thread.sleep(forTimeInterval: Double(pause.components.attoseconds) / 1e18 + Double(pause.components.seconds))
         return true
     }

@@ -113,6 +113,8 @@ public struct DiscogsClient: Sendable {
     private let logger: Logger
     private let jitter: @Sendable () -> Double
     private let base: String
+    /// 429s and retry waits are counted here.
+    private let metrics: SyncInstruments
 
     public init(
         settings: DiscogsClientSettings,
@@ -120,6 +122,7 @@ public struct DiscogsClient: Sendable {
         rateLimiters: RateLimiterRegistry = .shared,
         clock: any SyncClock = SystemSyncClock(),
         logger: Logger = Logger(label: "crated.sync"),
+        metrics: CratedMetrics = .disabled,
         jitter: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }
     ) throws {
         var base = settings.baseURL.trimmingCharacters(in: .whitespaces)
@@ -134,6 +137,7 @@ public struct DiscogsClient: Sendable {
         self.clock = clock
         self.logger = logger
         self.jitter = jitter
+        self.metrics = metrics.sync
         let hostKey = "\(scheme)://\(host)" + (components.port.map { ":\($0)" } ?? "")
         self.limiter = rateLimiters.limiter(forHost: hostKey, limit: settings.requestsPerMinute, clock: clock)
     }
@@ -222,6 +226,7 @@ public struct DiscogsClient: Sendable {
                 guard error.isTransient, !isLastAttempt else { throw DiscogsError.transport(error) }
                 let wait = policy.backoff(afterAttempt: attempt, jitter: jitter())
                 logger.info("GET \(path): \(error); retrying in \(wait.logText) (attempt \(attempt) of \(policy.maxAttempts))")
+                metrics.retryWaitSeconds.increment(by: wait)
                 try await clock.sleepUnlessShuttingDown(for: wait)
                 continue
             }
@@ -238,6 +243,7 @@ public struct DiscogsClient: Sendable {
             case 401, 403:
                 throw DiscogsError.unauthorized(status: response.status)
             case 429, 503:
+                if response.status == 429 { metrics.rateLimited.increment() }
                 let retryAfter = retryAfter(response.headerFields[.retryAfter])
                 if let retryAfter, retryAfter > policy.maxRetryAfter { throw DiscogsError.rateLimited(retryAfter: retryAfter) }
                 guard !isLastAttempt else {
@@ -246,11 +252,13 @@ public struct DiscogsClient: Sendable {
                 let wait = retryAfter ?? policy.backoff(afterAttempt: attempt, jitter: jitter())
                 logger.info("GET \(path): \(response.status); every request to this host waits \(wait.logText)")
                 // The host is over its limit for everyone here, not only for this request.
+                metrics.retryWaitSeconds.increment(by: wait)
                 await limiter.pause(for: wait)
             case 500..<600:
                 guard !isLastAttempt else { throw DiscogsError.httpStatus(response.status) }
                 let wait = policy.backoff(afterAttempt: attempt, jitter: jitter())
                 logger.info("GET \(path): \(response.status); retrying in \(wait.logText) (attempt \(attempt) of \(policy.maxAttempts))")
+                metrics.retryWaitSeconds.increment(by: wait)
                 try await clock.sleepUnlessShuttingDown(for: wait)
             default:
                 throw DiscogsError.httpStatus(response.status)

@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# What metrics cost: a release build of crated serving a generated collection (about 20,000 albums)
+# with `metrics.enabled` on and off in turn, ROUNDS times (default 3, the order swapped each round),
+# measured with wrk on 127.0.0.1 at 32 connections on /healthz and on a grid page. Prints each side's
+# requests/s over all its runs and the ratio on/off per route: the target is within 5%. Alternating
+# in one run puts a neighbour's load on this shared 2-core machine on both sides of the ratio.
+#
+# Usage: Tests/Benchmarks/bench-metrics.sh [ROWS] [SECONDS]   (defaults 20700 and 5 per run)
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/../.."
+
+ROWS="${1:-20700}"
+DURATION="${2:-5}"
+ROUNDS="${ROUNDS:-3}"
+CONNECTIONS=32
+THREADS=2
+
+command -v wrk >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk >/dev/null; }
+
+source Tests/Benchmarks/common.sh
+
+DB="$WORK/bench.sqlite"
+echo "==> generating and importing $ROWS rows"
+python3 Tests/Benchmarks/gen-discogs-csv.py --rows "$ROWS" --seed 7 --out "$WORK/collection.csv"
+"$CRATED" import "$WORK/collection.csv" --database "$DB" --user bench >/dev/null
+TOKEN="$("$CRATED" token create --user bench --database "$DB")"
+cat > "$WORK/auth.lua" <<LUA
+wrk.headers["Authorization"] = "Bearer $TOKEN"
+LUA
+
+GRID="/v1/grid/collection?layout=iPhonePortrait&width=390&scale=3"
+
+# serve_with on|off: the daemon with metrics on or off (CRATED_METRICS_ENABLED), checked on /metrics.
+serve_with() {
+    if [ "$1" = on ]; then unset CRATED_METRICS_ENABLED; else export CRATED_METRICS_ENABLED=false; fi
+    start_server "$CRATED" "$DB"
+    local status expected
+    status="$(curl -s -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $TOKEN" "$BASE/metrics")"
+    expected=$([ "$1" = on ] && echo 200 || echo 404)
+    [ "$status" = "$expected" ] || { echo "metrics $1: /metrics answered $status, expected $expected" >&2; exit 1; }
+    # Warm up: the grid's snapshot and the read connections.
+    wrk -t"$THREADS" -c"$CONNECTIONS" -d1s -s "$WORK/auth.lua" "$BASE$GRID" >/dev/null
+}
+
+# requests MODE ROUTE URL [SCRIPT]: one wrk run, its request count added to $WORK/counts.
+requests() {
+    local out
+    out="$(wrk -t"$THREADS" -c"$CONNECTIONS" -d"${DURATION}s" ${4:+-s "$4"} "$3")"
+    if grep -q "Non-2xx" <<<"$out"; then echo "$1 $2: $(grep Non-2xx <<<"$out")" >&2; exit 1; fi
+    echo "$1 $2 $(awk '/requests in/ {print $1}' <<<"$out")" >> "$WORK/counts"
+}
+
+: > "$WORK/counts"
+for round in $(seq 1 "$ROUNDS"); do
+    order=$([ $((round % 2)) = 1 ] && echo "on off" || echo "off on")
+    for mode in $order; do
+        echo "==> round $round: metrics $mode"
+        serve_with "$mode"
+        requests "$mode" healthz "$BASE/healthz"
+        requests "$mode" grid "$BASE$GRID" "$WORK/auth.lua"
+        stop_server
+    done
+done
+
+echo
+awk -v seconds="$((DURATION * ROUNDS))" '
+    { total[$1 " " $2] += $3 }
+    END {
+        printf "%-8s %14s %14s %8s\n", "route", "metrics on", "metrics off", "on/off"
+        split("healthz grid", routes, " ")
+        for (i = 1; i <= 2; i++) {
+            r = routes[i]; on = total["on " r] / seconds; off = total["off " r] / seconds
+            printf "%-8s %10.0f r/s %10.0f r/s %7.1f%%\n", r, on, off, 100 * on / off
+        }
+    }' "$WORK/counts"

@@ -1,0 +1,160 @@
+@testable import CratedAPI
+import CratedCore
+import CratedTestSupport
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import Testing
+
+/// `GET /metrics`: behind a token, in Prometheus's text format, with the daemon's instruments.
+/// Every `TestServer` has a registry of its own, so these run in parallel with anything.
+@Suite struct MetricsRouteTests {
+    /// The value of the sample whose line begins `series ` (name and labels as Prometheus writes them).
+    static func sample(_ series: String, in text: String) -> Double? {
+        for line in text.split(separator: "\n") where line.hasPrefix(series + " ") {
+            return Double(line.dropFirst(series.count + 1))
+        }
+        return nil
+    }
+
+    static func scrape(_ client: any TestClientProtocol, token: String) async throws -> String {
+        let response = try await client.call(.get, "/metrics", token: token)
+        #expect(response.status == .ok)
+        return String(decoding: response.body, as: UTF8.self)
+    }
+
+    @Test func needsAnAPITokenAndAnswersInPrometheusTextFormat() async throws {
+        let server = try TestServer()
+        try await server.test { client in
+            #expect(try await client.call(.get, "/metrics", token: nil).status == .unauthorized)
+            #expect(try await client.call(.get, "/metrics", token: "crated_notatoken").status == .unauthorized)
+            let response = try await client.call(.get, "/metrics", token: server.readToken)
+            #expect(response.status == .ok)
+            #expect(response.headers[.contentType] == "text/plain; version=0.0.4; charset=utf-8")
+            #expect(String(decoding: response.body, as: UTF8.self).contains("# TYPE crated_http_requests_total counter"))
+        }
+    }
+
+    @Test func aConfiguredMetricsTokenIsTheOnlyOneTaken() async throws {
+        let server = try TestServer()
+        var services = server.services
+        services.metrics = AppMetrics(token: "scraper-secret")
+        var configuration = try CratedConfiguration.defaults()
+        configuration.serverPort = 0
+        let app = buildApplication(configuration: configuration, services: services, logger: Logger(label: "crated-tests"))
+        try await app.test(.router) { client async throws in
+            #expect(try await client.call(.get, "/metrics", token: server.writeToken).status == .unauthorized)
+            #expect(try await client.call(.get, "/metrics", token: "scraper-secret").status == .ok)
+            // The metrics token opens nothing else.
+            #expect(try await client.call(.get, "/v1/me", token: "scraper-secret").status == .unauthorized)
+        }
+    }
+
+    @Test func offMeansNoRoute() async throws {
+        let server = try TestServer()
+        var services = server.services
+        services.metrics = .disabled
+        var configuration = try CratedConfiguration.defaults()
+        configuration.serverPort = 0
+        let app = buildApplication(configuration: configuration, services: services, logger: Logger(label: "crated-tests"))
+        try await app.test(.router) { client async throws in
+            #expect(try await client.call(.get, "/metrics", token: server.writeToken).status == .notFound)
+        }
+    }
+
+    /// Requests count by the route's pattern and their status, with a latency histogram by route;
+    /// the ids in the paths appear nowhere. The reads they made show in the database's histogram.
+    @Test func requestsCountByRoutePatternAndStatus() async throws {
+        let server = try TestServer()
+        let albumId = try server.albumId(release: 1)
+        try await server.test { client in
+            for _ in 0..<3 { #expect(try await client.call(.get, "/v1/albums/\(albumId)", token: server.readToken).status == .ok) }
+            #expect(try await client.call(.get, "/v1/albums/987654321", token: server.readToken).status == .notFound)
+            #expect(try await client.call(.get, "/v1/albums/\(albumId)", token: nil).status == .unauthorized)
+
+            let text = try await Self.scrape(client, token: server.readToken)
+            let route = #"method="GET",route="/v1/albums/{id}""#
+            #expect(Self.sample(#"crated_http_requests_total{\#(route),status="200"}"#, in: text) == 3)
+            #expect(Self.sample(#"crated_http_requests_total{\#(route),status="404"}"#, in: text) == 1)
+            #expect(Self.sample(#"crated_http_requests_total{\#(route),status="401"}"#, in: text) == 1)
+            #expect(Self.sample(#"crated_http_request_duration_seconds_count{\#(route)}"#, in: text) == 5)
+            #expect(Self.sample(#"crated_http_request_duration_seconds_bucket{\#(route),le="+Inf"}"#, in: text) == 5)
+            #expect(!text.contains("987654321"))
+            #expect(!text.contains("/v1/albums/\(albumId)"))
+            let reads = try #require(Self.sample("crated_db_read_duration_seconds_count", in: text))
+            #expect(reads >= 4)
+        }
+    }
+
+    /// A path no route matches counts as `NotFound` (Hummingbird's name for it), whatever it was.
+    @Test func unmatchedPathsShareOneSeries() async throws {
+        let server = try TestServer()
+        try await server.test { client in
+            _ = try await client.call(.get, "/v1/no-such-thing-1", token: server.readToken)
+            _ = try await client.call(.get, "/v1/no-such-thing-2", token: server.readToken)
+            let text = try await Self.scrape(client, token: server.readToken)
+            #expect(!text.contains("no-such-thing"))
+            #expect(Self.sample(#"crated_http_requests_total{method="GET",route="NotFound",status="404"}"#, in: text) == 2)
+        }
+    }
+
+    /// Writes record their time; sync's gauges are read when scraped.
+    @Test func writesAndSyncGaugesShow() async throws {
+        let server = try TestServer()
+        try await server.test { client in
+            let created = try await client.call(.post, "/v1/crates", token: server.writeToken, json: #"{"name": "Metrics"}"#)
+            #expect(created.status == .created)
+            let text = try await Self.scrape(client, token: server.readToken)
+            let writes = try #require(Self.sample("crated_db_write_duration_seconds_count", in: text))
+            #expect(writes >= 1)
+            let due = try #require(Self.sample(#"crated_sync_albums{state="due"}"#, in: text))
+            #expect(due > 0, "the sample's albums were never synced")
+            #expect(Self.sample("crated_sync_rate_limit_remaining", in: text) != nil)
+        }
+    }
+
+    /// The gauge of open event streams goes up when one opens and down when it closes.
+    @Test func eventStreamGaugeFollowsOpenStreams() async throws {
+        let server = try TestServer()
+        try await server.makeApplication().test(.live) { client in
+            let port = try #require(client.port)
+            let before = try await Self.scrape(client, token: server.readToken)
+            #expect(Self.sample("crated_event_streams_open", in: before) == 0)
+            var stream: SSEClient? = try SSEClient(port: port, path: "/v1/player/events", token: server.readToken)
+            #expect(await stream?.next() != nil)
+            let during = try await Self.scrape(client, token: server.readToken)
+            #expect(Self.sample("crated_event_streams_open", in: during) == 1)
+            stream = nil
+            // The server notices the closed socket at its next write (a keep-alive, every 200 ms here).
+            var open: Double? = 1
+            let closedAt = ContinuousClock.now
+            while open != 0 && ContinuousClock.now - closedAt < .seconds(10) {
+                try await Task.sleep(for: .milliseconds(100))
+                open = Self.sample("crated_event_streams_open", in: try await Self.scrape(client, token: server.readToken))
+            }
+            #expect(open == 0)
+        }
+    }
+
+    /// A cover served twice: fetched and resized once, then answered from memory.
+    @Test func artworkCountsFetchesVariantsMemoryHitsAndBytes() async throws {
+        let fixture = try await ArtworkRouteTests.Fixture()
+        defer { Task { await fixture.host.stop() } }
+        let server = fixture.server
+        try await server.test { client in
+            let artwork = try await fixture.gridArtwork(client)
+            let first = try await client.execute(uri: artwork.url, method: .get, headers: [:]) { $0 }
+            let second = try await client.execute(uri: artwork.url, method: .get, headers: [:]) { $0 }
+            #expect(first.status == .ok && second.status == .ok)
+            let text = try await Self.scrape(client, token: server.readToken)
+            #expect(Self.sample("crated_artwork_originals_fetched_total", in: text) == 1)
+            #expect(Self.sample("crated_artwork_variants_made_total", in: text) == 1)
+            #expect(Self.sample(#"crated_artwork_memory_cache_total{result="miss"}"#, in: text) == 1)
+            #expect(Self.sample(#"crated_artwork_memory_cache_total{result="hit"}"#, in: text) == 1)
+            #expect(Self.sample("crated_artwork_served_bytes_total", in: text) == Double(first.body.readableBytes + second.body.readableBytes))
+            #expect(Self.sample("crated_artwork_fetch_failures_total", in: text) == 0)
+            #expect(Self.sample(#"crated_http_requests_total{method="GET",route="/v1/artwork/{key}/{width}",status="200"}"#, in: text) == 2)
+        }
+    }
+}
