@@ -44,13 +44,16 @@ public struct MiniPlayer: Codable, Sendable, Equatable {
     public var upNext: UpNext?
     /// The crate being played as a queue of albums.
     public var crateId: Int64?
-    /// RFC 3339 with milliseconds: the instant `positionMs` was computed for.
+    /// RFC 3339 in whole seconds, the one date form of the API (a generated client's default date
+    /// decoder reads it): the second `serverTimeMs` falls in.
     public var serverTime: String
+    /// Epoch milliseconds: the instant `positionMs` was computed for, for the player's clock.
+    public var serverTimeMs: Int64
     public var revision: Int64
 
     enum CodingKeys: String, CodingKey {
         case hasActiveTrack, state, isPlaying, needsFlip, track, artist, album, artwork, side, trackIndex,
-             trackCount, positionMs, durationMs, upNext, crateId, serverTime, revision
+             trackCount, positionMs, durationMs, upNext, crateId, serverTime, serverTimeMs, revision
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -71,6 +74,7 @@ public struct MiniPlayer: Codable, Sendable, Equatable {
         try container.encode(upNext, forKey: .upNext)
         try container.encode(crateId, forKey: .crateId)
         try container.encode(serverTime, forKey: .serverTime)
+        try container.encode(serverTimeMs, forKey: .serverTimeMs)
         try container.encode(revision, forKey: .revision)
     }
 }

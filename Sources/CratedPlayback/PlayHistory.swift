@@ -90,13 +90,6 @@ enum RFC3339 {
         Timestamp.string(fromEpochSeconds: floorDivide(epochMs, 1000))
     }
 
-    /// With milliseconds, for `serverTime`, which clients use to place a moving position.
-    static func milliseconds(_ epochMs: Int64) -> String {
-        let whole = seconds(epochMs)
-        let millis = String(epochMs - floorDivide(epochMs, 1000) * 1000)
-        return whole.dropLast() + "." + String(repeating: "0", count: 3 - millis.count) + millis + "Z"
-    }
-
     private static func floorDivide(_ value: Int64, _ divisor: Int64) -> Int64 {
         value >= 0 ? value / divisor : (value - divisor + 1) / divisor
     }

@@ -400,7 +400,8 @@ public actor PlaybackService {
         let idle = MiniPlayer(
             hasActiveTrack: false, state: .idle, isPlaying: false, needsFlip: false, track: nil, artist: nil,
             album: nil, artwork: nil, side: nil, trackIndex: nil, trackCount: nil, positionMs: nil, durationMs: nil,
-            upNext: nil, crateId: nil, serverTime: RFC3339.milliseconds(nowMs), revision: current.facts.revision)
+            upNext: nil, crateId: nil, serverTime: RFC3339.seconds(nowMs), serverTimeMs: nowMs,
+            revision: current.facts.revision)
         guard let deck = current.facts.deck, let tracklist = current.tracklist,
               let location = deck.location(in: tracklist)
         else { return PlaybackSnapshot(userId: userId, document: idle, cover: nil) }

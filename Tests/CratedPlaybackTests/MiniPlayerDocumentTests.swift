@@ -100,11 +100,14 @@ private let discogsRelease = URL(fileURLWithPath: ProcessInfo.processInfo.enviro
         let json = try jsonObject(playing)
         #expect(Set(json.keys) == [
             "hasActiveTrack", "state", "isPlaying", "needsFlip", "track", "artist", "album", "artwork", "side",
-            "trackIndex", "trackCount", "positionMs", "durationMs", "upNext", "crateId", "serverTime", "revision",
+            "trackIndex", "trackCount", "positionMs", "durationMs", "upNext", "crateId", "serverTime", "serverTimeMs",
+            "revision",
         ])
         #expect(json["durationMs"] is NSNull)
         #expect(json["artwork"] is NSNull)
-        #expect(json["serverTime"] as? String == "2025-06-15T15:06:40.123Z")
+        // Whole seconds, the API's one date form; the player's clock has the milliseconds.
+        #expect(json["serverTime"] as? String == "2025-06-15T15:06:40Z")
+        #expect(json["serverTimeMs"] as? Int64 == 1_750_000_000_123)
         #expect((json["track"] as? [String: Any])?["position"] as? String == "A1")
         #expect(try JSONDecoder().decode(MiniPlayer.self, from: JSONEncoder().encode(playing)) == playing)
     }

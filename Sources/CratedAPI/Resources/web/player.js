@@ -32,7 +32,7 @@ export class MiniPlayer {
   show(state) {
     if (this.state && state.revision < this.state.revision) return;
     this.state = state;
-    this.clockOffset = Date.now() - Date.parse(state.serverTime);
+    this.clockOffset = Date.now() - state.serverTimeMs;
     clearInterval(this.tick);
     if (!state.hasActiveTrack) {
       this.region.hidden = true;
@@ -49,7 +49,7 @@ export class MiniPlayer {
   position() {
     const state = this.state;
     if (!state?.isPlaying) return state?.positionMs ?? 0;
-    const elapsed = Date.now() - this.clockOffset - Date.parse(state.serverTime);
+    const elapsed = Date.now() - this.clockOffset - state.serverTimeMs;
     const position = (state.positionMs ?? 0) + Math.max(0, elapsed);
     return state.durationMs ? Math.min(position, state.durationMs) : position;
   }
