@@ -36,12 +36,9 @@ public struct GridPage: Codable, Sendable, Equatable {
         self.etag = Self.etag(of: self, cursors: cursorIdentities ?? (next, previous))
     }
 
-    /// Whether `ifNoneMatch` (the request header, possibly a list or `*`) matches this page.
+    /// Whether `ifNoneMatch` (the request header, possibly a list, `*` or percent-encoded) matches this page.
     public func matches(ifNoneMatch header: String) -> Bool {
-        header.split(separator: ",").contains { candidate in
-            let tag = candidate.trimmingCharacters(in: .whitespaces)
-            return tag == "*" || tag == etag || tag == "W/" + etag
-        }
+        ETagMatch.matches(ifNoneMatch: header, etag: etag)
     }
 
     /// Hashes every field the page's JSON carries, so any change of content changes the tag (of the

@@ -57,6 +57,11 @@ import Testing
             let again = try await client.execute(uri: "/v1/grid/collection?layout=iPadFullscreen", method: .get,
                                                  headers: [.authorization: "Bearer \(server.readToken)", .ifNoneMatch: tag]) { $0.status }
             #expect(again == .notModified)
+            // As a Swift OpenAPI client sends it: the runtime percent-encodes the quotes.
+            let encoded = tag.replacingOccurrences(of: "\"", with: "%22")
+            let fromGeneratedClient = try await client.execute(uri: "/v1/grid/collection?layout=iPadFullscreen", method: .get,
+                                                               headers: [.authorization: "Bearer \(server.readToken)", .ifNoneMatch: encoded]) { $0.status }
+            #expect(fromGeneratedClient == .notModified)
         }
     }
 

@@ -358,6 +358,9 @@ import Testing
         #expect(first.matches(ifNoneMatch: first.etag))
         #expect(first.matches(ifNoneMatch: "\"other\", \(first.etag)"))
         #expect(first.matches(ifNoneMatch: "*"))
+        // As swift-openapi-runtime sends it: the quotes percent-encoded.
+        #expect(first.matches(ifNoneMatch: first.etag.replacingOccurrences(of: "\"", with: "%22")))
+        #expect(!first.matches(ifNoneMatch: "%22other%22"))
         #expect(!first.matches(ifNoneMatch: "\"other\""))
         #expect(try fixture.page(["layout": "iPadFullscreen"]).etag != first.etag)
         #expect(try fixture.page(["layout": "iPhonePortrait", "scale": "1", "width": "375"]).etag != first.etag)

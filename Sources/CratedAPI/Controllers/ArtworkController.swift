@@ -72,18 +72,6 @@ struct ArtworkController {
     }
 }
 
-/// `If-None-Match` against one strong ETag: a list of tags, `*`, weak forms, and tags whose quotes
-/// a client percent-encoded (swift-openapi-runtime encodes header values).
-enum ETagMatch {
-    static func matches(ifNoneMatch header: String, etag: String) -> Bool {
-        let decoded = header.replacingOccurrences(of: "%22", with: "\"").replacingOccurrences(of: "%2C", with: ",")
-        return decoded.split(separator: ",").contains { candidate in
-            let tag = candidate.trimmingCharacters(in: .whitespaces)
-            return tag == "*" || tag == etag || tag == "W/" + etag
-        }
-    }
-}
-
 extension HTTPField.Name {
     static let xContentTypeOptions = Self("X-Content-Type-Options")!
 }
