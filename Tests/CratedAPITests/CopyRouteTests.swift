@@ -35,6 +35,28 @@ import Testing
         }
     }
 
+    /// A generated client leaves nil out of its JSON, so it clears by naming the fields in `clear`.
+    @Test func clearNamesTheFieldsToClear() async throws {
+        let server = try TestServer()
+        let copy = try server.copyIds(user: "collector")[0]
+        try await server.test { client in
+            let set = try await client.call(.patch, "/v1/copies/\(copy)", token: server.writeToken, json: """
+                {"rating": 3, "mediaCondition": "Mint (M)", "sleeveCondition": "Generic", "notes": "cleaned"}
+                """)
+            #expect(set.status == .ok)
+            let partly = try await client.decoded(CopyDTO.self, "/v1/copies/\(copy)", method: .patch, token: server.writeToken,
+                                                  json: #"{"clear": ["rating", "sleeveCondition"], "notes": "recleaned"}"#)
+            #expect(partly.rating == nil && partly.sleeveCondition == nil)
+            #expect(partly.mediaCondition == "Mint (M)" && partly.notes == "recleaned")
+            // Null beside `clear` says the same thing twice: allowed.
+            let all = try await client.decoded(CopyDTO.self, "/v1/copies/\(copy)", method: .patch, token: server.writeToken,
+                                               json: #"{"clear": ["mediaCondition", "notes", "rating"], "notes": null}"#)
+            #expect(all.rating == nil && all.mediaCondition == nil && all.sleeveCondition == nil && all.notes == nil)
+            let nothing = try await client.decoded(CopyDTO.self, "/v1/copies/\(copy)", method: .patch, token: server.writeToken, json: #"{"clear": []}"#)
+            #expect(nothing.id == all.id && nothing.rating == nil && nothing.notes == nil)
+        }
+    }
+
     @Test func badEditsAreRefusedAndChangeNothing() async throws {
         let server = try TestServer()
         let copy = try server.copyIds(user: "collector")[0]
@@ -56,6 +78,12 @@ import Testing
                 // Stored, a NUL would cut the text short: refused instead.
                 (#"{"notes": "before\u0000after"}"#, .unprocessableContent, "notes"),
                 (#"{"customFields": {"Shelf": "B\u00004"}}"#, .unprocessableContent, "customFields"),
+                // `clear` names only the clearable fields, and a field is set or cleared, not both.
+                (#"{"clear": ["colour"]}"#, .unprocessableContent, "clear"),
+                (#"{"clear": ["customFields"]}"#, .unprocessableContent, "clear"),
+                (#"{"clear": "rating"}"#, .badRequest, "clear"),
+                (#"{"rating": 4, "clear": ["rating"]}"#, .unprocessableContent, "rating"),
+                (#"{"notes": "kept", "clear": ["notes", "rating"]}"#, .unprocessableContent, "notes"),
             ]
             for (json, status, field) in cases {
                 let response = try await client.call(.patch, "/v1/copies/\(copy)", token: server.writeToken, json: json)

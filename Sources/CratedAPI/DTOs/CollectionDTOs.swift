@@ -107,16 +107,27 @@ struct CopyIdsBody: StrictBody {
 
 /// PATCH semantics: a field left out is unchanged; `null` clears it.
 struct EditCopyBody: StrictBody {
-    static let fields: Set<String> = ["rating", "mediaCondition", "sleeveCondition", "notes", "customFields", "crateIds"]
+    static let fields: Set<String> = ["rating", "mediaCondition", "sleeveCondition", "notes", "customFields", "crateIds", "clear"]
+    /// The fields `clear` can name. A field is cleared by naming it in `clear`, or by sending it as
+    /// null: a generated client leaves nil out of its JSON, so it cannot say null.
+    static let clearable: [String] = ["rating", "mediaCondition", "sleeveCondition", "notes"]
     var changes: CopyChanges
 
-    private enum Key: String, CodingKey { case rating, mediaCondition, sleeveCondition, notes, customFields, crateIds }
+    private enum Key: String, CodingKey { case rating, mediaCondition, sleeveCondition, notes, customFields, crateIds, clear }
 
     init(from decoder: Decoder) throws {
         let container = try decoder.container(keyedBy: Key.self)
+        let cleared = Set(try container.decodeIfPresent([String].self, forKey: .clear) ?? [])
+        if let unknown = cleared.sorted().first(where: { !Self.clearable.contains($0) }) {
+            throw APIError.unprocessable("clear names '\(unknown)'; it can name \(Self.clearable.joined(separator: ", "))", field: "clear")
+        }
         func optional<T: Decodable>(_ key: Key, _ type: T.Type) throws -> T?? {
-            guard container.contains(key) else { return nil }
+            let clears = cleared.contains(key.stringValue)
+            guard container.contains(key) else { return clears ? .some(nil) : nil }
             if try container.decodeNil(forKey: key) { return .some(nil) }
+            if clears {
+                throw APIError.unprocessable("\(key.stringValue) is both set and named in clear", field: key.stringValue)
+            }
             return .some(try container.decode(T.self, forKey: key))
         }
         changes = CopyChanges(
