@@ -31,6 +31,8 @@ let package = Package(
         // GET /metrics: instruments through swift-metrics, exposed in Prometheus's text format.
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        // The OpenAPI document's YAML form (GET /v1/openapi.yaml).
+        .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
     ],
     targets: [
         // JSON output and the few small JSON readers the API and storage share: the streaming
@@ -94,6 +96,7 @@ let package = Package(
             name: "CratedAPI",
             dependencies: [
                 "CratedCore", "CratedJSON", "CratedGrid", "CratedPlayback", "CratedSync", "CratedArtwork", hummingbird, logging, serviceLifecycle, coreMetrics, prometheus,
+                .product(name: "Yams", package: "Yams"),
                 // The transport's own errors (a client gone mid-request), told apart from the app's.
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
@@ -136,6 +139,7 @@ let package = Package(
         // Image fixtures of our own making are read from the source tree (#filePath), not a bundle.
         .testTarget(name: "CratedArtworkTests", dependencies: ["CratedTestSupport", "CratedArtwork", "CVips", "CratedCore", "CratedSync", grdb, httpTypes],
                     exclude: ["Fixtures"]),
-        .testTarget(name: "CratedAPITests", dependencies: ["CratedTestSupport", "CratedAPI", "CratedArtwork", "CratedCore", "CratedImport", "CratedJSON", "CratedPlayback", "CratedSync", grdb, hummingbird, hummingbirdTesting, coreMetrics, prometheus]),
+        .testTarget(name: "CratedAPITests", dependencies: ["CratedTestSupport", "CratedAPI", "CratedArtwork", "CratedCore", "CratedImport", "CratedJSON", "CratedPlayback", "CratedSync", grdb, hummingbird, hummingbirdTesting, coreMetrics, prometheus,
+                                                      .product(name: "Yams", package: "Yams")]),
     ]
 )

@@ -96,6 +96,7 @@ public func buildRouter(services: AppServices) -> Router<AppRequestContext> {
                                         database: database, sync: services.sync)
         router.get("metrics", use: metrics.metrics)
     }
+    router.get("v1/openapi.yaml") { _, _ in OpenAPIDocument.yamlResponse() }
     // Covers answer without a token, so that `<img>` tags and image caches can load them: their
     // URLs carry random keys that reveal nothing and cannot be guessed.
     router.addRoutes(ArtworkController(artwork: services.artwork).endpoints, atPath: "v1/artwork")
@@ -110,6 +111,8 @@ public func buildRouter(services: AppServices) -> Router<AppRequestContext> {
     v1.addRoutes(PlayerController(playback: services.playback, database: database, keepAliveInterval: services.keepAliveInterval).endpoints)
     v1.addRoutes(SyncController(sync: services.sync).endpoints, atPath: "sync")
     v1.addRoutes(GridController(grids: services.grids).endpoints)
+    // Last, so that it is on the way to the not-found answer only.
+    router.add(middleware: MethodNotAllowedMiddleware(routes: router.routes))
     return router
 }
 

@@ -6,6 +6,7 @@ import Hummingbird
 import HummingbirdTesting
 import Logging
 import Testing
+import Yams
 
 /// The OpenAPI document is the API's contract: these tests hold it and the router together, so a
 /// route added without documenting it (or documented without existing) fails here.
@@ -80,6 +81,69 @@ import Testing
         let file = try String(contentsOfFile: path, encoding: .utf8)
         #expect(OpenAPIDocument.json.trimmingCharacters(in: .whitespacesAndNewlines) == file.trimmingCharacters(in: .whitespacesAndNewlines),
                 "the binary embeds a stale openapi.json; rebuild")
+    }
+
+    @Test func yamlIsTheSameDocumentInTheSameOrder() async throws {
+        let server = try TestServer()
+        try await server.test { client in
+            let response = try await client.call(.get, "/v1/openapi.yaml", token: nil)
+            #expect(response.status == .ok)
+            #expect(response.headers[.contentType]?.hasPrefix("application/yaml") == true)
+            let yaml = String(decoding: response.body, as: UTF8.self)
+            // Block style, strings unquoted where that keeps them strings.
+            #expect(yaml.hasPrefix("openapi: 3.1.0\ninfo:\n  title: crated\n"), "not block-style YAML: \(yaml.prefix(80))")
+            // Composed from YAML and from JSON, the two are one node tree (order included).
+            let fromYAML = try #require(try Yams.compose(yaml: yaml))
+            let fromJSON = try #require(try Yams.compose(yaml: OpenAPIDocument.json))
+            #expect(fromYAML.mapping?.keys.map(\.string) == fromJSON.mapping?.keys.map(\.string))
+            let same = Self.plain(fromYAML) == Self.plain(fromJSON)
+            #expect(same, "the YAML document differs from the JSON one")
+        }
+    }
+
+    /// A node as nested arrays of strings, styles and marks left out, for comparing documents.
+    static func plain(_ node: Node) -> String {
+        switch node {
+        case .scalar(let scalar): "\(node.tag):\(scalar.string)"
+        case .mapping(let mapping): "{" + mapping.map { plain($0.key) + "=" + plain($0.value) }.joined(separator: ",") + "}"
+        case .sequence(let sequence): "[" + sequence.map(plain).joined(separator: ",") + "]"
+        case .alias: "*"
+        }
+    }
+
+    /// What swift-openapi-generator (1.14, runtime 1.13 defaults) needs to decode every answer: null
+    /// said in a type, never as an `anyOf` branch (the generator drops the property); answers open to
+    /// new properties; times in the one form the default date transcoder reads.
+    @Test func theDocumentIsOneAGeneratedSwiftClientDecodes() throws {
+        let document = try Self.document()
+        var nullBranches: [String] = []
+        var closedAnswers: [String] = []
+        var fractionalTimes: [String] = []
+        let requestBodies: Set<String> = ["CopyIdsBody", "CrateMoveBefore", "CrateMoveAfter", "CrateNameBody", "CrateOrderBody",
+                                          "EditCopyBody", "PlayBody", "RevisionBody", "SeekBody", "SignIn", "StartSyncBody"]
+        func walk(_ value: Any, _ path: String) {
+            if let object = value as? [String: Any] {
+                for keyword in ["anyOf", "oneOf"] {
+                    if let branches = object[keyword] as? [[String: Any]], branches.contains(where: { $0["type"] as? String == "null" }) {
+                        nullBranches.append(path)
+                    }
+                }
+                let schemaName = path.split(separator: "/").dropFirst(2).first.map(String.init) ?? ""
+                if path.hasPrefix("components/schemas/"), object["additionalProperties"] as? Bool == false, !requestBodies.contains(schemaName) {
+                    closedAnswers.append(path)
+                }
+                for (key, child) in object { walk(child, path.isEmpty ? key : path + "/" + key) }
+            } else if let array = value as? [Any] {
+                for (index, child) in array.enumerated() { walk(child, path + "[\(index)]") }
+            } else if let text = value as? String,
+                      text.range(of: #"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d+"#, options: .regularExpression) != nil {
+                fractionalTimes.append(path)
+            }
+        }
+        walk(document, "")
+        #expect(nullBranches.isEmpty, "anyOf/oneOf with a null branch, which the generator drops: \(nullBranches)")
+        #expect(closedAnswers.isEmpty, "answers closed to new properties: \(closedAnswers)")
+        #expect(fractionalTimes.isEmpty, "times with fractional seconds: \(fractionalTimes)")
     }
 
     /// Each operation documents its path parameters, the errors every `/v1` route can answer, and has an id.
