@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # crated's developer entry point: installs what is missing, then builds and runs or tests.
 #   ./dev.sh run    build, import the sample collection, start the daemon on 127.0.0.1:8080
-#   ./dev.sh test   build and run the whole test suite, then the web client's tests in headless Chromium
+#   ./dev.sh test   build and run the whole test suite, the generated Swift client against a live
+#                   daemon, then the web client's tests in headless Chromium
 #   ./dev.sh bench import [ROWS]   the import benchmark (release build)
 #   ./dev.sh bench sync [RELEASES] the sync benchmark against a local fake Discogs (release build)
 #   ./dev.sh bench api [ROWS] [SECONDS]   the HTTP API and grid benchmark with wrk (release build)
@@ -65,6 +66,9 @@ test)
     # would rebuild the dependencies each time).
     swift build --build-tests
     swift test --skip-build
+    # The Swift client generated from openapi.json, against a live daemon (its own package and
+    # .build in Clients/CratedClient): a document change that breaks the generated client fails here.
+    Clients/CratedClient/run-integration.sh
     # The web client in a real browser (Selenium from PyPI in .build/web-venv, installed when missing).
     Tests/WebTests/run.sh
     ;;

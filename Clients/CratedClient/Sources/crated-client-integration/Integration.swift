@@ -1,0 +1,225 @@
+import CratedClient
+import Foundation
+import OpenAPIAsyncHTTPClient
+import OpenAPIRuntime
+
+/// The generated client against a live daemon (run-integration.sh starts one with the sample
+/// collection): every answer below must decode with the runtime's defaults. Reads CRATED_URL,
+/// CRATED_TOKEN (write scope), CRATED_READ_TOKEN and CRATED_OTHER_TOKEN (another user's).
+@main struct Integration {
+    static func main() async {
+        let environment = ProcessInfo.processInfo.environment
+        guard let url = environment["CRATED_URL"].flatMap(URL.init(string:)),
+              let token = environment["CRATED_TOKEN"], let readToken = environment["CRATED_READ_TOKEN"],
+              let otherToken = environment["CRATED_OTHER_TOKEN"]
+        else {
+            print("set CRATED_URL, CRATED_TOKEN, CRATED_READ_TOKEN and CRATED_OTHER_TOKEN (run-integration.sh does)")
+            exit(2)
+        }
+        func client(_ token: String?) -> Client {
+            Client(serverURL: url, transport: AsyncHTTPClientTransport(),
+                   middlewares: token.map { [BearerTokenMiddleware(token: $0)] } ?? [])
+        }
+        var checks = Checks()
+        let steps: [(String, (inout Checks) async throws -> Void)] = [
+            ("layouts", { try await layouts(client(token), &$0) }),
+            ("grid walk", { try await gridWalk(client(token), &$0) }),
+            ("album and search", { try await albumAndSearch(client(token), &$0) }),
+            ("crates", { try await crates(client(token), &$0) }),
+            ("copy edit and clear", { try await copyEdits(client(token), &$0) }),
+            ("player and history", { try await player(client(token), &$0) }),
+            ("401, 403, 404", { try await refusals(me: client(token), anonymous: client(nil), reader: client(readToken), other: client(otherToken), &$0) }),
+        ]
+        for (name, step) in steps {
+            let before = checks.failures.count
+            do {
+                try await step(&checks)
+            } catch {
+                checks.fail("\(name) threw: \(error)")
+            }
+            print(checks.failures.count == before ? "ok    \(name)" : "FAIL  \(name)")
+        }
+        if checks.failures.isEmpty {
+            print("crated-client-integration: \(checks.passed) checks passed")
+        } else {
+            for failure in checks.failures { print("failed: \(failure)") }
+            exit(1)
+        }
+    }
+
+    /// Every layout environment resolves, and a grid page of each decodes.
+    static func layouts(_ client: Client, _ checks: inout Checks) async throws {
+        for environment in Components.Schemas.LayoutEnvironment.allCases {
+            let layout = try await client.getLayout(query: .init(layout: environment)).ok.body.json
+            checks.expect(layout.environment == environment, "GET /v1/layout?layout=\(environment.rawValue) gave \(layout.environment)")
+            checks.expect(layout.columns > 0 && layout.pageSize > 0, "\(environment.rawValue): \(layout.columns) columns, page of \(layout.pageSize)")
+            let page = try await client.getCollectionGrid(query: .init(layout: environment)).ok.body.json
+            checks.expect(page.layout.environment == environment, "the \(environment.rawValue) grid page has layout \(page.layout.environment)")
+        }
+    }
+
+    /// The whole collection by `next` cursors, each album once; an unchanged page answers 304 to its ETag.
+    static func gridWalk(_ client: Client, _ checks: inout Checks) async throws {
+        var query = Operations.getCollectionGrid.Input.Query(layout: .iPhonePortrait, limit: 4)
+        var seen: [Int64] = []
+        var total = 0
+        var pages = 0
+        while true {
+            let page = try await client.getCollectionGrid(query: query).ok.body.json
+            if pages == 0 {
+                // The runtime percent-encodes the header's quotes; the server still matches the tag.
+                let again = try await client.getCollectionGrid(query: query, headers: .init(If_hyphen_None_hyphen_Match: page.etag))
+                if case .notModified = again {} else { checks.fail("If-None-Match with the page's ETag gave \(again), not 304") }
+            }
+            total = page.total
+            seen += page.items.map(\.albumId)
+            pages += 1
+            guard let next = page.next, pages < 1000 else { break }
+            query.cursor = next
+        }
+        checks.expect(total > 0, "the sample collection's grid is empty")
+        checks.expect(seen.count == total, "walked \(seen.count) items of \(total)")
+        checks.expect(Set(seen).count == seen.count, "an album came twice in the walk")
+        checks.expect(pages > 1, "the walk took \(pages) page(s); expected several at 4 a page")
+    }
+
+    static func albumAndSearch(_ client: Client, _ checks: inout Checks) async throws {
+        let first = try await client.getCollectionGrid(query: .init(layout: .iPadFullscreen)).ok.body.json.items[0]
+        let album = try await client.getAlbum(path: .init(id: first.albumId), query: .init(scale: 2)).ok.body.json
+        checks.expect(album.id == first.albumId && album.title == first.title, "album \(first.albumId) is \(album.title)")
+        checks.expect(!album.copies.isEmpty, "album \(album.id) has no copies")
+        let word = album.title.components(separatedBy: " ").max { $0.count < $1.count } ?? album.title
+        let results = try await client.searchAlbums(query: .init(q: word)).ok.body.json
+        checks.expect(results.albums.contains { $0.id == album.id }, "searching '\(word)' did not find \(album.title)")
+        let grid = try await client.searchGrid(query: .init(layout: .iPhoneLandscape, q: word)).ok.body.json
+        checks.expect(grid.items.contains { $0.albumId == album.id }, "the search grid for '\(word)' lacks \(album.title)")
+    }
+
+    /// Create, add, rename, read, delete.
+    static func crates(_ client: Client, _ checks: inout Checks) async throws {
+        let copyId = try await firstCopyId(client)
+        let crate = try await client.createCrate(body: .json(.init(name: "Client integration"))).created.body.json
+        checks.expect(crate.name == "Client integration" && crate.copies == 0, "created \(crate)")
+        let added = try await client.addCopiesToCrate(path: .init(id: crate.id), body: .json(.init(copyIds: [copyId]))).ok.body.json
+        checks.expect(added.added == 1, "added \(added.added) copies, not 1")
+        let renamed = try await client.renameCrate(path: .init(id: crate.id), body: .json(.init(name: "Renamed by the client"))).ok.body.json
+        checks.expect(renamed.name == "Renamed by the client", "renamed to \(renamed.name)")
+        let detail = try await client.getCrate(path: .init(id: crate.id)).ok.body.json
+        checks.expect(detail.items.map(\.copyId) == [copyId], "the crate holds \(detail.items.map(\.copyId))")
+        let crateGrid = try await client.getCrateGrid(path: .init(id: crate.id), query: .init(layout: .iPadSplitView)).ok.body.json
+        checks.expect(crateGrid.total == 1, "the crate's grid has \(crateGrid.total) items")
+        let listed = try await client.listCrates().ok.body.json
+        checks.expect(listed.crates.contains { $0.id == crate.id }, "the crate is not listed")
+        _ = try await client.deleteCrate(path: .init(id: crate.id)).noContent
+        if case .notFound = try await client.getCrate(path: .init(id: crate.id)) {} else { checks.fail("a deleted crate did not answer 404") }
+    }
+
+    /// Set a copy's rating, conditions and notes, then clear them with `clear`.
+    static func copyEdits(_ client: Client, _ checks: inout Checks) async throws {
+        let copyId = try await firstCopyId(client)
+        let set = try await client.editCopy(path: .init(id: copyId), body: .json(.init(
+            rating: 4, mediaCondition: .Near_space_Mint_space__lpar_NM_space_or_space_M_hyphen__rpar_,
+            sleeveCondition: .Generic, notes: "Played once at a party."))).ok.body.json
+        checks.expect(set.rating == 4 && set.mediaCondition == "Near Mint (NM or M-)" && set.sleeveCondition == "Generic"
+                      && set.notes == "Played once at a party.", "after setting: \(set)")
+        let cleared = try await client.editCopy(path: .init(id: copyId), body: .json(.init(
+            clear: [.rating, .mediaCondition, .sleeveCondition, .notes]))).ok.body.json
+        checks.expect(cleared.rating == nil && cleared.mediaCondition == nil && cleared.sleeveCondition == nil && cleared.notes == nil,
+                      "after clearing: \(cleared)")
+        let read = try await client.getCopy(path: .init(id: copyId)).ok.body.json
+        checks.expect(read == cleared, "GET gives \(read), PATCH gave \(cleared)")
+        // Set and cleared at once is refused, by name.
+        let both = try await client.editCopy(path: .init(id: copyId), body: .json(.init(rating: 3, clear: [.rating])))
+        if case .unprocessableContent(let refusal) = both {
+            let field = try refusal.body.json.error.field
+            checks.expect(field == "rating", "the 422 names \(String(describing: field))")
+        } else {
+            checks.fail("rating both set and cleared gave \(both), not 422")
+        }
+    }
+
+    /// Play, pause, a stale revision's 409 with the current state, the event stream, history.
+    static func player(_ client: Client, _ checks: inout Checks) async throws {
+        let albumId = try await client.getCollectionGrid(query: .init(layout: .iPhonePortrait)).ok.body.json.items[0].albumId
+        let playing = try await client.playPlayer(body: .json(.init(albumId: albumId))).ok.body.json
+        checks.expect(playing.state == .playing && playing.album?.id == albumId, "play gave \(playing.state), album \(String(describing: playing.album))")
+        checks.expect(abs(playing.serverTime.timeIntervalSinceNow) < 60, "serverTime \(playing.serverTime) is not now")
+        checks.expect(abs(Double(playing.serverTimeMs) / 1000 - playing.serverTime.timeIntervalSince1970) < 1,
+                      "serverTimeMs \(playing.serverTimeMs) is not within serverTime's second")
+        // The first track lasts 4 seconds (run-integration.sh): past half of it, its play counts.
+        try await Task.sleep(for: .milliseconds(2500))
+        let paused = try await client.pausePlayer(body: .json(.init())).ok.body.json
+        checks.expect(paused.state == .paused && paused.revision > playing.revision, "pause gave \(paused.state) at \(paused.revision)")
+        let stale = try await client.resumePlayer(body: .json(.init(expectedRevision: playing.revision)))
+        if case .conflict(let conflict) = stale {
+            let refusal = try conflict.body.json
+            checks.expect(refusal.error.code == "revision_conflict", "the 409's code is \(refusal.error.code)")
+            checks.expect(refusal.current?.revision == paused.revision && refusal.current?.state == .paused,
+                          "the 409's current is \(String(describing: refusal.current))")
+        } else {
+            checks.fail("a stale revision gave \(stale), not 409")
+        }
+        let current = try await client.getPlayer().ok.body.json
+        checks.expect(current == paused || current.revision >= paused.revision, "GET /v1/player gave revision \(current.revision)")
+        // The event stream's first event is the current state, as JSON the generated type decodes.
+        let stream = try await client.streamPlayerEvents().ok.body.text_event_hyphen_stream
+        // (`retry: 3000` comes first, an event without data.) The events' JSON is decoded by the
+        // decoder given, not the client's: it needs the ISO 8601 dates the client's own decoder reads.
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        for try await event in stream.asDecodedServerSentEventsWithJSONData(of: Components.Schemas.MiniPlayer.self, decoder: decoder) {
+            guard let player = event.data else { continue }
+            checks.expect(event.event == "player" && player.revision == current.revision, "the stream opened with \(event)")
+            break
+        }
+        let stopped = try await client.stopPlayer(body: .json(.init())).ok.body.json
+        checks.expect(stopped.state == .idle && stopped.track == nil && stopped.artwork == nil, "stop gave \(stopped)")
+        let history = try await client.listPlayHistory().ok.body.json
+        checks.expect(history.entries.contains { $0.albumId == albumId }, "the history lacks album \(albumId)")
+    }
+
+    /// No token (401), a read-scope token writing (403), another user's crate (404): each decoded.
+    static func refusals(me: Client, anonymous: Client, reader: Client, other: Client, _ checks: inout Checks) async throws {
+        if case .unauthorized(let refusal) = try await anonymous.getMe() {
+            let code = try refusal.body.json.error.code
+            checks.expect(code == "unauthorized", "401 code \(code)")
+            checks.expect(refusal.headers.WWW_hyphen_Authenticate.hasPrefix("Bearer"), "401 without WWW-Authenticate: Bearer")
+        } else {
+            checks.fail("GET /v1/me without a token did not answer 401")
+        }
+        let myName = try await me.getMe().ok.body.json.user.name
+        checks.expect(myName == "collector", "GET /v1/me is \(myName)")
+        if case .forbidden(let refusal) = try await reader.createCrate(body: .json(.init(name: "Not allowed"))) {
+            let code = try refusal.body.json.error.code
+            checks.expect(code == "forbidden", "403 code \(code)")
+        } else {
+            checks.fail("a read-scope token creating a crate did not answer 403")
+        }
+        let theirs = try await other.createCrate(body: .json(.init(name: "Someone else's"))).created.body.json
+        if case .notFound(let refusal) = try await me.getCrate(path: .init(id: theirs.id)) {
+            let code = try refusal.body.json.error.code
+            checks.expect(code == "not_found", "404 code \(code)")
+        } else {
+            checks.fail("another user's crate did not answer 404")
+        }
+    }
+
+    static func firstCopyId(_ client: Client) async throws -> Int64 {
+        let albumId = try await client.getCollectionGrid(query: .init(layout: .iPhonePortrait)).ok.body.json.items[0].albumId
+        return try await client.getAlbum(path: .init(id: albumId)).ok.body.json.copies[0].id
+    }
+}
+
+/// Failures are collected rather than thrown, so one run reports every one.
+struct Checks {
+    var passed = 0
+    var failures: [String] = []
+
+    mutating func expect(_ condition: Bool, _ message: @autoclosure () -> String) {
+        if condition { passed += 1 } else { failures.append(message()) }
+    }
+
+    mutating func fail(_ message: String) {
+        failures.append(message)
+    }
+}

@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# The generated Swift client against a live daemon: builds this package (in its own .build here),
+# starts `crated serve` on a temporary database holding the sample collection, runs
+# crated-client-integration against it, and stops the daemon. Fails on any failure, so that a change
+# to openapi.json that breaks the generated client fails CI. Needs the main package built first
+# (.build/debug/crated at the repository root).
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")"
+ROOT="$(cd ../.. && pwd)"
+CRATED="$ROOT/.build/debug/crated"
+[ -x "$CRATED" ] || { echo "error: $CRATED is missing: run swift build at the repository root first" >&2; exit 1; }
+
+echo "==> Clients/CratedClient: swift build (generates the client from openapi.json)"
+swift build --build-path .build --product crated-client-integration
+
+# The daemon syncs in the background: keep it on this machine (a closed port on loopback).
+export CRATED_DISCOGS_BASE_URL="http://127.0.0.1:9"
+WORK="$(mktemp -d)"
+SERVER_PID=""
+cleanup() {
+    if [ -n "$SERVER_PID" ]; then
+        kill "$SERVER_PID" 2>/dev/null || true
+        wait "$SERVER_PID" 2>/dev/null || true
+    fi
+    rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+DB="$WORK/crated.sqlite"
+"$CRATED" import "$ROOT/Tests/Fixtures/sample-collection.csv" --database "$DB" --user collector >/dev/null
+# A second user, whose crate the first must not see (404).
+"$CRATED" import "$ROOT/Tests/Fixtures/sample-collection.csv" --database "$DB" --user other >/dev/null
+# Tracklists come from a Discogs sync, which this run has none of: give every album two sides. A1
+# lasts 4 seconds, so that a play of it counts (half its length heard) within the run.
+python3 - "$DB" <<'PY'
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+for (album_id,) in db.execute("SELECT id FROM album").fetchall():
+    db.executemany(
+        "INSERT INTO track (album_id, position, side, sort_order, title, duration_ms, kind) VALUES (?, ?, ?, ?, ?, ?, 'track')",
+        [(album_id, "A1", "A", 0, "One", 4000), (album_id, "A2", "A", 1, "Two", 600000), (album_id, "B1", "B", 2, "Three", 600000)])
+db.commit()
+PY
+export CRATED_TOKEN="$("$CRATED" token create --user collector --name client-integration --database "$DB" | tail -n 1 | tr -d '[:space:]')"
+export CRATED_READ_TOKEN="$("$CRATED" token create --user collector --scope read --name client-read --database "$DB" | tail -n 1 | tr -d '[:space:]')"
+export CRATED_OTHER_TOKEN="$("$CRATED" token create --user other --name client-other --database "$DB" | tail -n 1 | tr -d '[:space:]')"
+
+"$CRATED" serve --database "$DB" --port 0 > "$WORK/serve.log" 2>&1 &
+SERVER_PID=$!
+PORT=""
+for _ in $(seq 1 300); do
+    PORT="$(sed -n 's#.*listening on http://127.0.0.1:\([0-9]*\).*#\1#p' "$WORK/serve.log")"
+    [ -n "$PORT" ] && break
+    kill -0 "$SERVER_PID" 2>/dev/null || break
+    sleep 0.1
+done
+[ -n "$PORT" ] || { cat "$WORK/serve.log"; echo "error: crated serve did not start" >&2; exit 1; }
+export CRATED_URL="http://127.0.0.1:$PORT"
+
+echo "==> crated-client-integration against $CRATED_URL"
+status=0
+.build/debug/crated-client-integration || status=$?
+if ! kill -0 "$SERVER_PID" 2>/dev/null; then
+    echo "error: the daemon died during the run:" >&2
+    tail -n 50 "$WORK/serve.log" >&2
+    status=1
+fi
+if [ "$status" -ne 0 ]; then
+    echo "==> the generated client failed (exit $status); daemon log, last lines:" >&2
+    tail -n 20 "$WORK/serve.log" >&2
+fi
+exit "$status"
