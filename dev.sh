@@ -82,8 +82,9 @@ bench)
     player) shift; exec Tests/Benchmarks/bench-player.sh "$@" ;;
     load) shift; exec Tests/Benchmarks/bench-load.sh "$@" ;;
     web) shift; exec Tests/Benchmarks/bench-web.sh "$@" ;;
+    metrics) shift; exec Tests/Benchmarks/bench-metrics.sh "$@" ;;
     artwork) shift; exec Tests/Benchmarks/bench-artwork.sh "$@" ;;
-    *) echo "usage: ./dev.sh bench import [ROWS] | bench sync [RELEASES] | bench api [ROWS] [SECONDS] | bench player | bench load [SCENARIO ...] | bench artwork [COVERS] | bench web [ALBUMS] [RUNS]" >&2; exit 64 ;;
+    *) echo "usage: ./dev.sh bench import [ROWS] | bench sync [RELEASES] | bench api [ROWS] [SECONDS] | bench player | bench load [SCENARIO ...] | bench artwork [COVERS] | bench web [ALBUMS] [RUNS] | bench metrics [ROWS] [SECONDS]" >&2; exit 64 ;;
     esac
     ;;
 *)
