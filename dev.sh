@@ -48,8 +48,16 @@ run)
     if [ ! -s "$data/token" ]; then
         "$crated" token create --user collector --name dev.sh --database "$database" > "$data/token"
     fi
+    # A password for the web client, made once and kept beside the token.
+    if [ ! -s "$data/password" ]; then
+        head -c 12 /dev/urandom | base64 | tr -d '/+=' > "$data/password"
+        "$crated" user passwd collector --database "$database" < "$data/password" >/dev/null
+    fi
     port="${CRATED_SERVER_PORT:-8080}"
     cat <<EOF2
+
+Open http://127.0.0.1:$port/ and sign in as 'collector' with the password $(cat "$data/password")
+(also in $data/password).
 
 Token for user 'collector' (also in $data/token):
   $(cat "$data/token")
