@@ -14,7 +14,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import harness  # noqa: E402
 
 from selenium.webdriver.common.by import By  # noqa: E402
-from selenium.common.exceptions import TimeoutException  # noqa: E402
+from selenium.common.exceptions import StaleElementReferenceException, TimeoutException  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 
 ALBUMS = 2000
@@ -62,7 +62,10 @@ def tearDownModule():
 def wait(condition, timeout=15, message=""):
     """Polls `condition` until it is truthy; `message` may be a function, for the state at the timeout."""
     try:
-        return WebDriverWait(driver, timeout, poll_frequency=0.05).until(lambda _: condition())
+        # The page redraws what it shows (an album page after a change, the grid as it loads): an
+        # element found a moment ago may be gone by the time it is read, and is looked up again.
+        return WebDriverWait(driver, timeout, poll_frequency=0.05, ignored_exceptions=[StaleElementReferenceException]).until(
+            lambda _: condition())
     except TimeoutException:
         raise AssertionError(message() if callable(message) else message) from None
 
