@@ -36,16 +36,6 @@ public enum ArtworkServeError: Error, Equatable, CustomStringConvertible {
     }
 }
 
-/// Where sync stands with covers and what is on disk, for `crated artwork status`.
-public struct ArtworkStatus: Sendable, Equatable {
-    public var directory: String
-    public var counts: ArtworkCounts
-    public var usage: ArtworkDiskUsage
-    public var maxBytes: Int
-    /// Nil when the directory is usable; else why not.
-    public var problem: String?
-}
-
 /// What a prune removed.
 public struct ArtworkPruneReport: Sendable, Equatable {
     public var variantsRemoved = 0
@@ -305,22 +295,6 @@ public final class ArtworkService: Service, Sendable {
     }
 
     // MARK: Budget
-
-    public func status() -> ArtworkStatus {
-        var status = ArtworkStatus(directory: files.root, counts: ArtworkCounts(), usage: ArtworkDiskUsage(), maxBytes: maxBytes)
-        do {
-            status.counts = try database.artworkCounts()
-            status.usage = try database.artworkDiskUsage()
-        } catch {
-            status.problem = "the database: \(error)"
-        }
-        do {
-            try files.prepare()
-        } catch {
-            status.problem = error.description
-        }
-        return status
-    }
 
     /// Evicts least recently used files until the directory is within `target` bytes (90% of the
     /// budget by default): variants first, originals only once no variant is left. With `sweep`,
