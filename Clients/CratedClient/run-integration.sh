@@ -13,18 +13,9 @@ CRATED="$ROOT/.build/debug/crated"
 echo "==> Clients/CratedClient: swift build (generates the client from openapi.json)"
 swift build --build-path .build --product crated-client-integration
 
-# The daemon syncs in the background: keep it on this machine (a closed port on loopback).
-export CRATED_DISCOGS_BASE_URL="http://127.0.0.1:9"
-WORK="$(mktemp -d)"
-SERVER_PID=""
-cleanup() {
-    if [ -n "$SERVER_PID" ]; then
-        kill "$SERVER_PID" 2>/dev/null || true
-        wait "$SERVER_PID" 2>/dev/null || true
-    fi
-    rm -rf "$WORK"
-}
-trap cleanup EXIT
+# The work directory, its cleanup and starting the daemon, as the benchmarks do it (with the debug
+# binary named above, so nothing is built in release).
+source "$ROOT/Tests/Benchmarks/common.sh"
 
 DB="$WORK/crated.sqlite"
 "$CRATED" import "$ROOT/Tests/Fixtures/sample-collection.csv" --database "$DB" --user collector >/dev/null
@@ -45,17 +36,8 @@ export CRATED_TOKEN="$("$CRATED" token create --user collector --name client-int
 export CRATED_READ_TOKEN="$("$CRATED" token create --user collector --scope read --name client-read --database "$DB" | tail -n 1 | tr -d '[:space:]')"
 export CRATED_OTHER_TOKEN="$("$CRATED" token create --user other --name client-other --database "$DB" | tail -n 1 | tr -d '[:space:]')"
 
-"$CRATED" serve --database "$DB" --port 0 > "$WORK/serve.log" 2>&1 &
-SERVER_PID=$!
-PORT=""
-for _ in $(seq 1 300); do
-    PORT="$(sed -n 's#.*listening on http://127.0.0.1:\([0-9]*\).*#\1#p' "$WORK/serve.log")"
-    [ -n "$PORT" ] && break
-    kill -0 "$SERVER_PID" 2>/dev/null || break
-    sleep 0.1
-done
-[ -n "$PORT" ] || { cat "$WORK/serve.log"; echo "error: crated serve did not start" >&2; exit 1; }
-export CRATED_URL="http://127.0.0.1:$PORT"
+start_server "$CRATED" "$DB"
+export CRATED_URL="$BASE"
 
 echo "==> crated-client-integration against $CRATED_URL"
 status=0

@@ -26,11 +26,7 @@ command -v wrk >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteract
 
 source Tests/Benchmarks/common.sh
 
-DB="$WORK/bench.sqlite"
-echo "==> generating and importing $ROWS rows"
-python3 Tests/Benchmarks/gen-discogs-csv.py --rows "$ROWS" --seed 7 --out "$WORK/collection.csv"
-"$CRATED" import "$WORK/collection.csv" --database "$DB" --user bench >/dev/null
-TOKEN="$("$CRATED" token create --user bench --database "$DB")"
+import_generated "$ROWS"
 
 # Album ids to ask for: spread over the whole catalogue, read from the database.
 ALBUMS="$(sqlite3 "$DB" "SELECT MAX(id) FROM album")"

@@ -36,10 +36,7 @@ for _ in $(seq 1 100); do
 done
 [ -n "$IMAGES_PORT" ] || { cat "$WORK/images.log"; exit 1; }
 
-DB="$WORK/bench.sqlite"
-python3 Tests/Benchmarks/gen-discogs-csv.py --rows "$COVERS" --seed 7 --out "$WORK/collection.csv"
-"$CRATED" import "$WORK/collection.csv" --database "$DB" --user bench >/dev/null
-TOKEN="$("$CRATED" token create --user bench --database "$DB")"
+import_generated "$COVERS"
 # One 600x600 cover per album, as sync writes them (the migration's triggers give each its key).
 sqlite3 "$DB" "INSERT INTO album_image (album_id, position, kind, uri, uri150, width, height)
                SELECT id, 0, 'primary', 'http://127.0.0.1:$IMAGES_PORT/' || ((id - 1) % $COVERS) || '.jpg', '', 600, 600 FROM album"

@@ -19,11 +19,7 @@ command -v wrk >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteract
 
 source Tests/Benchmarks/common.sh
 
-DB="$WORK/bench.sqlite"
-echo "==> generating and importing $ROWS rows"
-python3 Tests/Benchmarks/gen-discogs-csv.py --rows "$ROWS" --seed 7 --out "$WORK/collection.csv"
-"$CRATED" import "$WORK/collection.csv" --database "$DB" --user bench >/dev/null
-TOKEN="$("$CRATED" token create --user bench --database "$DB")"
+import_generated "$ROWS"
 cat > "$WORK/auth.lua" <<LUA
 wrk.headers["Authorization"] = "Bearer $TOKEN"
 LUA

@@ -1,12 +1,15 @@
-# Sourced by the benchmark scripts that run `crated serve`: a release build, a work directory that is
-# removed on exit with the daemon it started, and starting and stopping the daemon.
+# Sourced by the scripts that run `crated serve` (the benchmarks, the generated client's integration
+# run): a release build unless CRATED names a binary already, a work directory that is removed on
+# exit with the daemon it started, a generated collection, and starting and stopping the daemon.
 
 # The daemon syncs in the background: keep it on this machine (a closed port on loopback).
 export CRATED_DISCOGS_BASE_URL="http://127.0.0.1:9"
 
-echo "==> swift build -c release --product crated"
-swift build -c release --product crated >/dev/null
-CRATED="$PWD/.build/release/crated"
+if [ -z "${CRATED:-}" ]; then
+    echo "==> swift build -c release --product crated"
+    swift build -c release --product crated >/dev/null
+    CRATED="$PWD/.build/release/crated"
+fi
 
 WORK="$(mktemp -d)"
 SERVER_PID=""
@@ -25,7 +28,7 @@ start_server() {
     "$1" serve --database "$2" --port 0 > "$WORK/serve.log" 2>&1 &
     SERVER_PID=$!
     PORT=""
-    for _ in $(seq 1 200); do
+    for _ in $(seq 1 300); do
         PORT="$(sed -n 's#.*listening on http://127.0.0.1:\([0-9]*\).*#\1#p' "$WORK/serve.log")"
         [ -n "$PORT" ] && break
         kill -0 "$SERVER_PID" 2>/dev/null || break
@@ -38,4 +41,14 @@ start_server() {
 stop_server() {
     kill "$SERVER_PID" && wait "$SERVER_PID" 2>/dev/null || true
     SERVER_PID=""
+}
+
+# import_generated ROWS: a generated Discogs export of ROWS rows (Tests/Benchmarks/gen-discogs-csv.py,
+# seed 7) imported for user `bench` into $WORK/bench.sqlite; sets DB and TOKEN (write scope).
+import_generated() {
+    DB="$WORK/bench.sqlite"
+    echo "==> generating and importing $1 rows"
+    python3 Tests/Benchmarks/gen-discogs-csv.py --rows "$1" --seed 7 --out "$WORK/collection.csv"
+    "$CRATED" import "$WORK/collection.csv" --database "$DB" --user bench >/dev/null
+    TOKEN="$("$CRATED" token create --user bench --database "$DB")"
 }
