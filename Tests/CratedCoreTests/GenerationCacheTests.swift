@@ -15,6 +15,18 @@ import Testing
         #expect(cache.value(for: "b", generation: 8) == 2)
     }
 
+    @Test func aNewerGenerationOfOneReachLeavesTheOtherReachesValues() {
+        let cache = GenerationCache<Int>(capacity: 4)
+        // A crate-restricted grid is numbered by listings + crates (here 5 + 3), its base by listings alone.
+        cache.store(1, for: "base", generation: 5, reach: .listings)
+        cache.store(2, for: "crate grid", generation: 8, reach: .listingsAndCrates)
+        #expect(cache.value(for: "base", generation: 5) == 1)
+        // A newer number of the same reach still drops the older values of that reach.
+        cache.store(3, for: "other base", generation: 6, reach: .listings)
+        #expect(cache.value(for: "base", generation: 5) == nil)
+        #expect(cache.value(for: "crate grid", generation: 8) == 2)
+    }
+
     @Test func theLeastRecentlyUsedGoFirstWhenOverCapacityOrWeight() {
         let byCount = GenerationCache<Int>(capacity: 2)
         byCount.store(1, for: "a", generation: 1)

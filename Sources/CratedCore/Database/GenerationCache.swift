@@ -58,6 +58,7 @@ public final class GenerationCache<Value: Sendable>: Sendable {
 
     private struct Entry {
         var generation: Int64
+        var reach: ListingGeneration.Reach
         var value: Value
         var weight: Int
         var lastUse: UInt64
@@ -81,16 +82,19 @@ public final class GenerationCache<Value: Sendable>: Sendable {
         }
     }
 
-    public func store(_ value: Value, for key: String, generation: Int64) {
+    /// Keeps `value` for `key` at `generation`, a number of `reach` (a key is always stored with the same).
+    public func store(_ value: Value, for key: String, generation: Int64, reach: ListingGeneration.Reach = .listingsAndCrates) {
         guard capacity > 0 else { return }
         state.withLock { state in
             // A request that began before a write may store after one that began after it: the newer
             // generation wins.
             if let existing = state.entries[key], existing.generation > generation { return }
             state.clock += 1
-            state.entries[key] = Entry(generation: generation, value: value, weight: weight(value), lastUse: state.clock)
-            // Drop what an older generation computed, then the least recently used.
-            state.entries = state.entries.filter { $0.value.generation >= generation }
+            state.entries[key] = Entry(generation: generation, reach: reach, value: value, weight: weight(value), lastUse: state.clock)
+            // Drop what an older generation of the same reach computed, then the least recently used.
+            // Numbers of different reaches are not comparable: a crate-restricted grid's number is the
+            // sum of two, and must not drop the unrestricted grids it was derived from.
+            state.entries = state.entries.filter { $0.value.reach != reach || $0.value.generation >= generation }
             var totalWeight = state.entries.values.reduce(0) { $0 + $1.weight }
             while state.entries.count > capacity || (totalWeight > maxWeight && state.entries.count > 1),
                   let oldest = state.entries.filter({ $0.key != key }).min(by: { $0.value.lastUse < $1.value.lastUse }) {
@@ -113,7 +117,7 @@ public final class GenerationCache<Value: Sendable>: Sendable {
         let generation = try ListingGeneration.current(db, reach)
         if let value = value(for: key, generation: generation) { return (value, generation) }
         let value = try compute()
-        store(value, for: key, generation: generation)
+        store(value, for: key, generation: generation, reach: reach)
         return (value, generation)
     }
 }
