@@ -10,9 +10,13 @@ import GRDB
 /// next request and whatever was added or removed in between.
 public struct GridService: Sendable {
     public let database: AppDatabase
-    /// Position snapshots by user and grid order, each valid for one listing generation: up to 64 of
-    /// them, holding up to 4 million album ids (32 MB) in all.
-    private let snapshots: GenerationCache<GridSnapshot>
+    /// Each user's whole collection walked in one sort, for one listing generation: up to 16 of them,
+    /// holding up to 2 million album ids (16 MB) in all. Every restricted grid is filtered from one.
+    private let walkedSnapshots: GenerationCache<GridSnapshot>
+    /// Restricted grids by user and grid order, for one listing generation: up to 256 of them, holding
+    /// up to 4 million positions (16 MB) in all. Each holds on to the walked snapshot it was filtered
+    /// from, which a newer generation of the same reach drops from both caches.
+    private let filteredSnapshots: GenerationCache<FilteredGridSnapshot>
     /// The albums each restriction lets through (a format, a crate, a year range, search words), by
     /// user and query, for one listing generation: up to 256 of them, 16 MB in all.
     private let memberSets: GenerationCache<AlbumSet>
@@ -28,7 +32,8 @@ public struct GridService: Sendable {
 
     init(database: AppDatabase, caches: Bool, tuning: GridSnapshot.Tuning, cellCapacity: Int = 20_000) {
         self.database = database
-        self.snapshots = GenerationCache(capacity: caches ? 64 : 0, maxWeight: 4_000_000) { $0.total }
+        self.walkedSnapshots = GenerationCache(capacity: caches ? 16 : 0, maxWeight: 2_000_000) { $0.total }
+        self.filteredSnapshots = GenerationCache(capacity: caches ? 256 : 0, maxWeight: 4_000_000) { $0.total }
         self.memberSets = GenerationCache(capacity: caches ? 256 : 0, maxWeight: 16_000_000) { $0.weight }
         self.cells = GridCellCache(capacity: caches ? cellCapacity : 0)
         self.tuning = tuning
@@ -55,30 +60,42 @@ public struct GridService: Sendable {
 
         return try database.read { db in
             try plan.checkReferences(db)
-            // Only grids that a crate restricts follow crate edits; the rest, and every grid's cells,
-            // are kept across them.
-            let reach: ListingGeneration.Reach = sql.readsCrates ? .listingsAndCrates : .listings
-            let (snapshot, generation) = try snapshots.valueAndGeneration(for: "\(userId)/\(order)", in: db, reach: reach) {
-                let withSections = request.sort.hasSections
-                guard sql.isRestricted else { return try GridSnapshot.build(db, sql: sql, withSections: withSections, tuning: tuning) }
-                // A restricted grid is its whole collection's grid in the same sort, filtered: that one
-                // is walked once and kept, and every filter and scope derives from it.
-                let unrestricted = GridRequest(scope: .collection, sort: request.sort)
-                let (base, _) = try snapshots.valueAndGeneration(for: "\(userId)/\(unrestricted.orderFingerprint)", in: db, reach: .listings) {
-                    try GridSnapshot.build(db, sql: GridSQL(userId: userId, request: unrestricted), withSections: withSections, tuning: tuning)
-                }
-                return try GridSnapshot.derive(db, from: base, sql: sql, withSections: withSections, tuning: tuning) { query, maxAlbumId in
-                    // Each argument with its length first: no two lists of arguments make one key.
-                    let arguments = query.arguments.map { "\($0.description.utf8.count):\($0.description)" }.joined()
-                    let key = "\(userId)/\(maxAlbumId)/\(query.sql)/\(arguments)"
-                    return try memberSets.value(for: key, in: db, reach: query.readsCrates ? .listingsAndCrates : .listings) {
-                        try AlbumSet.reading(db, query, maxAlbumId: maxAlbumId)
-                    }
-                }
-            }
+            let (snapshot, generation) = try positions(db, userId: userId, request: request, sql: sql, order: order)
             // Cells show covers' colours and sizes, which a fetch changes without touching the listings.
             let cellGeneration = try ListingGeneration.current(db, .listingsAndArtwork)
             return try plan.page(db, snapshot: snapshot, generation: generation, cellGeneration: cellGeneration, cells: cells)
+        }
+    }
+}
+
+extension GridService {
+    /// The grid's positions and the generation they belong to: the user's whole collection in the
+    /// request's sort, walked once per generation, or a restricted grid filtered from it.
+    private func positions(
+        _ db: Database, userId: Int64, request: GridRequest, sql: GridSQL, order: String
+    ) throws -> (any GridPositions, generation: Int64) {
+        let withSections = request.sort.hasSections
+        func walked(_ sql: GridSQL, order: String) throws -> (GridSnapshot, generation: Int64) {
+            try walkedSnapshots.valueAndGeneration(for: "\(userId)/\(order)", in: db, reach: .listings) {
+                try GridSnapshot.build(db, sql: sql, withSections: withSections, tuning: tuning)
+            }
+        }
+        guard sql.isRestricted else { return try walked(sql, order: order) }
+        // Only grids that a crate restricts follow crate edits; the rest, and every grid's cells, are
+        // kept across them.
+        let reach: ListingGeneration.Reach = sql.readsCrates ? .listingsAndCrates : .listings
+        return try filteredSnapshots.valueAndGeneration(for: "\(userId)/\(order)", in: db, reach: reach) {
+            let unrestricted = GridRequest(scope: .collection, sort: request.sort)
+            let baseSQL = GridSQL(userId: userId, request: unrestricted)
+            let (base, _) = try walked(baseSQL, order: unrestricted.orderFingerprint)
+            return try FilteredGridSnapshot.derive(from: base, baseSQL: baseSQL, sql: sql, withSections: withSections) { query, maxAlbumId in
+                // Each argument with its length first: no two lists of arguments make one key.
+                let arguments = query.arguments.map { "\($0.description.utf8.count):\($0.description)" }.joined()
+                let key = "\(userId)/\(maxAlbumId)/\(query.sql)/\(arguments)"
+                return try memberSets.value(for: key, in: db, reach: query.readsCrates ? .listingsAndCrates : .listings) {
+                    try AlbumSet.reading(db, query, maxAlbumId: maxAlbumId)
+                }
+            }
         }
     }
 }
@@ -98,7 +115,7 @@ private struct PagePlan {
     /// - Parameters:
     ///   - generation: the snapshot's, which cursors carry.
     ///   - cellGeneration: the listing and artwork generations, which cells follow.
-    func page(_ db: Database, snapshot: GridSnapshot, generation: Int64, cellGeneration: Int64, cells cache: GridCellCache) throws -> GridPage {
+    func page(_ db: Database, snapshot: any GridPositions, generation: Int64, cellGeneration: Int64, cells cache: GridCellCache) throws -> GridPage {
         let (start, count) = try placement(db, snapshot, generation: generation)
         let albumIds = snapshot.albumIds(from: start, count: count)
         let cells = try self.cells(db, albumIds: albumIds, generation: cellGeneration, cache: cache)
@@ -128,7 +145,7 @@ private struct PagePlan {
     }
 
     /// The absolute position the page starts at and how many items it asks for.
-    private func placement(_ db: Database, _ snapshot: GridSnapshot, generation: Int64) throws -> (start: Int, count: Int) {
+    private func placement(_ db: Database, _ snapshot: any GridPositions, generation: Int64) throws -> (start: Int, count: Int) {
         let total = snapshot.total
         func forward(from start: Int) -> (Int, Int) { (start, layout.pageSize(startingAt: start)) }
         switch request.position {

@@ -11,10 +11,13 @@ import GRDB
 /// Only an anchor that may be gone or moved (a cursor from before a write) is counted in SQL, over at
 /// most `stride` rows after a checkpoint.
 ///
+/// This is the walked form, for a user's whole collection in one sort; a restricted grid is a
+/// `FilteredGridSnapshot` of it.
+///
 /// A grid of up to `allAnchorsLimit` albums keeps every anchor (as if the stride were 1) and answers
 /// every position without SQL, a cursor's too. A larger grid also keeps its first `leadingAnchors`
 /// anchors, read anyway, so that no position in its first pages is ever counted.
-struct GridSnapshot: Sendable {
+struct GridSnapshot: GridPositions {
     var stride: Int
     var checkpoints: [GridAnchor]
     /// The anchors at positions 0 ..< leading.count; empty when the stride is 1 (checkpoints hold all).
@@ -71,75 +74,16 @@ struct GridSnapshot: Sendable {
         return snapshot
     }
 
-    /// The snapshot of a restricted grid from the unrestricted grid of the same user and sort
-    /// (`base`): the same order, kept to the albums that every restriction lets through.
-    ///
-    /// Walking a restricted grid in its sort's index costs a probe of every restriction for every
-    /// album of the collection (0.2 to 0.7 s on 200,000 albums, first time asked). Here each
-    /// restriction's albums are read from its own index (a format's albums, a crate's copies, a
-    /// year range, full-text matches) into a set, and the base's order is kept to the albums in
-    /// every set, in memory; only the anchors the snapshot keeps are then read, by key, in batches.
-    ///
-    /// - Parameter members: the albums a restriction lets through, given its query and the largest
-    ///   album id that matters (the service keeps them for the listing generation).
-    static func derive(
-        _ db: Database, from base: GridSnapshot, sql: GridSQL, withSections: Bool, tuning: Tuning,
-        members: (GridSQL.Fragment, _ maxAlbumId: Int64) throws -> AlbumSet
-    ) throws -> GridSnapshot {
-        guard sql.canMatch, base.total > 0 else { return .empty }
-        let sets = try sql.memberQueries.map { try members($0, base.maxAlbumId) }
-        let baseRuns = base.letterRuns ?? []
-        var baseRun = 0
-        var runs: [GridSection] = []
-        var albumIds: [Int64] = []
-        for (basePosition, albumId) in base.albumIds.enumerated() where sets.allSatisfy({ $0.contains(albumId) }) {
-            if withSections, !baseRuns.isEmpty {
-                while baseRun + 1 < baseRuns.count, baseRuns[baseRun + 1].position <= basePosition { baseRun += 1 }
-                let letter = baseRuns[baseRun].letter
-                if runs.last?.letter != letter { runs.append(GridSection(letter: letter, position: albumIds.count)) }
-            }
-            albumIds.append(albumId)
-        }
-        // The kept anchors' keys, read by album in batches of one statement (a few thousand of them
-        // for a large grid).
-        func anchors(at positions: some Sequence<Int>) throws -> [GridAnchor] {
-            let wanted = positions.map { albumIds[$0] }
-            var keys: [Int64: SortKey] = [:]
-            keys.reserveCapacity(wanted.count)
-            let batch = GridSQL.anchorBatchSize
-            for start in Swift.stride(from: 0, to: wanted.count, by: batch) {
-                var ids = Array(wanted[start..<min(start + batch, wanted.count)])
-                // One statement for every batch: the last is filled out with repeats.
-                ids += repeatElement(ids[ids.count - 1], count: batch - ids.count)
-                try db.forEachRow(sql.anchorsByAlbumStatement, ids: [sql.userId] + ids) { columns in
-                    keys[try columns.int64(1)] = try GridSQL.key(columns, at: 0)
-                }
-            }
-            return try wanted.map { albumId in
-                guard let key = keys[albumId] else {
-                    throw DatabaseError(resultCode: .SQLITE_INTERNAL, message: "album \(albumId) of the grid has no row in collection_album")
-                }
-                return GridAnchor(key: key, albumId: albumId)
-            }
-        }
-        var snapshot: GridSnapshot
-        if albumIds.count <= tuning.allAnchorsLimit {
-            snapshot = GridSnapshot(stride: 1, checkpoints: try anchors(at: albumIds.indices), albumIds: albumIds)
-        } else {
-            snapshot = GridSnapshot(stride: tuning.stride, checkpoints: try anchors(at: Swift.stride(from: 0, to: albumIds.count, by: tuning.stride)),
-                                    albumIds: albumIds)
-            snapshot.leading = try anchors(at: 0..<min(tuning.leadingAnchors, albumIds.count))
-        }
-        snapshot.maxAlbumId = albumIds.max() ?? 0
-        if withSections { snapshot.setLetterRuns(runs) }
-        return snapshot
-    }
-
     private mutating func setLetterRuns(_ runs: [GridSection]) {
         letterRuns = runs
+        sections = Self.sections(fromLetterRuns: runs)
+    }
+
+    /// The jump bar: each letter once, at its first run.
+    static func sections(fromLetterRuns runs: [GridSection]) -> [GridSection] {
         var sections: [GridSection] = []
         for run in runs where !sections.contains(where: { $0.letter == run.letter }) { sections.append(run) }
-        self.sections = sections
+        return sections
     }
 
     private init(stride: Int, checkpoints: [GridAnchor], albumIds: [Int64], sections: [GridSection]? = nil) {

@@ -49,11 +49,13 @@ import Testing
         }
     }
 
-    /// A restricted grid's snapshot derived from its collection's is the one a walk of the restricted
-    /// grid builds: the same albums in order, the same kept anchors, the same sections, in both
-    /// shapes, for random scopes, filters and sorts (several letters of `#` included).
+    /// A restricted grid filtered from its collection's snapshot answers as a walk of the restricted
+    /// grid does: the same albums in order, the same sections, kept anchors that are the grid's, and
+    /// the same positions and ranks, of the grid's albums and of anchors it does not hold (filtered
+    /// out, or gone), in both shapes, for random scopes, filters and sorts (several letters of `#`
+    /// included).
     @Test(arguments: [UInt64(3), 8, 21])
-    func derivedSnapshotsAreTheWalkedOnes(seed: UInt64) throws {
+    func filteredSnapshotsAnswerAsWalkedOnes(seed: UInt64) throws {
         var random = SeededGenerator(seed: seed)
         let temporary = try TemporaryDatabase()
         let library = try RandomLibrary(database: temporary.database, albumCount: 60, using: &random)
@@ -62,20 +64,35 @@ import Testing
                 let request = library.randomRequest(using: &random)
                 let sql = GridSQL(userId: library.collector, request: request)
                 guard sql.isRestricted else { continue }
-                let base = GridSQL(userId: library.collector, request: GridRequest(sort: request.sort))
+                let baseSQL = GridSQL(userId: library.collector, request: GridRequest(sort: request.sort))
                 for tuning in [GridSnapshot.Tuning(), GridSnapshot.Tuning(stride: 3, allAnchorsLimit: 5, leadingAnchors: 2)] {
                     let withSections = request.sort.hasSections
                     let walked = try GridSnapshot.build(db, sql: sql, withSections: withSections, tuning: tuning)
-                    let derived = try GridSnapshot.derive(
-                        db, from: try GridSnapshot.build(db, sql: base, withSections: withSections, tuning: tuning),
-                        sql: sql, withSections: withSections, tuning: tuning) { try AlbumSet.reading(db, $0, maxAlbumId: $1) }
+                    let base = try GridSnapshot.build(db, sql: baseSQL, withSections: withSections, tuning: tuning)
+                    let filtered = try FilteredGridSnapshot.derive(from: base, baseSQL: baseSQL, sql: sql, withSections: withSections) {
+                        try AlbumSet.reading(db, $0, maxAlbumId: $1)
+                    }
                     let context = Comment(rawValue: "seed \(seed), stride \(tuning.stride): \(request)")
-                    #expect(derived.albumIds == walked.albumIds, context)
-                    #expect(derived.stride == walked.stride, context)
-                    #expect(derived.checkpoints == walked.checkpoints, context)
-                    #expect(derived.leading == walked.leading, context)
-                    #expect(derived.sections == walked.sections, context)
-                    #expect(derived.albumIds == library.expectedGrid(userId: library.collector, request: request), context)
+                    let expected = library.expectedGrid(userId: library.collector, request: request)
+                    #expect(filtered.total == expected.count, context)
+                    #expect(filtered.albumIds(from: 0, count: expected.count + 1) == expected, context)
+                    #expect(filtered.albumIds(from: 1, count: 2) == Array(expected.dropFirst().prefix(2)), context)
+                    #expect(filtered.sections == walked.sections, context)
+                    let anchors = try sql.fetchAnchors(db, sql.gridStatement())
+                    for (position, anchor) in anchors.enumerated() {
+                        #expect(filtered.keptAnchor(at: position).map { $0 == anchor } ?? true, context)
+                        #expect(try filtered.position(ofAlbumAt: anchor, sql: sql) == position, context)
+                    }
+                    // Every album of the collection, most of them filtered out, and anchors of albums
+                    // that are nowhere (as a cursor from before a delete carries).
+                    let everyAnchor = try baseSQL.fetchAnchors(db, baseSQL.gridStatement())
+                    let gone = everyAnchor.map { GridAnchor(key: $0.key, albumId: $0.albumId + 1_000_000) }
+                    for anchor in everyAnchor + gone {
+                        for including in [false, true] {
+                            #expect(try filtered.rank(db, of: anchor, including: including, sql: sql)
+                                    == walked.rank(db, of: anchor, including: including, sql: sql), "\(context) \(anchor) \(including)")
+                        }
+                    }
                 }
             }
         }
