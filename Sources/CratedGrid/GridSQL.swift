@@ -67,8 +67,10 @@ struct GridSQL {
                     EXISTS (SELECT 1 FROM collection_item c JOIN crate_item ci ON ci.item_id = c.id
                             WHERE c.user_id = ca.user_id AND c.album_id = ca.album_id AND ci.crate_id = ?)
                     """, arguments: [id.databaseValue]),
+                // CROSS JOIN keeps the crate's own rows first: left to choose, SQLite walks every copy
+                // the user owns and probes the crate for each (5x slower for a crate of 12,000).
                 members: Fragment(sql: """
-                    SELECT c.album_id FROM crate_item ci JOIN collection_item c ON c.id = ci.item_id WHERE ci.crate_id = ? AND c.user_id = ?
+                    SELECT c.album_id FROM crate_item ci CROSS JOIN collection_item c ON c.id = ci.item_id WHERE ci.crate_id = ? AND c.user_id = ?
                     """, arguments: [id.databaseValue, userId.databaseValue], readsCrates: true))
         }
         func artist(_ id: Int64) -> Restriction {

@@ -167,5 +167,18 @@ import Testing
         }
         // A position is counted from a seek on (sort key, album id).
         #expect(plans["position"]!.contains { $0.contains("INDEX \(sortIndex) (user_id=? AND (") && ($0.contains(",album_id)>") || $0.contains(",album_id)<")) })
+
+        // Each restriction's albums, read to filter the collection's snapshot, come from its own index;
+        // a crate's from its own rows, not from every copy the user owns.
+        let memberPlans = try big.temporary.database.reader.read { db in
+            try GridSQL(userId: big.userId, request: request).memberQueries.map { query in
+                try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + query.sql, arguments: StatementArguments(query.arguments)).map { $0["detail"] as String }
+            }
+        }
+        for plan in memberPlans {
+            let context = Comment(rawValue: "\(request.scope) \(request.filters) members: \(plan.joined(separator: " | "))")
+            #expect(!plan.contains { $0.hasPrefix("SCAN") && !$0.hasPrefix("SCAN album_search VIRTUAL TABLE INDEX 0:M") }, context)
+            if plan.contains(where: { $0.contains(" ci ") }) { #expect(plan.first?.hasPrefix("SEARCH ci ") == true, context) }
+        }
     }
 }
