@@ -56,6 +56,9 @@ public final class ArtworkService: Service, Sendable {
     public let files: ArtworkFiles
     public let fetcher: ArtworkFetcher
     public let maxBytes: Int
+    /// How many of the sizes most made (`AppDatabase.mostMadeVariantSizes`) sync makes of each cover it
+    /// fetches, so that a grid shown for the first time after a sync finds its covers made.
+    public let sizesAhead: Int
     private let logger: Logger
     private let originalsInFlight = InFlight<Void>()
     private let variantsInFlight = InFlight<ArtworkVariantRecord>()
@@ -71,13 +74,14 @@ public final class ArtworkService: Service, Sendable {
     }
 
     /// Prepares the directory: throws `ArtworkStorageError` when it cannot be written.
-    public init(database: AppDatabase, files: ArtworkFiles, fetcher: ArtworkFetcher, maxBytes: Int,
+    public init(database: AppDatabase, files: ArtworkFiles, fetcher: ArtworkFetcher, maxBytes: Int, sizesAhead: Int = 0,
                 logger: Logger = Logger(label: "crated.artwork")) throws {
         try files.prepare()
         self.database = database
         self.files = files
         self.fetcher = fetcher
         self.maxBytes = maxBytes
+        self.sizesAhead = sizesAhead
         self.logger = logger
         bytesOnDisk = Atomic(try database.artworkDiskUsage().totalBytes)
     }
@@ -240,8 +244,10 @@ public final class ArtworkService: Service, Sendable {
         var summary = CoverFetchSummary()
         let now = fetcher.clock.date
         let candidates: [ArtworkRecord]
+        let sizesToMake: [(width: Int, format: String)]
         do {
             candidates = try database.coversToFetch(userId: userId, now: now, staleBefore: now.addingTimeInterval(-staleAfter), limit: 100_000)
+            sizesToMake = try database.mostMadeVariantSizes(limit: sizesAhead)
         } catch {
             logger.error("covers to fetch: \(error)")
             summary.error = "\(error)"
@@ -265,6 +271,7 @@ public final class ArtworkService: Service, Sendable {
                     if record.sha256 != nil && record.sha256 != original.sha256 { hot.clear() }
                     bytesOnDisk.add(original.bytes, ordering: .relaxed)
                     checkBudgetSoon()
+                    await makeAhead(sha256: original.sha256, sizes: sizesToMake)
                 case .unchanged:
                     summary.unchanged += 1
                 case .failed(let reason, _, let hostBusy):
@@ -282,6 +289,24 @@ public final class ArtworkService: Service, Sendable {
             }
         }
         return summary
+    }
+
+    /// Makes the variants of a fetched original at `sizes`, those not made yet. A failure is logged and
+    /// leaves the variant to be made on request.
+    private func makeAhead(sha256: String, sizes: [(width: Int, format: String)]) async {
+        for size in sizes {
+            guard let format = VariantFormat(rawValue: size.format) else { continue }
+            let key = ArtworkVariantKey(sha256: sha256, width: size.width, format: size.format)
+            do {
+                if try database.artworkVariant(sha256: sha256, width: size.width, format: size.format) != nil,
+                   files.exists(files.variantPath(key)) { continue }
+                _ = try await variantsInFlight.run("\(sha256)/\(size.width)/\(size.format)") {
+                    try await self.makeVariant(key, format: format)
+                }
+            } catch {
+                logger.warning("variant \(size.width) \(size.format) of \(sha256) made ahead: \(error)")
+            }
+        }
     }
 
     /// A fetch a request for the same cover waits for rather than starts again.
@@ -414,6 +439,7 @@ extension ArtworkService {
             settings: ArtworkFetchSettings(userAgent: configuration.userAgent, requestsPerMinute: configuration.artworkRequestsPerMinute, limits: limits,
                                            relativeBase: configuration.discogsBaseURL),
             logger: logger)
-        try self.init(database: database, files: files, fetcher: fetcher, maxBytes: configuration.artworkMaxBytes, logger: logger)
+        try self.init(database: database, files: files, fetcher: fetcher, maxBytes: configuration.artworkMaxBytes,
+                      sizesAhead: configuration.artworkSizesAhead, logger: logger)
     }
 }

@@ -16,7 +16,7 @@ import Testing
         let service: ArtworkService
         let userId: Int64
 
-        init(maxBytes: Int = 1 << 30, limits: ImageLimits = ImageLimits()) async throws {
+        init(maxBytes: Int = 1 << 30, limits: ImageLimits = ImageLimits(), sizesAhead: Int = 0) async throws {
             temporary = try TemporaryDatabase()
             host = try await FakeDiscogs.start()
             var logger = Logger(label: "artwork-tests")
@@ -28,7 +28,8 @@ import Testing
                 settings: ArtworkFetchSettings(userAgent: "crated-tests", requestsPerMinute: 6000, limits: limits,
                                                retry: RetryPolicy(maxAttempts: 1)),
                 rateLimiters: RateLimiterRegistry(), logger: logger)
-            service = try ArtworkService(database: temporary.database, files: files, fetcher: fetcher, maxBytes: maxBytes, logger: logger)
+            service = try ArtworkService(database: temporary.database, files: files, fetcher: fetcher, maxBytes: maxBytes,
+                                         sizesAhead: sizesAhead, logger: logger)
             userId = try await temporary.database.writer.write { db in try db.insertUser("collector") }
         }
 
@@ -158,6 +159,42 @@ import Testing
         #expect(again == CoverFetchSummary())
         let counts = try fixture.service.database.artworkCounts(userId: fixture.userId)
         #expect((counts.stored, counts.failed, counts.pending) == (1, 8, 0))
+    }
+
+    /// Of each cover a pass fetches, the sizes of which most variants were made are made ahead, as
+    /// many as `sizesAhead` says; the others wait for a request.
+    @Test(arguments: [0, 1, 2])
+    func aPassMakesTheMostMadeSizesAhead(sizesAhead: Int) async throws {
+        let fixture = try await Fixture(sizesAhead: sizesAhead)
+        defer { Task { await fixture.host.stop() } }
+        var keys: [String] = []
+        for (index, colour) in [[200, 30, 40], [30, 200, 40], [30, 40, 200]].enumerated() {
+            let path = "/covers/\(index).jpg"
+            fixture.host.serve(path, bytes: TestImages.solid(colour.map(UInt8.init), width: 600, height: 600, suffix: ".jpg"), contentType: "image/jpeg")
+            keys.append(try fixture.album("Album \(index)", cover: path))
+        }
+        // A device has drawn the first two covers at 320 px in WebP, and the first at 128 px in JPEG.
+        _ = try await fixture.service.variant(key: keys[0], width: 320, accept: "image/webp")
+        _ = try await fixture.service.variant(key: keys[1], width: 320, accept: "image/webp")
+        _ = try await fixture.service.variant(key: keys[0], width: 128, accept: nil)
+
+        let summary = await fixture.service.fetchCovers(userId: nil, staleAfter: 86_400) { false }
+        #expect(summary.fetched == 1)
+        let sha256 = try #require(try fixture.record(keys[2]).sha256)
+        func made(_ width: Int, _ format: String) throws -> Bool {
+            let key = ArtworkVariantKey(sha256: sha256, width: width, format: format)
+            let recorded = try fixture.service.database.artworkVariant(sha256: sha256, width: width, format: format) != nil
+            #expect(recorded == fixture.service.files.exists(fixture.service.files.variantPath(key)))
+            return recorded
+        }
+        #expect(try made(320, "webp") == (sizesAhead >= 1))
+        #expect(try made(128, "jpeg") == (sizesAhead >= 2))
+        #expect(try !made(640, "webp"))
+        if sizesAhead >= 1 {
+            let served = try await fixture.service.variant(key: keys[2], width: 320, accept: "image/webp")
+            let info = try ImageProcessor.inspect(try Data(contentsOf: URL(fileURLWithPath: served.path)))
+            #expect((info.format, info.width) == (.webp, 320))
+        }
     }
 
     /// A host that answers 429 with a long Retry-After holds neither the pass nor a request: its other

@@ -40,6 +40,8 @@ public struct CratedConfiguration: Sendable, Equatable {
     public var artworkMaxSourceBytes: Int
     /// Whether sync passes fetch the covers of the albums they sync (otherwise on first request only).
     public var artworkFetchDuringSync: Bool
+    /// How many of the variant sizes most made sync makes of each cover it fetches (0: none ahead).
+    public var artworkSizesAhead: Int
     public var logLevel: String
     /// Whether `GET /metrics` answers and the instruments record (off: no route, nothing recorded).
     public var metricsEnabled: Bool
@@ -72,6 +74,7 @@ public struct CratedConfiguration: Sendable, Equatable {
         artworkRequestsPerMinute = try int("artwork.requestsPerMinute")
         artworkMaxSourceBytes = try int("artwork.maxSourceBytes")
         artworkFetchDuringSync = try reader.requiredBool(forKey: "artwork.fetchDuringSync")
+        artworkSizesAhead = try int("artwork.sizesAhead")
         logLevel = try string("log.level")
         metricsEnabled = try reader.requiredBool(forKey: "metrics.enabled")
         metricsToken = try string("metrics.token")
@@ -113,6 +116,9 @@ public struct CratedConfiguration: Sendable, Equatable {
         }
         guard (64 << 10...256 << 20).contains(artworkMaxSourceBytes) else {
             throw ConfigurationError.invalidValue(key: "artwork.maxSourceBytes", reason: "must be from 65536 to 268435456, got \(artworkMaxSourceBytes)")
+        }
+        guard (0...8).contains(artworkSizesAhead) else {
+            throw ConfigurationError.invalidValue(key: "artwork.sizesAhead", reason: "must be from 0 to 8, got \(artworkSizesAhead)")
         }
     }
 

@@ -160,6 +160,17 @@ extension AppDatabase {
         }
     }
 
+    /// The sizes (width and format) of which most variants have been made, most first: the sizes the
+    /// collector's devices draw covers at, which sync makes ahead for the covers it fetches.
+    public func mostMadeVariantSizes(limit: Int) throws -> [(width: Int, format: String)] {
+        guard limit > 0 else { return [] }
+        return try read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT width, format FROM artwork_variant GROUP BY width, format ORDER BY COUNT(*) DESC, width, format LIMIT ?
+                """, arguments: [limit]).map { (width: $0["width"], format: $0["format"]) }
+        }
+    }
+
     public func recordArtworkVariant(_ variant: ArtworkVariantRecord) async throws {
         try await write { db in
             try db.execute(sql: """
