@@ -2,8 +2,9 @@
 # What metrics cost: a release build of crated serving a generated collection (about 20,000 albums)
 # with `metrics.enabled` on and off in turn, ROUNDS times (default 3, the order swapped each round),
 # measured with wrk on 127.0.0.1 at 32 connections on /healthz and on a grid page. Prints each side's
-# requests/s over all its runs and the ratio on/off per route: the target is within 5%. Alternating
-# in one run puts a neighbour's load on this shared 2-core machine on both sides of the ratio.
+# requests/s over all its runs, the daemon's CPU time per request, and the ratios on/off per route:
+# the target is within 5%. Alternating in one run puts a neighbour's load on this shared 2-core
+# machine on both sides of the ratio.
 #
 # Usage: Tests/Benchmarks/bench-metrics.sh [ROWS] [SECONDS]   (defaults 20700 and 5 per run)
 set -euo pipefail
@@ -38,14 +39,17 @@ serve_with() {
     wrk -t"$THREADS" -c"$CONNECTIONS" -d1s -s "$WORK/auth.lua" "$BASE$GRID" >/dev/null
 }
 
-# requests MODE ROUTE URL [SCRIPT]: one wrk run, its request count added to $WORK/counts.
+# The daemon's CPU time so far (user + system), in clock ticks.
+server_ticks() { awk '{print $14 + $15}' "/proc/$SERVER_PID/stat"; }
+# requests MODE ROUTE URL [SCRIPT]: one wrk run; its request count and the daemon's CPU ticks over it
+# added to $WORK/counts.
 requests() {
-    local out
+    local out before
+    before="$(server_ticks)"
     out="$(wrk -t"$THREADS" -c"$CONNECTIONS" -d"${DURATION}s" ${4:+-s "$4"} "$3")"
     if grep -q "Non-2xx" <<<"$out"; then echo "$1 $2: $(grep Non-2xx <<<"$out")" >&2; exit 1; fi
-    echo "$1 $2 $(awk '/requests in/ {print $1}' <<<"$out")" >> "$WORK/counts"
+    echo "$1 $2 $(awk '/requests in/ {print $1}' <<<"$out") $(($(server_ticks) - before))" >> "$WORK/counts"
 }
-
 : > "$WORK/counts"
 for round in $(seq 1 "$ROUNDS"); do
     order=$([ $((round % 2)) = 1 ] && echo "on off" || echo "off on")
@@ -59,13 +63,15 @@ for round in $(seq 1 "$ROUNDS"); do
 done
 
 echo
-awk -v seconds="$((DURATION * ROUNDS))" '
-    { total[$1 " " $2] += $3 }
+# Requests/s move with whatever else the machine runs; the daemon's CPU time per request much less.
+awk -v seconds="$((DURATION * ROUNDS))" -v tick="$(getconf CLK_TCK)" '
+    { total[$1 " " $2] += $3; ticks[$1 " " $2] += $4 }
     END {
-        printf "%-8s %14s %14s %8s\n", "route", "metrics on", "metrics off", "on/off"
+        printf "%-8s %14s %14s %8s %16s %16s %8s\n", "route", "metrics on", "metrics off", "on/off", "CPU/request on", "CPU/request off", "on/off"
         split("healthz grid", routes, " ")
         for (i = 1; i <= 2; i++) {
             r = routes[i]; on = total["on " r] / seconds; off = total["off " r] / seconds
-            printf "%-8s %10.0f r/s %10.0f r/s %7.1f%%\n", r, on, off, 100 * on / off
+            cpuOn = 1e6 * ticks["on " r] / tick / total["on " r]; cpuOff = 1e6 * ticks["off " r] / tick / total["off " r]
+            printf "%-8s %10.0f r/s %10.0f r/s %7.1f%% %13.1f us %13.1f us %7.1f%%\n", r, on, off, 100 * on / off, cpuOn, cpuOff, 100 * cpuOn / cpuOff
         }
     }' "$WORK/counts"
