@@ -3,6 +3,7 @@ import CratedCore
 import CratedImport
 import CratedTestSupport
 import Foundation
+import GRDB
 import Hummingbird
 import HummingbirdTesting
 import Logging
@@ -131,6 +132,18 @@ import Testing
             #expect(try importer.importFile(at: file, options: ImportOptions(userName: "collector")).rowsRead == 3)
             #expect(try importer.importFile(at: file, options: ImportOptions(userName: "collector", dryRun: true)).rowsRead == 3)
             #expect(Self.sample("crated_import_rows_total", in: try await Self.scrape(client, token: server.readToken)) == 25)
+        }
+    }
+
+    /// A scrape whose read of the imported rows fails still answers, with the count it had.
+    @Test func aFailedReadOfImportedRowsKeepsTheCount() async throws {
+        let server = try TestServer()
+        try await server.makeApplication().test(.router) { client in
+            #expect(Self.sample("crated_import_rows_total", in: try await Self.scrape(client, token: server.readToken)) == 22)
+            try await server.database.writer.write { db in try db.execute(sql: "DROP TABLE import_run") }
+            #expect(throws: DatabaseError.self) { try server.database.importedRows() }
+            // `scrape` expects 200.
+            #expect(Self.sample("crated_import_rows_total", in: try await Self.scrape(client, token: server.readToken)) == 22)
         }
     }
 
