@@ -252,8 +252,6 @@ public struct DiscogsImporter: Sendable {
             }
         }
         progress?(ImportProgress(bytesRead: bytesRead, totalBytes: size, rowsRead: summary.rowsRead))
-        // Once per file, not per row: the loop above is the import's hot path.
-        database.metrics.importRows.increment(by: summary.rowsRead)
 
         if summary.rowsRead == 0 { throw ImportError.headerOnly }
         if problemCount > 0 && !options.skipInvalid {
@@ -281,6 +279,9 @@ public struct DiscogsImporter: Sendable {
         summary.albumsAdded = writer.albumsAdded
         summary.artistsAdded = writer.artistsAdded
         summary.cratesAdded = writer.cratesAdded
+        // In the import's transaction: a dry run's rollback takes it back with everything else. The
+        // daemon's /metrics counts imported rows from these rows (crated import is another process).
+        try AppDatabase.recordImportRun(db, userId: user.id!, path: path, rowsRead: summary.rowsRead)
         return summary
     }
 

@@ -33,8 +33,9 @@ if command -v schemathesis >/dev/null 2>&1; then
 elif command -v st >/dev/null 2>&1 && [[ "$(st --help 2>/dev/null || true)" == *"Property-based API testing"* ]]; then
     ST=(st)
 else
-    echo "==> pip install schemathesis"
-    python3 -m pip install -q schemathesis
+    # 4.32 or later: it reads an event stream event by event (max-stream-events, below).
+    echo "==> pip install 'schemathesis>=4.32,<5'"
+    python3 -m pip install -q 'schemathesis>=4.32,<5'
     hash -r
     if command -v schemathesis >/dev/null 2>&1; then ST=(schemathesis); else ST=(python3 -m schemathesis.cli); fi
 fi
@@ -68,6 +69,17 @@ trap 'exit 143' TERM
 
 echo "==> crated import Tests/Fixtures/sample-collection.csv --user collector"
 "$CRATED" import Tests/Fixtures/sample-collection.csv --database "$DB" --user collector
+# Tracklists come from a Discogs sync, which this run has none of: give every album sides A and B,
+# so that a play body the document allows can be played (without tracks every play is a 422).
+python3 - "$DB" <<'PY'
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+for (album_id,) in db.execute("SELECT id FROM album").fetchall():
+    db.executemany(
+        "INSERT INTO track (album_id, position, side, sort_order, title, duration_ms, kind) VALUES (?, ?, ?, ?, ?, ?, 'track')",
+        [(album_id, "A1", "A", 0, "One", 240000), (album_id, "A2", "A", 1, "Two", 240000), (album_id, "B1", "B", 2, "Three", 240000)])
+db.commit()
+PY
 TOKEN="$("$CRATED" token create --user collector --database "$DB" --name schemathesis | tail -n 1 | tr -d '[:space:]')"
 if [ -z "$TOKEN" ]; then
     echo "error: crated token create printed no token" >&2
@@ -97,11 +109,34 @@ if [ -z "$BASE_URL" ]; then
 fi
 echo "==> daemon at $BASE_URL (pid $SERVER_PID)"
 
-# 6. schemathesis: every operation, positive and negative data, all phases (stateful testing follows
-#    the Location of created crates), bounded examples per operation and a hard time limit.
-#    Not checked: negative_data_rejection/positive_data_acceptance (the server counts characters,
-#    JSON Schema code points, and trims crate names before checking them).
+# 6. Settings for single operations, in a schemathesis.toml of the run's own (in the work directory).
+#  - The event stream never ends by design. schemathesis (4.x) reads an event stream until it has sent
+#    `max-stream-events` events or the request timeout passes, and checks each event against the
+#    document's event schema: two events (the current state, and a change if one comes), or 3 s of
+#    silence (a `Last-Event-ID` that is already the current revision opens a quiet stream).
+#  - PUT /v1/crates/{id}/copies takes only the crate's own copies, each once, in any order: a rule on
+#    the crate as it is when the request arrives, which no schema can state. Generated lists are
+#    refused with 422 unless the crate is empty and the list too (stateful testing gets there through
+#    the document's link from POST /v1/crates), so the "schema validation mismatch" warning says
+#    nothing about the document there and is not shown for that operation alone.
+CONFIG="$WORK/schemathesis.toml"
+cat >"$CONFIG" <<'TOML'
+[[operations]]
+include-path = "/v1/player/events"
+max-stream-events = 2
+request-timeout = 3
+
+[[operations]]
+include-name = "PUT /v1/crates/{id}/copies"
+warnings = ["missing_auth", "missing_test_data", "missing_deserializer", "unsupported_regex"]
+TOML
+
+# 7. schemathesis: every operation, positive and negative data, all phases (stateful testing follows
+#    the Location of created crates and the document's links), bounded examples per operation and a
+#    hard time limit. Not checked: negative_data_rejection/positive_data_acceptance (the server counts
+#    characters, JSON Schema code points, and trims crate names before checking them).
 ARGS=(
+    --config-file "$CONFIG"
     run "$BASE_URL/v1/openapi.json"
     --url "$BASE_URL"
     --header "Authorization: Bearer $TOKEN"
@@ -110,9 +145,6 @@ ARGS=(
     --request-timeout 10
     --generation-database none
     --no-color
-    # The event stream never ends by design: each call would only wait out the request timeout.
-    # Its route is covered by the Swift tests over real HTTP.
-    --exclude-path /v1/player/events
 )
 if [ -n "$SEED" ]; then ARGS+=(--seed "$SEED"); fi
 echo "==> ${ST[*]} ${ARGS[*]//$TOKEN/***} $*"

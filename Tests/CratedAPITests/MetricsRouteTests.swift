@@ -1,7 +1,9 @@
 @testable import CratedAPI
 import CratedCore
+import CratedImport
 import CratedTestSupport
 import Foundation
+import GRDB
 import Hummingbird
 import HummingbirdTesting
 import Logging
@@ -111,6 +113,37 @@ import Testing
             let due = try #require(Self.sample(#"crated_sync_albums{state="due"}"#, in: text))
             #expect(due > 0, "the sample's albums were never synced")
             #expect(Self.sample("crated_sync_rate_limit_remaining", in: text) != nil)
+        }
+    }
+
+    /// Rows imported by `crated import`, a process of its own, show in the daemon's counter: read from
+    /// the database when scraped, each row counted once however often it is scraped; a dry run adds
+    /// nothing.
+    @Test func importRowsComeFromTheDatabase() async throws {
+        // The test server imported the sample (20 rows) and alice's file (2 rows) through the importer.
+        let server = try TestServer()
+        let file = try server.directory.write("more.csv", [exportHeader, exportRow(releaseId: "9001"), exportRow(releaseId: "9002"),
+                                                           exportRow(releaseId: "9003")].joined(separator: "\n"))
+        try await server.makeApplication().test(.router) { client in
+            #expect(Self.sample("crated_import_rows_total", in: try await Self.scrape(client, token: server.readToken)) == 22)
+            #expect(Self.sample("crated_import_rows_total", in: try await Self.scrape(client, token: server.readToken)) == 22)
+            // As `crated import` does it: a connection of its own, without the daemon's instruments.
+            let importer = DiscogsImporter(database: try AppDatabase.open(path: server.directory.path("crated.sqlite")))
+            #expect(try importer.importFile(at: file, options: ImportOptions(userName: "collector")).rowsRead == 3)
+            #expect(try importer.importFile(at: file, options: ImportOptions(userName: "collector", dryRun: true)).rowsRead == 3)
+            #expect(Self.sample("crated_import_rows_total", in: try await Self.scrape(client, token: server.readToken)) == 25)
+        }
+    }
+
+    /// A scrape whose read of the imported rows fails still answers, with the count it had.
+    @Test func aFailedReadOfImportedRowsKeepsTheCount() async throws {
+        let server = try TestServer()
+        try await server.makeApplication().test(.router) { client in
+            #expect(Self.sample("crated_import_rows_total", in: try await Self.scrape(client, token: server.readToken)) == 22)
+            try await server.database.writer.write { db in try db.execute(sql: "DROP TABLE import_run") }
+            #expect(throws: DatabaseError.self) { try server.database.importedRows() }
+            // `scrape` expects 200.
+            #expect(Self.sample("crated_import_rows_total", in: try await Self.scrape(client, token: server.readToken)) == 22)
         }
     }
 

@@ -120,7 +120,8 @@ import Yams
         var closedAnswers: [String] = []
         var fractionalTimes: [String] = []
         let requestBodies: Set<String> = ["CopyIdsBody", "CrateMoveBefore", "CrateMoveAfter", "CrateNameBody", "CrateOrderBody",
-                                          "EditCopyBody", "PlayBody", "RevisionBody", "SeekBody", "SignIn", "StartSyncBody"]
+                                          "EditCopyBody", "PlayAlbum", "PlayAlbumSide", "PlayAlbumTrack", "PlayCrate", "RevisionBody",
+                                          "SeekBody", "SignIn", "StartSyncBody"]
         func walk(_ value: Any, _ path: String) {
             if let object = value as? [String: Any] {
                 for keyword in ["anyOf", "oneOf"] {

@@ -43,7 +43,8 @@ import Testing
 
         #expect(try CollectionFacts(second) == CollectionFacts(first))
         // Row for row, ids included: the export lists copies in the order the file had them.
-        let (before, after) = (try DatabaseContents(first), try DatabaseContents(second))
+        // Each import's record names the file it read, here the original and the export.
+        let (before, after) = (try DatabaseContents(first).without("import_run"), try DatabaseContents(second).without("import_run"))
         #expect(after == before, "tables that differ: \(after.differences(from: before))")
         // And exporting the copy gives the same file again.
         #expect(try String(contentsOfFile: Self.exportCSV(second, in: directory), encoding: .utf8)

@@ -316,8 +316,9 @@ import Testing
         #expect(again.albumsAdded == 0 && again.artistsAdded == 0 && again.cratesAdded == 0)
         #expect(again.albums == before.tables["album"]?.count)
         // The end of the import's grid deferral advances the listing and crate generations whatever it
-        // wrote, on either path (migrations 0007, 0010); nothing else may change.
-        #expect(try DatabaseContents(database).differences(from: before) == ["crate_generation", "listing_generation"])
+        // wrote, on either path (migrations 0007, 0010), and the import is recorded (0013); nothing
+        // else may change.
+        #expect(try DatabaseContents(database).differences(from: before) == ["crate_generation", "import_run", "listing_generation"])
     }
 
     @Test func aFailedOrDryBulkImportLeavesTheDatabaseAsItWas() throws {

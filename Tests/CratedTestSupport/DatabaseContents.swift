@@ -32,7 +32,7 @@ public struct DatabaseContents: Equatable {
     public var schema: [String]
     public var tables: [String: [String]]
 
-    public static let timeColumns: Set<String> = ["created_at", "updated_at", "added_at", "applied_at"]
+    public static let timeColumns: Set<String> = ["created_at", "updated_at", "added_at", "applied_at", "imported_at"]
 
     public init(_ database: AppDatabase) throws {
         (schema, tables) = try database.reader.read { db in
@@ -47,6 +47,13 @@ public struct DatabaseContents: Equatable {
             }
             return (schema, tables)
         }
+    }
+
+    /// The same contents without these tables' rows (the schema stays whole).
+    public func without(_ names: String...) -> DatabaseContents {
+        var copy = self
+        for name in names { copy.tables[name] = nil }
+        return copy
     }
 
     /// The tables whose rows differ, for a readable failure.

@@ -27,7 +27,10 @@ struct PlayBody: StrictBody {
             switch (side, trackId) {
             case (nil, nil): return .album(id: album)
             case (let side?, nil):
-                guard side.count == 1, side.first!.isLetter else { throw APIError.badBody("side must be a side letter such as A or B", field: "side") }
+                // A side as Discogs names it: one letter, or a doubled one for a double-A side (`AA`).
+                guard (1...2).contains(side.count), side.allSatisfy({ $0.isASCII && $0.isLetter }) else {
+                    throw APIError.badBody("side must be one or two letters, such as B or AA", field: "side")
+                }
                 return .album(id: album, from: .side(side.uppercased()))
             case (nil, let track?): return .album(id: album, from: .track(id: track))
             case (_?, _?): throw APIError.badBody("give side or trackId, not both", field: "trackId")

@@ -35,9 +35,11 @@ struct MetricsController {
         guard valid else { throw APIError.unauthorized(token.isEmpty ? "the token is not valid or has been revoked" : "the token is not the metrics token") }
     }
 
-    /// The gauges read from their sources when scraped, rather than kept current on every change:
-    /// sync's albums by state (a count over the database) and the Discogs rate limiter's headroom.
+    /// The values read from their sources when scraped, rather than kept current on every change:
+    /// rows imported (by `crated import`, another process), sync's albums by state (a count over the
+    /// database) and the Discogs rate limiter's headroom.
     private func readGauges() async {
+        if let imported = try? database.importedRows() { instruments.countImportedRows(total: imported) }
         guard let status = try? await sync.status() else { return }
         let gauges = instruments.sync
         gauges.albumsDue.set(Double(status.albums.due))

@@ -1,4 +1,5 @@
 import CoreMetrics
+import Synchronization
 
 /// The daemon's instruments, made once from a swift-metrics factory and handed to what records them
 /// (`AppDatabase.metrics` carries them to every repository, service and the importer).
@@ -21,8 +22,11 @@ public final class CratedMetrics: Sendable {
     public let artwork: ArtworkInstruments
     /// Player event streams (`GET /v1/player/events`) open now.
     public let eventStreamsOpen: Meter
-    /// Rows of Discogs exports read by the importer.
+    /// Rows of Discogs exports read by imports that committed. `crated import` is a process of its
+    /// own: the total is read from the database when `/metrics` is scraped (`countImportedRows`).
     public let importRows: Counter
+    /// The total `importRows` has counted up to.
+    private let importRowsCounted = Mutex<Int64>(0)
 
     public init(factory: any MetricsFactory, isEnabled: Bool = true) {
         self.isEnabled = isEnabled
@@ -32,6 +36,17 @@ public final class CratedMetrics: Sendable {
         artwork = ArtworkInstruments(factory: factory)
         eventStreamsOpen = Meter(label: "crated_event_streams_open", factory: factory)
         importRows = Counter(label: "crated_import_rows_total", factory: factory)
+    }
+
+    /// Brings `importRows` up to `total`, the database's sum of imported rows: a counter only adds,
+    /// so it adds what it has not counted yet. Two scrapes that read totals in either order count
+    /// each row once.
+    public func countImportedRows(total: Int64) {
+        importRowsCounted.withLock { counted in
+            guard total > counted else { return }
+            importRows.increment(by: total - counted)
+            counted = total
+        }
     }
 }
 

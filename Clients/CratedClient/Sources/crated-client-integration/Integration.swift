@@ -141,7 +141,8 @@ import OpenAPIRuntime
     /// Play, pause, a stale revision's 409 with the current state, the event stream, history.
     static func player(_ client: Client, _ checks: inout Checks) async throws {
         let albumId = try await client.getCollectionGrid(query: .init(layout: .iPhonePortrait)).ok.body.json.items[0].albumId
-        let playing = try await client.playPlayer(body: .json(.init(albumId: albumId))).ok.body.json
+        // The body is one of four shapes (album, album from a side or a track, crate): an enum here.
+        let playing = try await client.playPlayer(body: .json(.PlayAlbum(.init(albumId: albumId)))).ok.body.json
         checks.expect(playing.state == .playing && playing.album?.id == albumId, "play gave \(playing.state), album \(String(describing: playing.album))")
         checks.expect(abs(playing.serverTime.timeIntervalSinceNow) < 60, "serverTime \(playing.serverTime) is not now")
         checks.expect(abs(Double(playing.serverTimeMs) / 1000 - playing.serverTime.timeIntervalSince1970) < 1,
@@ -172,6 +173,21 @@ import OpenAPIRuntime
             checks.expect(event.event == "player" && player.revision == current.revision, "the stream opened with \(event)")
             break
         }
+        // The other three shapes of the play body: from a side, from a track, a crate.
+        let fromSideB = try await client.playPlayer(body: .json(.PlayAlbumSide(.init(albumId: albumId, side: "b")))).ok.body.json
+        checks.expect(fromSideB.side == "B" && fromSideB.track?.position == "B1", "side b gave side \(String(describing: fromSideB.side)), \(String(describing: fromSideB.track))")
+        let album = try await client.getAlbum(path: .init(id: albumId)).ok.body.json
+        if let secondTrack = album.sides.first?.tracks.dropFirst().first {
+            let fromTrack = try await client.playPlayer(body: .json(.PlayAlbumTrack(.init(albumId: albumId, trackId: secondTrack.id)))).ok.body.json
+            checks.expect(fromTrack.track?.id == secondTrack.id, "track \(secondTrack.id) gave \(String(describing: fromTrack.track))")
+        } else {
+            checks.fail("album \(albumId) has no second track")
+        }
+        let crate = try await client.createCrate(body: .json(.init(name: "Client queue"))).created.body.json
+        _ = try await client.addCopiesToCrate(path: .init(id: crate.id), body: .json(.init(copyIds: [album.copies[0].id]))).ok.body.json
+        let fromCrate = try await client.playPlayer(body: .json(.PlayCrate(.init(crateId: crate.id)))).ok.body.json
+        checks.expect(fromCrate.crateId == crate.id && fromCrate.album?.id == albumId, "crate \(crate.id) gave crate \(String(describing: fromCrate.crateId))")
+        _ = try await client.deleteCrate(path: .init(id: crate.id)).noContent
         let stopped = try await client.stopPlayer(body: .json(.init())).ok.body.json
         checks.expect(stopped.state == .idle && stopped.track == nil && stopped.artwork == nil, "stop gave \(stopped)")
         let history = try await client.listPlayHistory().ok.body.json
