@@ -25,7 +25,10 @@ trap cleanup EXIT
 # start_server BINARY DATABASE: `serve` on a free port, its log in $WORK/serve.log; sets SERVER_PID,
 # PORT and BASE.
 start_server() {
-    "$1" serve --database "$2" --port 0 > "$WORK/serve.log" 2>&1 &
+    # The log exists before the daemon starts: the polling below must never read a missing file, which
+    # under `set -e` ends the calling script.
+    : > "$WORK/serve.log"
+    "$1" serve --database "$2" --port 0 >> "$WORK/serve.log" 2>&1 &
     SERVER_PID=$!
     PORT=""
     for _ in $(seq 1 300); do
