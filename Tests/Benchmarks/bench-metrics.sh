@@ -48,7 +48,12 @@ requests() {
     before="$(server_ticks)"
     out="$(wrk -t"$THREADS" -c"$CONNECTIONS" -d"${DURATION}s" ${4:+-s "$4"} "$3")"
     if grep -q "Non-2xx" <<<"$out"; then echo "$1 $2: $(grep Non-2xx <<<"$out")" >&2; exit 1; fi
-    echo "$1 $2 $(awk '/requests in/ {print $1}' <<<"$out") $(($(server_ticks) - before))" >> "$WORK/counts"
+    local count ticks
+    count="$(awk '/requests in/ {print $1}' <<<"$out")"
+    ticks=$(($(server_ticks) - before))
+    echo "$1 $2 $count $ticks" >> "$WORK/counts"
+    awk -v route="$2" -v count="$count" -v ticks="$ticks" -v seconds="$DURATION" -v tick="$(getconf CLK_TCK)" \
+        'BEGIN { printf "    %-8s %8.0f r/s %8.1f us CPU/request\n", route, count / seconds, 1e6 * ticks / tick / count }'
 }
 : > "$WORK/counts"
 for round in $(seq 1 "$ROUNDS"); do
