@@ -8,7 +8,7 @@ import GRDB
 /// A restriction (the scope and each filter) has two SQL forms. The probe form is an `EXISTS` looked up
 /// for each row walked, for the statements that walk a few rows from a seek. The member query lists the
 /// albums it lets through, from its own index: the daemon derives a restricted grid's snapshot from
-/// them (`GridSnapshot.derive`). Walking a restricted grid whole (`gridStatement`, which tests hold
+/// them (`FilteredGridSnapshot.derive`). Walking a restricted grid whole (`gridStatement`, which tests hold
 /// derived snapshots to) uses the member query as an `IN (subquery)` that SQLite materializes once.
 /// Neither condition may drive the query: a unary `+` keeps SQLite from seeking on `album_id IN (...)`
 /// or on a year range instead of on the keyset, which would walk or sort every row before the page.
@@ -25,7 +25,7 @@ struct GridSQL {
     private let setConditions: [Fragment]
     /// For each restriction, the album ids it lets through (a statement of one column, repeats
     /// allowed), each read from an index: a restricted grid's snapshot keeps the albums of its
-    /// unrestricted grid that every one lets through (`GridSnapshot.derive`).
+    /// unrestricted grid that every one lets through (`FilteredGridSnapshot.derive`).
     let memberQueries: [Fragment]
 
     /// Whether the grid is narrower than the user's whole collection.
