@@ -151,7 +151,7 @@ public struct ArtworkFiles: Sendable {
         var written = 0
         while written < bytes.count {
             let result = bytes.withUnsafeBytes { buffer in
-                Glibc.write(descriptor, buffer.baseAddress! + written, bytes.count - written)
+                write(descriptor, buffer.baseAddress! + written, bytes.count - written)
             }
             if result < 0 {
                 if errno == EINTR { continue }
