@@ -23,15 +23,7 @@ DB="$WORK/crated.sqlite"
 "$CRATED" import "$ROOT/Tests/Fixtures/sample-collection.csv" --database "$DB" --user other >/dev/null
 # Tracklists come from a Discogs sync, which this run has none of: give every album two sides. A1
 # lasts 4 seconds, so that a play of it counts (half its length heard) within the run.
-python3 - "$DB" <<'PY'
-import sqlite3, sys
-db = sqlite3.connect(sys.argv[1])
-for (album_id,) in db.execute("SELECT id FROM album").fetchall():
-    db.executemany(
-        "INSERT INTO track (album_id, position, side, sort_order, title, duration_ms, kind) VALUES (?, ?, ?, ?, ?, ?, 'track')",
-        [(album_id, "A1", "A", 0, "One", 4000), (album_id, "A2", "A", 1, "Two", 600000), (album_id, "B1", "B", 2, "Three", 600000)])
-db.commit()
-PY
+python3 "$ROOT/Tests/Benchmarks/add-tracklists.py" "$DB" --first-track-ms 4000 --track-ms 600000
 export CRATED_TOKEN="$("$CRATED" token create --user collector --name client-integration --database "$DB" | tail -n 1 | tr -d '[:space:]')"
 export CRATED_READ_TOKEN="$("$CRATED" token create --user collector --scope read --name client-read --database "$DB" | tail -n 1 | tr -d '[:space:]')"
 export CRATED_OTHER_TOKEN="$("$CRATED" token create --user other --name client-other --database "$DB" | tail -n 1 | tr -d '[:space:]')"

@@ -70,16 +70,8 @@ trap 'exit 143' TERM
 echo "==> crated import Tests/Fixtures/sample-collection.csv --user collector"
 "$CRATED" import Tests/Fixtures/sample-collection.csv --database "$DB" --user collector
 # Tracklists come from a Discogs sync, which this run has none of: give every album sides A and B,
-# so that a play body the document allows can be played (without tracks every play is a 422).
-python3 - "$DB" <<'PY'
-import sqlite3, sys
-db = sqlite3.connect(sys.argv[1])
-for (album_id,) in db.execute("SELECT id FROM album").fetchall():
-    db.executemany(
-        "INSERT INTO track (album_id, position, side, sort_order, title, duration_ms, kind) VALUES (?, ?, ?, ?, ?, ?, 'track')",
-        [(album_id, "A1", "A", 0, "One", 240000), (album_id, "A2", "A", 1, "Two", 240000), (album_id, "B1", "B", 2, "Three", 240000)])
-db.commit()
-PY
+# so that a play body the document allows can be played.
+python3 Tests/Benchmarks/add-tracklists.py "$DB"
 TOKEN="$("$CRATED" token create --user collector --database "$DB" --name schemathesis | tail -n 1 | tr -d '[:space:]')"
 if [ -z "$TOKEN" ]; then
     echo "error: crated token create printed no token" >&2

@@ -1,0 +1,23 @@
+#!/usr/bin/env python3
+"""Gives every album of a crated database sides A and B (tracks A1, A2, B1), for runs against a live
+daemon without a Discogs sync, where tracklists come from: without tracks every play is a 422.
+
+Usage: add-tracklists.py DATABASE [--track-ms N] [--first-track-ms N]
+"""
+import argparse
+import sqlite3
+
+parser = argparse.ArgumentParser()
+parser.add_argument("database")
+parser.add_argument("--track-ms", type=int, default=240000, help="each track's length")
+parser.add_argument("--first-track-ms", type=int, help="A1's length, when it should differ")
+args = parser.parse_args()
+first = args.first_track_ms if args.first_track_ms is not None else args.track_ms
+
+db = sqlite3.connect(args.database)
+for (album_id,) in db.execute("SELECT id FROM album").fetchall():
+    db.executemany(
+        "INSERT INTO track (album_id, position, side, sort_order, title, duration_ms, kind) VALUES (?, ?, ?, ?, ?, ?, 'track')",
+        [(album_id, "A1", "A", 0, "One", first), (album_id, "A2", "A", 1, "Two", args.track_ms),
+         (album_id, "B1", "B", 2, "Three", args.track_ms)])
+db.commit()
