@@ -26,7 +26,8 @@ struct TestServer {
     let metrics = AppMetrics()
     let services: AppServices
 
-    init(busyTimeoutMs: Int = 5000) throws {
+    /// The long busy timeout is for a loaded machine (see `TemporaryDirectory.database`).
+    init(busyTimeoutMs: Int = 20_000) throws {
         directory = try TemporaryDirectory()
         database = try AppDatabase.open(path: directory.path("crated.sqlite"), busyTimeoutMs: busyTimeoutMs).recordingMetrics(metrics.instruments)
         let importer = DiscogsImporter(database: database)

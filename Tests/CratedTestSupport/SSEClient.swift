@@ -34,7 +34,9 @@ public final class SSEClient {
     deinit { close(socket) }
 
     /// The next event (keep-alive comments skipped), or nil when none arrives within `timeout`.
-    public func next(timeout: TimeInterval = 5) async -> Event? {
+    /// The default is long because an expected event may wait on a machine the whole suite loads;
+    /// a test that expects no event passes a short timeout of its own.
+    public func next(timeout: TimeInterval = 30) async -> Event? {
         let deadline = Date().addingTimeInterval(timeout)
         while true {
             if let event = takeEvent() { return event }

@@ -28,8 +28,10 @@ public final class TemporaryDirectory: Sendable {
         return path
     }
 
-    /// A new database file in the folder with the real migrations applied.
-    public func database(_ name: String = "crated.sqlite", busyTimeoutMs: Int = 5000) throws -> AppDatabase {
+    /// A new database file in the folder with the real migrations applied. The busy timeout is long
+    /// so that a write never fails only because the whole suite loads the machine; tests of the busy
+    /// answers pass a short one.
+    public func database(_ name: String = "crated.sqlite", busyTimeoutMs: Int = 20_000) throws -> AppDatabase {
         try AppDatabase.open(path: path(name), busyTimeoutMs: busyTimeoutMs)
     }
 }
