@@ -12,6 +12,11 @@ public enum DiscogsText {
         // No " (" bytes: nothing to remove (the search below could not match either).
         guard discogsName.utf8.containsSpaceParenthesis else { return discogsName }
         if discogsName.utf8.isASCII { return asciiDisplayName(discogsName) }
+        return generalDisplayName(discogsName)
+    }
+
+    /// `displayName` over Characters, for any text.
+    static func generalDisplayName(_ discogsName: String) -> String {
         var result = ""
         result.reserveCapacity(discogsName.utf8.count)
         var scalars = Substring(discogsName)

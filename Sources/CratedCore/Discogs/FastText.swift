@@ -35,7 +35,14 @@ extension StringProtocol where UTF8View: BidirectionalCollection {
             parts.append(whole[bytes.index(bytes.startIndex, offsetBy: partStart)...])
             return parts
         }
-        if let fast { return fast }
+        return fast ?? generalSplit(onASCII: separator)
+    }
+
+    /// `split(onASCII:)` through the view's own indices, for strings without contiguous bytes.
+    func generalSplit(onASCII separator: StaticString) -> [Substring] {
+        let pattern = UnsafeBufferPointer(start: separator.utf8Start, count: separator.utf8CodeUnitCount)
+        let whole = Substring(self)
+        let bytes = whole.utf8
         var parts: [Substring] = []
         var partStart = bytes.startIndex
         var index = bytes.startIndex
