@@ -1,6 +1,6 @@
 """The web client in a real browser (headless Chromium through Debian's chromedriver): sign-in,
-the grid at each layout environment's window size, endless scroll, crates, search and the
-mini-player. One browser and one daemon serve every test. Run by Tests/WebTests/run.sh."""
+the grid at each layout environment's window size, endless scroll, crates (made, renamed,
+reordered, emptied, deleted), search, a copy's fields, the artist page and the mini-player. One browser and one daemon serve every test. Run by Tests/WebTests/run.sh."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ import harness  # noqa: E402
 
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.common.exceptions import StaleElementReferenceException, TimeoutException  # noqa: E402
-from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
+from selenium.webdriver.support.ui import Select, WebDriverWait  # noqa: E402
 
 ALBUMS = 2000
 ARTEFACTS = Path(os.environ.get("CRATED_WEB_ARTEFACTS", harness.ROOT / ".build/artefacts/web"))
@@ -102,6 +102,11 @@ def sign_in(password=harness.PASSWORD):
 def signed_in():
     sign_in()
     wait(lambda: driver.find_element(By.ID, "bar").is_displayed(), message="signed in")
+
+
+def page_state():
+    """What the page shows and logged, for a failure message."""
+    return f"{js('return document.getElementById(`main`).outerHTML')[:1500]!r} {driver.get_log('browser')}"
 
 
 def grid_ready():
@@ -381,6 +386,142 @@ class T5Covers(unittest.TestCase):
         channels = [int(part) for part in colour[colour.index("(") + 1:colour.index(")")].split(",")]
         self.assertTrue(all(abs(a - b) <= 3 for a, b in zip(channels, COVER_RGB)), colour)
         driver.save_screenshot(str(ARTEFACTS / "covers.png"))
+
+
+def albums_by_title(count, offset=0):
+    """(album id, title, copy id) of `count` albums in title order, from `offset` on."""
+    _, page, _ = server.call("GET", f"/v1/grid/collection?limit={offset + count}&sort=title")
+    albums = []
+    for item in page["items"][offset:offset + count]:
+        _, album, _ = server.call("GET", f"/v1/albums/{item['albumId']}")
+        albums.append((album["id"], album["title"], album["copies"][0]["id"]))
+    return albums
+
+
+class T6CrateEditing(unittest.TestCase):
+    def test_a_crate_is_renamed_reordered_emptied_and_deleted(self):
+        signed_in()
+        harness.set_viewport(driver, 1366, 1024)
+        first, second, third = albums_by_title(3, offset=10)
+        status, crate, _ = server.call("POST", "/v1/crates", {"name": "Rename me"})
+        self.assertEqual(status, 201)
+        status, _, _ = server.call("POST", f"/v1/crates/{crate['id']}/copies", {"copyIds": [first[2], second[2], third[2]]})
+        self.assertLess(status, 300)
+        order = lambda: [item["copyId"] for item in server.call("GET", f"/v1/crates/{crate['id']}")[1]["items"]]
+
+        driver.get(f"{server.base}/crates/{crate['id']}")
+        wait(lambda: driver.find_element(By.CSS_SELECTOR, "#view h1").text == "Rename me", message="the crate's page")
+        name = driver.find_element(By.CSS_SELECTOR, "input[aria-label='Crate name']")
+        name.clear()
+        name.send_keys("Sunday morning")
+        name.submit()
+        wait(lambda: driver.find_element(By.CSS_SELECTOR, "#view h1").text == "Sunday morning", message="renamed on the page")
+        self.assertEqual(server.call("GET", f"/v1/crates/{crate['id']}")[1]["name"], "Sunday morning")
+
+        # The order panel: the third record moves above the second, then the first leaves the crate.
+        driver.find_element(By.CSS_SELECTOR, "details.order-panel summary").click()
+        driver.find_element(By.CSS_SELECTOR, f"button[aria-label='Move {third[1]} up']").click()
+        wait(lambda: order() == [first[2], third[2], second[2]], message=lambda: f"moved up: {order()}")
+        shown = lambda: [int(li.get_attribute("data-copy-id")) for li in driver.find_elements(By.CSS_SELECTOR, "ol.order > li")]
+        self.assertEqual(shown(), [first[2], third[2], second[2]])
+        # The keyboard stays on the record that moved.
+        self.assertEqual(js("return document.activeElement.getAttribute('aria-label')"), f"Move {third[1]} up")
+        driver.find_element(By.CSS_SELECTOR, f"button[aria-label='Remove {first[1]} from the crate']").click()
+        wait(lambda: order() == [third[2], second[2]], message=lambda: f"removed: {order()}")
+        grid_titles = lambda: [li.get_attribute("aria-label") for li in driver.find_elements(By.CSS_SELECTOR, "ol.grid > li")]
+        wait(lambda: sorted(grid_titles()) == sorted([second[1], third[1]]), message=lambda: f"the grid after removing: {grid_titles()}")
+
+        # Deleting asks first; declined, nothing happens.
+        js("window.confirm = () => false")
+        driver.find_element(By.XPATH, "//button[text()='Delete crate']").click()
+        time.sleep(0.3)
+        self.assertEqual(server.call("GET", f"/v1/crates/{crate['id']}")[0], 200)
+        js("window.confirm = () => true")
+        driver.find_element(By.XPATH, "//button[text()='Delete crate']").click()
+        wait(lambda: driver.current_url == server.base + "/crates", message=lambda: f"back at the crates: {driver.current_url}")
+        self.assertEqual(server.call("GET", f"/v1/crates/{crate['id']}")[0], 404)
+        self.assertNotIn("Sunday morning", driver.find_element(By.ID, "view").text)
+        # The records stay in the collection.
+        self.assertEqual(server.call("GET", f"/v1/albums/{first[0]}")[0], 200)
+
+
+class T7CopyAndArtist(unittest.TestCase):
+    def test_pages_left_behind_give_their_event_stream_up(self):
+        """A browser opens six connections to a host at most: pages kept in its back-forward cache
+        must not hold theirs with the player's event stream, or the page shown waits for ever."""
+        signed_in()
+        harness.set_viewport(driver, 1366, 1024)
+        for album_id, title, _ in albums_by_title(8, offset=40):
+            driver.get(f"{server.base}/collection/albums/{album_id}")
+            wait(lambda: driver.find_element(By.CSS_SELECTOR, "#view h1").text == title and driver.find_elements(By.CSS_SELECTOR, "form.copy-form"),
+                 message=lambda: f"album {album_id}: {page_state()}")
+        started = time.time()
+        self.assertEqual(fetch("/v1/crates")[0], 200)
+        self.assertLess(time.time() - started, 5)
+        # The page shown still follows the player.
+        player = driver.find_element(By.ID, "player")
+        self.assertEqual(server.call("POST", "/v1/player/play", {"albumId": server.played_album})[0], 200)
+        wait(lambda: player.is_displayed() and "Opening" in player.text, message=lambda: f"shown on play: {page_state()}")
+        server.call("POST", "/v1/player/stop")
+        wait(lambda: not player.is_displayed(), message="hidden on stop")
+
+    def test_a_copys_fields_are_saved_and_cleared(self):
+        signed_in()
+        harness.set_viewport(driver, 1366, 1024)
+        album_id, title, copy_id = albums_by_title(1, offset=20)[0]
+        copy = lambda: server.call("GET", f"/v1/albums/{album_id}")[1]["copies"][0]
+        form = lambda: driver.find_element(By.CSS_SELECTOR, "form.copy-form")
+
+        driver.get(f"{server.base}/collection/albums/{album_id}")
+        # The copies are drawn last, once the crates to offer are known.
+        wait(lambda: driver.find_element(By.CSS_SELECTOR, "#view h1").text == title and form(), message="the album page")
+        Select(form().find_element(By.NAME, "rating")).select_by_value("4")
+        Select(form().find_element(By.NAME, "mediaCondition")).select_by_value("Very Good Plus (VG+)")
+        Select(form().find_element(By.NAME, "sleeveCondition")).select_by_value("Good (G)")
+        notes = form().find_element(By.NAME, "notes")
+        notes.clear()
+        notes.send_keys("Plays through; a light scuff on B2")
+        form().find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+        wait(lambda: form().find_element(By.CSS_SELECTOR, "p.status").text == "Saved.", message="saved")
+        saved = copy()
+        self.assertEqual((saved["id"], saved["rating"], saved["mediaCondition"], saved["sleeveCondition"], saved["notes"]),
+                         (copy_id, 4, "Very Good Plus (VG+)", "Good (G)", "Plays through; a light scuff on B2"))
+
+        # Shown again after a reload, then cleared: none of the fields is left.
+        driver.refresh()
+        wait(lambda: Select(form().find_element(By.NAME, "rating")).first_selected_option.get_attribute("value") == "4",
+             message="the saved rating is shown")
+        self.assertEqual(form().find_element(By.NAME, "notes").get_attribute("value"), "Plays through; a light scuff on B2")
+        Select(form().find_element(By.NAME, "rating")).select_by_value("")
+        Select(form().find_element(By.NAME, "mediaCondition")).select_by_value("")
+        Select(form().find_element(By.NAME, "sleeveCondition")).select_by_value("")
+        form().find_element(By.NAME, "notes").clear()
+        form().find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+        wait(lambda: form().find_element(By.CSS_SELECTOR, "p.status").text == "Saved.", message="cleared")
+        cleared = copy()
+        self.assertEqual([key for key in ("rating", "mediaCondition", "sleeveCondition", "notes") if cleared.get(key) is not None], [])
+
+    def test_an_artist_link_leads_to_the_artists_albums(self):
+        signed_in()
+        harness.set_viewport(driver, 1366, 1024)
+        album_id, title, _ = albums_by_title(1, offset=30)[0]
+        _, album, _ = server.call("GET", f"/v1/albums/{album_id}")
+        artist = album["artists"][0]
+        _, expected, _ = server.call("GET", f"/v1/grid/artists/{artist['id']}?limit=100")
+
+        driver.get(f"{server.base}/collection/albums/{album_id}")
+        wait(lambda: driver.find_element(By.CSS_SELECTOR, "#view h1").text == title, message="the album page")
+        driver.find_element(By.CSS_SELECTOR, "p.artists a").click()
+        wait(lambda: driver.find_element(By.CSS_SELECTOR, "#view h1").text == artist["name"], message=lambda: f"the artist page: {driver.current_url} {page_state()}")
+        # The artist takes the album's place in the tab's path (an album page names its artists).
+        self.assertEqual(driver.current_url, f"{server.base}/collection/artists/{artist['id']}")
+        ids = lambda: [int(li.get_attribute("data-album-id")) for li in driver.find_elements(By.CSS_SELECTOR, "ol.grid > li")]
+        wait(lambda: sorted(ids()) == sorted(item["albumId"] for item in expected["items"]),
+             message=lambda: f"the artist's albums: {ids()} against {[item['albumId'] for item in expected['items']]}")
+        self.assertIn(album_id, ids())
+        # Back returns to the album.
+        driver.back()
+        wait(lambda: driver.find_element(By.CSS_SELECTOR, "#view h1").text == title, message="back at the album")
 
 
 if __name__ == "__main__":

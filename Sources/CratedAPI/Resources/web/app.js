@@ -144,6 +144,17 @@ document.addEventListener('click', (event) => {
 });
 
 window.addEventListener('popstate', () => render());
+
+// A browser opens at most six HTTP/1.1 connections to a host, shared by all its tabs, and the
+// player's event stream holds one while it is open: a hidden tab, or a page kept in the back-forward
+// cache, gives its stream up and opens it again when shown.
+const signedIn = () => !bar.hidden;
+document.addEventListener('visibilitychange', () => {
+  if (!signedIn()) return;
+  if (document.hidden) player.suspend(); else player.resume();
+});
+window.addEventListener('pagehide', () => player.suspend());
+window.addEventListener('pageshow', (event) => { if (event.persisted && signedIn() && !document.hidden) player.resume(); });
 onUnauthorized(showSignIn);
 
 session.current().then(startApp, showSignIn);

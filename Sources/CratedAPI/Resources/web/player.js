@@ -14,6 +14,18 @@ export class MiniPlayer {
   start() {
     this.stop();
     api('/v1/player').then((state) => this.show(state)).catch(() => {});
+    this.resume();
+  }
+
+  /** Closes the event stream, keeping what is shown. */
+  suspend() {
+    this.events?.close();
+    this.events = null;
+  }
+
+  /** Opens the event stream unless it is open; its first event is the current state. */
+  resume() {
+    if (this.events) return;
     this.events = new EventSource('/v1/player/events');
     this.events.addEventListener('player', (event) => {
       try { this.show(JSON.parse(event.data)); } catch { /* a malformed event changes nothing */ }
