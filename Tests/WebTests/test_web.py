@@ -447,8 +447,9 @@ class T6CrateEditing(unittest.TestCase):
 
 class T7CopyAndArtist(unittest.TestCase):
     def test_pages_left_behind_give_their_event_stream_up(self):
-        """A browser opens six connections to a host at most: pages kept in its back-forward cache
-        must not hold theirs with the player's event stream, or the page shown waits for ever."""
+        """A browser opens six connections to a host at most: pages kept in its back-forward cache,
+        and hidden tabs, must not hold theirs with the player's event stream, or the page shown
+        waits for ever."""
         signed_in()
         harness.set_viewport(driver, 1366, 1024)
         for album_id, title, _ in albums_by_title(8, offset=40):
@@ -464,6 +465,19 @@ class T7CopyAndArtist(unittest.TestCase):
         wait(lambda: player.is_displayed() and "Opening" in player.text, message=lambda: f"shown on play: {page_state()}")
         server.call("POST", "/v1/player/stop")
         wait(lambda: not player.is_displayed(), message="hidden on stop")
+
+        # A hidden tab closes its stream, so hears nothing; shown again, it catches up.
+        def visibility(hidden):
+            js("""Object.defineProperty(document, 'hidden', {value: arguments[0], configurable: true});
+                  Object.defineProperty(document, 'visibilityState', {value: arguments[0] ? 'hidden' : 'visible', configurable: true});
+                  document.dispatchEvent(new Event('visibilitychange'));""", hidden)
+        visibility(True)
+        self.assertEqual(server.call("POST", "/v1/player/play", {"albumId": server.played_album})[0], 200)
+        time.sleep(1)
+        self.assertFalse(player.is_displayed(), "a hidden tab's stream is closed")
+        visibility(False)
+        wait(lambda: player.is_displayed() and "Opening" in player.text, message=lambda: f"caught up when shown: {page_state()}")
+        server.call("POST", "/v1/player/stop")
 
     def test_a_copys_fields_are_saved_and_cleared(self):
         signed_in()
