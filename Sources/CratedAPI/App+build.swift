@@ -19,6 +19,8 @@ public struct AppServices: Sendable {
     public var keepAliveInterval: Duration
     /// Slows failed web sign-ins per user name and address; tests give it a manual clock.
     public var signInThrottle = SignInThrottle()
+    /// How long a web sign-in lasts (`web.sessionDays`).
+    public var sessionLifetime: TimeInterval
     /// What `GET /metrics` reports; its instruments are the database's (`AppDatabase.metrics`).
     public var metrics: AppMetrics
 
@@ -42,6 +44,7 @@ public struct AppServices: Sendable {
                                             covers: configuration.artworkFetchDuringSync ? artwork : nil, logger: logger)
         self.grids = GridService(database: database)
         self.keepAliveInterval = keepAliveInterval
+        self.sessionLifetime = configuration.webSessionLifetime
     }
 }
 
@@ -102,7 +105,7 @@ public func buildRouter(services: AppServices) -> Router<AppRequestContext> {
     router.addRoutes(ArtworkController(artwork: services.artwork).endpoints, atPath: "v1/artwork")
     // The web client's page and files, and its sign-in (which reads the session cookie itself).
     router.add(middleware: WebClientMiddleware(assets: .shared))
-    router.addRoutes(SessionController(database: database, throttle: services.signInThrottle).endpoints, atPath: "v1/session")
+    router.addRoutes(SessionController(database: database, throttle: services.signInThrottle, lifetime: services.sessionLifetime).endpoints, atPath: "v1/session")
 
     let v1 = router.group("v1").add(middleware: BearerAuthMiddleware(database: database))
     v1.addRoutes(CatalogueController(database: database, playback: services.playback).endpoints)

@@ -21,13 +21,18 @@ import Testing
         let clock: TestClock
         let services: AppServices
 
-        init() throws {
+        init(sessionDays: Int? = nil) throws {
             server = try TestServer()
             try server.database.setPassword(userName: "collector", password: WebSessionTests.password, cost: 4)
             clock = TestClock()
             var services = server.services
             let clock = self.clock
             services.signInThrottle = SignInThrottle(now: { clock.now })
+            if let sessionDays {
+                var configuration = try CratedConfiguration.defaults()
+                configuration.webSessionDays = sessionDays
+                services.sessionLifetime = configuration.webSessionLifetime
+            }
             self.services = services
         }
 
@@ -74,6 +79,19 @@ import Testing
             #expect(try current.decode(SessionDTO.self).user.name == "collector")
             // Reads need no CSRF token.
             #expect(try await client.web(.get, "/v1/grid/collection?width=390&height=844", cookie: session.cookie).status == .ok)
+        }
+    }
+
+    /// `web.sessionDays` sets the cookie's Max-Age and the session's expiry alike.
+    @Test func theConfiguredLifetimeIsTheCookiesAndTheSessions() async throws {
+        let fixture = try Fixture(sessionDays: 2)
+        try await fixture.test { client in
+            let signedInAt = Date()
+            let session = try await client.signIn("collector", Self.password)
+            #expect(session.setCookie.contains("; Max-Age=172800"))
+            let current = try await client.web(.get, "/v1/session", cookie: session.cookie).decode(SessionDTO.self)
+            let expires = try #require(ISO8601DateFormatter().date(from: current.expiresAt))
+            #expect(abs(expires.timeIntervalSince(signedInAt) - 172_800) < 60)
         }
     }
 
@@ -265,10 +283,10 @@ import Testing
         let server = try TestServer()
         let database = server.database
         let userId = try #require(try database.user(named: "collector")?.id)
-        let old = try await database.createSession(userId: userId, now: Date().addingTimeInterval(-AppDatabase.sessionLifetime - 60))
+        let old = try await database.createSession(userId: userId, lifetime: 3600, now: Date().addingTimeInterval(-3660))
         #expect(try database.authenticate(sessionSecret: old.secret) == nil)
 
-        let live = try await database.createSession(userId: userId)
+        let live = try await database.createSession(userId: userId, lifetime: 3600)
         let principal = try #require(try database.authenticate(sessionSecret: live.secret))
         #expect(principal.principal.userName == "collector")
         #expect(principal.principal.scope == .write)

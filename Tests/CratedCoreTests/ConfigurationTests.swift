@@ -32,6 +32,7 @@ import Testing
         #expect(fromEnvironment.serverHost == "0.0.0.0")
         #expect(fromEnvironment.discogsBaseURL == "http://127.0.0.1:9/")
         #expect(try await CratedConfiguration.load(environment: ["CRATED_SERVER_EVENT_LOOP_EXECUTOR": "false"]).serverEventLoopExecutor == false)
+        #expect(try await CratedConfiguration.load(environment: ["CRATED_WEB_SESSION_DAYS": "7"]).webSessionDays == 7)
 
         let fromFlags = try await CratedConfiguration.load(overrides: ["server.port": .init(.int(7200), isSecret: false)], environment: environment)
         #expect(fromFlags.serverPort == 7200)
@@ -89,6 +90,8 @@ import Testing
             ("CRATED_SERVER_MAX_CONNECTIONS", "server.maxConnections", "0", "must be from 1 to 1000000, got 0"),
             ("CRATED_ARTWORK_SIZES_AHEAD", "artwork.sizesAhead", "9", "must be from 0 to 8, got 9"),
             ("CRATED_ARTWORK_SIZES_AHEAD", "artwork.sizesAhead", "-1", "must be from 0 to 8, got -1"),
+            ("CRATED_WEB_SESSION_DAYS", "web.sessionDays", "0", "must be from 1 to 365, got 0"),
+            ("CRATED_WEB_SESSION_DAYS", "web.sessionDays", "366", "must be from 1 to 365, got 366"),
         ] {
             await #expect(throws: ConfigurationError.invalidValue(key: key, reason: reason)) {
                 try await CratedConfiguration.load(environment: [variable: value])

@@ -10,6 +10,8 @@ import Hummingbird
 struct SessionController {
     let database: AppDatabase
     let throttle: SignInThrottle
+    /// How long a sign-in lasts (`web.sessionDays`).
+    let lifetime: TimeInterval
 
     var endpoints: RouteCollection<AppRequestContext> {
         RouteCollection(context: AppRequestContext.self)
@@ -44,8 +46,8 @@ struct SessionController {
             throw APIError(status: .unauthorized, code: "sign_in_failed", message: "the user name or the password is wrong, or the user has no password (crated user passwd)")
         }
         throttle.recordSuccess(user: name, address: address)
-        let session = try await database.createSession(userId: userId)
-        let cookie = SessionCookie.setting(session.secret, maxAge: AppDatabase.sessionLifetime, secure: SessionCookie.isTLS(request))
+        let session = try await database.createSession(userId: userId, lifetime: lifetime)
+        let cookie = SessionCookie.setting(session.secret, maxAge: lifetime, secure: SessionCookie.isTLS(request))
         return EditedResponse(
             status: .created, headers: [.setCookie: cookie, .cacheControl: "no-store"],
             response: SessionDTO(user: .init(name: user.name), csrfToken: session.csrfToken, expiresAt: Timestamp.string(from: session.expiresAt)))

@@ -42,6 +42,8 @@ public struct CratedConfiguration: Sendable, Equatable {
     public var artworkFetchDuringSync: Bool
     /// How many of the variant sizes most made sync makes of each cover it fetches (0: none ahead).
     public var artworkSizesAhead: Int
+    /// Days a web sign-in lasts before the browser must sign in again.
+    public var webSessionDays: Int
     public var logLevel: String
     /// Whether `GET /metrics` answers and the instruments record (off: no route, nothing recorded).
     public var metricsEnabled: Bool
@@ -75,6 +77,7 @@ public struct CratedConfiguration: Sendable, Equatable {
         artworkMaxSourceBytes = try int("artwork.maxSourceBytes")
         artworkFetchDuringSync = try reader.requiredBool(forKey: "artwork.fetchDuringSync")
         artworkSizesAhead = try int("artwork.sizesAhead")
+        webSessionDays = try int("web.sessionDays")
         logLevel = try string("log.level")
         metricsEnabled = try reader.requiredBool(forKey: "metrics.enabled")
         metricsToken = try string("metrics.token")
@@ -120,6 +123,9 @@ public struct CratedConfiguration: Sendable, Equatable {
         guard (0...8).contains(artworkSizesAhead) else {
             throw ConfigurationError.invalidValue(key: "artwork.sizesAhead", reason: "must be from 0 to 8, got \(artworkSizesAhead)")
         }
+        guard (1...365).contains(webSessionDays) else {
+            throw ConfigurationError.invalidValue(key: "web.sessionDays", reason: "must be from 1 to 365, got \(webSessionDays)")
+        }
     }
 
     /// The artwork directory: `artwork.directory`, else beside the database (`crated.sqlite` keeps
@@ -129,6 +135,9 @@ public struct CratedConfiguration: Sendable, Equatable {
         let database = URL(fileURLWithPath: databasePath)
         return database.deletingPathExtension().path + "-artwork"
     }
+
+    /// `web.sessionDays` in seconds.
+    public var webSessionLifetime: TimeInterval { TimeInterval(webSessionDays) * 24 * 3600 }
 
     /// The values that command-line flags set, as configuration keys (`server.port`, `database.path`, ...).
     public typealias Overrides = [String: ConfigValue]

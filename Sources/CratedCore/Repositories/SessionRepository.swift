@@ -54,8 +54,6 @@ public struct SessionPrincipal: Sendable, Equatable {
 }
 
 extension AppDatabase {
-    /// How long a session lasts from sign-in.
-    public static let sessionLifetime: TimeInterval = 30 * 24 * 3600
     /// The label of the api_token row behind each session (`crated token list` shows it).
     public static let sessionTokenLabel = "web session"
 
@@ -99,13 +97,13 @@ extension AppDatabase {
         return Bcrypt.verify(password, hash: hash) ? user : nil
     }
 
-    /// Starts a session for a user: a new write-scope api_token row labelled as a web session, and
-    /// the session with its cookie secret (stored as a SHA-256) and CSRF token. Ended and expired
-    /// sessions are cleared on the way.
-    public func createSession(userId: Int64, now: Date = Date()) async throws -> IssuedSession {
+    /// Starts a session for a user, lasting `lifetime` from `now`: a new write-scope api_token row
+    /// labelled as a web session, and the session with its cookie secret (stored as a SHA-256) and
+    /// CSRF token. Ended and expired sessions are cleared on the way.
+    public func createSession(userId: Int64, lifetime: TimeInterval, now: Date = Date()) async throws -> IssuedSession {
         let secret = TokenSecret.random(bytes: 32)
         let csrf = TokenSecret.random(bytes: 24)
-        let expires = now.addingTimeInterval(Self.sessionLifetime)
+        let expires = now.addingTimeInterval(lifetime)
         return try await write { db in
             try Self.deleteEndedSessions(db, now: now)
             guard let user = try User.fetchOne(db, key: userId) else { throw UserError.notFound("#\(userId)") }
