@@ -2,7 +2,8 @@
 # crated's developer entry point: installs what is missing, then builds and runs or tests.
 #   ./dev.sh run    build, import the sample collection, start the daemon on 127.0.0.1:8080
 #   ./dev.sh test   build and run the whole test suite, the generated Swift client against a live
-#                   daemon, then the web client's tests in headless Chromium
+#                   daemon, the web client's tests in headless Chromium, then schemathesis against
+#                   the OpenAPI document
 #   ./dev.sh bench import [ROWS]   the import benchmark (release build)
 #   ./dev.sh bench sync [RELEASES] the sync benchmark against a local fake Discogs (release build)
 #   ./dev.sh bench api [ROWS] [SECONDS]   the HTTP API and grid benchmark with wrk (release build)
@@ -18,7 +19,8 @@ cd "$(dirname "${BASH_SOURCE[0]}")"
 
 # System packages crated builds against: SQLite (GRDB), libcurl (sync), libvips (covers); python3 for
 # the benchmarks.
-# With arguments, those packages too (the tests add chromium and chromium-driver for the web client).
+# With arguments, those packages too (the tests add chromium and chromium-driver for the web client,
+# python3-venv for the Python tools they install from PyPI).
 ensure_system_packages() {
     local missing=()
     for package in libsqlite3-dev libcurl4-openssl-dev libvips-dev pkg-config python3 "$@"; do
@@ -69,7 +71,7 @@ EOF2
     exec "$crated" serve --database "$database" --port "$port"
     ;;
 test)
-    ensure_system_packages chromium chromium-driver
+    ensure_system_packages chromium chromium-driver python3-venv
     # Build the tests once, then run them without rebuilding (building and testing separately
     # would rebuild the dependencies each time).
     swift build --build-tests
@@ -79,6 +81,9 @@ test)
     Clients/CratedClient/run-integration.sh
     # The web client in a real browser (Selenium from PyPI in .build/web-venv, installed when missing).
     Tests/WebTests/run.sh
+    # The live daemon against its own OpenAPI document (schemathesis from PyPI in .build/contract-venv):
+    # a fixed seed and few cases per operation, so the run is the same every time and takes minutes.
+    MAX_EXAMPLES=10 SEED=20261126 TIME_LIMIT=900 Tests/Contract/schemathesis.sh
     ;;
 bench)
     ensure_system_packages
