@@ -8,6 +8,7 @@ read latency p50/p99, and the server's anonymous and file-backed memory (RssAnon
   lock     another process holds SQLite's write lock for 8 s while writes wait and reads go on
   import   a 200,000-row import for another user runs while reads and writes go on
   filters  grid pages of random filter and sort combinations, each combination asked for once
+  herd     after each change to the listings, four clients ask at once for the same grid page
   flood    19,000 half-open connections while /healthz is asked on fresh connections
   soak     mixed traffic (grids, album pages, searches, crate edits, player commands, event streams)
 """
@@ -16,6 +17,8 @@ import http.client
 import json
 import random
 import socket
+import sqlite3
+import statistics
 import subprocess
 import threading
 import time
@@ -29,6 +32,13 @@ def memory(pid):
             if key in ("RssAnon", "RssFile", "VmHWM"):
                 fields[key] = int(value.split()[0]) // 1024
     return fields
+
+
+def cpu_ms(pid):
+    """The process's user and system CPU time so far, in ms (Linux: 100 ticks a second)."""
+    with open(f"/proc/{pid}/stat") as stat:
+        fields = stat.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) * 10
 
 
 def percentile(values, fraction):
@@ -220,6 +230,44 @@ class Bench:
         run_threads([loop for _ in range(4)], seconds)
         self.footer("filters", tally)
 
+    def herd(self, rounds, clients=4):
+        """A copy's rating changes (a new listing generation), then `clients` clients ask at once for
+        the same grid page, whose order is walked anew: the slowest's latency and the server's CPU."""
+        self.header("herd")
+        sorts = ["rating", "artist", "title", "dateAdded", "year"]
+        connections = [Client(self.base, self.token) for _ in range(clients)]
+        for connection in connections:
+            connection.request("GET", "/v1/me")
+        editor = Client(self.base, self.token)
+        database = sqlite3.connect(f"file:{self.args.database}?mode=ro", uri=True)
+        generation = lambda: database.execute("SELECT value FROM listing_generation").fetchone()[0]
+        slowest, everyone, cpu = [], [], []
+        for round in range(rounds):
+            before = generation()
+            status, _, _ = editor.request("PATCH", f"/v1/copies/{self.copy_ids[round % len(self.copy_ids)]}", {"rating": 1 + round % 5})
+            assert status == 200 and generation() != before, f"the edit did not change the listings: {status}"
+            path = f"/v1/grid/collection?layout=iPadFullscreen&sort={sorts[round % len(sorts)]}"
+            barrier = threading.Barrier(clients)
+            results = [None] * clients
+
+            def ask(index):
+                barrier.wait()
+                status, _, seconds = connections[index].request("GET", path)
+                results[index] = seconds if status == 200 else None
+            threads = [threading.Thread(target=ask, args=(index,)) for index in range(clients)]
+            started = cpu_ms(self.args.pid)
+            for thread in threads:
+                thread.start()
+            for thread in threads:
+                thread.join()
+            cpu.append(cpu_ms(self.args.pid) - started)
+            assert None not in results, "a grid request failed"
+            slowest.append(max(results))
+            everyone += results
+        print(f"    herd: {rounds} rounds of {clients} clients: slowest p50 {statistics.median(slowest) * 1000:.1f} ms, "
+              f"every request p50 {statistics.median(everyone) * 1000:.1f} ms, server CPU per round {statistics.mean(cpu):.1f} ms")
+        print(f"    herd: memory at end {memory(self.args.pid)}")
+
     def flood(self, count):
         self.header("flood")
         tally = Tally()
@@ -352,6 +400,8 @@ def main():
             bench.import_while_serving()
         elif scenario == "filters":
             bench.filters(args.seconds)
+        elif scenario == "herd":
+            bench.herd(25)
         elif scenario == "flood":
             bench.flood(args.flood)
         elif scenario == "soak":

@@ -1,5 +1,7 @@
 @testable import CratedCore
 import CratedTestSupport
+import Foundation
+import Synchronization
 import Testing
 
 @Suite struct GenerationCacheTests {
@@ -25,6 +27,43 @@ import Testing
         cache.store(3, for: "other base", generation: 6, reach: .listings)
         #expect(cache.value(for: "base", generation: 5) == nil)
         #expect(cache.value(for: "crate grid", generation: 8) == 2)
+    }
+
+    /// A caller asking for a value another is computing waits for it and computes nothing; a failed
+    /// computation leaves the next caller to compute it.
+    @Test func aValueBeingComputedIsWaitedForNotComputedAgain() async throws {
+        let cache = GenerationCache<Int>(capacity: 4)
+        let computations = Mutex(0)
+        let started = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        let first = Thread.detachedResult {
+            try cache.value(for: "grid", generation: 3) {
+                computations.withLock { $0 += 1 }
+                started.signal()
+                release.wait()
+                return 42
+            }
+        }
+        started.wait()
+        let second = Thread.detachedResult {
+            try cache.value(for: "grid", generation: 3) {
+                computations.withLock { $0 += 1 }
+                return 7
+            }
+        }
+        // The second caller is waiting: nothing of its own is computed while the first is under way.
+        try await Task.sleep(for: .milliseconds(200))
+        #expect(computations.withLock { $0 } == 1)
+        release.signal()
+        #expect(try await first.value == 42)
+        #expect(try await second.value == 42)
+        #expect(computations.withLock { $0 } == 1)
+
+        // Another generation or key is not held up; a failure is computed again by the next caller.
+        #expect(try cache.value(for: "grid", generation: 4) { 5 } == 5)
+        struct Failed: Error {}
+        #expect(throws: Failed.self) { try cache.value(for: "other", generation: 4) { throw Failed() } }
+        #expect(try cache.value(for: "other", generation: 4) { 6 } == 6)
     }
 
     @Test func theLeastRecentlyUsedGoFirstWhenOverCapacityOrWeight() {
@@ -54,5 +93,21 @@ import Testing
         let none = GenerationCache<Int>(capacity: 0)
         none.store(1, for: "a", generation: 1)
         #expect(none.value(for: "a", generation: 1) == nil)
+    }
+}
+
+private extension Thread {
+    /// Runs `body` on a thread of its own (the cache blocks the thread that waits, as a database
+    /// reader's would), with its result as a task's.
+    static func detachedResult<T: Sendable>(_ body: @escaping @Sendable () throws -> T) -> Task<T, any Error> {
+        let result = Mutex<Result<T, any Error>?>(nil)
+        Thread.detachNewThread {
+            let outcome = Result { try body() }
+            result.withLock { $0 = outcome }
+        }
+        return Task {
+            while result.withLock({ $0 }) == nil { try await Task.sleep(for: .milliseconds(5)) }
+            return try result.withLock { $0! }.get()
+        }
     }
 }

@@ -1,3 +1,4 @@
+import Foundation
 import GRDB
 import Synchronization
 
@@ -50,6 +51,7 @@ public final class GenerationCache<Value: Sendable>: Sendable {
     private let maxWeight: Int
     private let weight: @Sendable (Value) -> Int
     private let state = Mutex(State())
+    private let flights = Flights()
 
     private struct State {
         var entries: [String: Entry] = [:]
@@ -115,9 +117,54 @@ public final class GenerationCache<Value: Sendable>: Sendable {
     public func valueAndGeneration(for key: String, in db: Database, reach: ListingGeneration.Reach = .listingsAndCrates,
                                    compute: () throws -> Value) throws -> (value: Value, generation: Int64) {
         let generation = try ListingGeneration.current(db, reach)
-        if let value = value(for: key, generation: generation) { return (value, generation) }
-        let value = try compute()
-        store(value, for: key, generation: generation, reach: reach)
-        return (value, generation)
+        return (try value(for: key, generation: generation, reach: reach, compute: compute), generation)
+    }
+
+    /// The value for `key` at `generation`, computed and kept when there is none. A caller that asks
+    /// for a value another caller is computing waits for it rather than computing it again beside it:
+    /// clients that come back after a sync all ask for the same new grids, each a walk of the
+    /// collection.
+    public func value(for key: String, generation: Int64, reach: ListingGeneration.Reach = .listingsAndCrates,
+                      compute: () throws -> Value) throws -> Value {
+        if let value = value(for: key, generation: generation) { return value }
+        guard capacity > 0 else { return try compute() }
+        let flight = Flights.Flight(key: key, generation: generation)
+        if let value = flights.claim(flight, unlessFound: { value(for: key, generation: generation) }) { return value }
+        defer { flights.release(flight) }
+        let computed = try compute()
+        store(computed, for: key, generation: generation, reach: reach)
+        return computed
+    }
+}
+
+/// The values being computed. Waiting here blocks the thread, as the database read around it does:
+/// a computation is one read of tens of milliseconds at most, and ends in a value or an error.
+private final class Flights: Sendable {
+    struct Flight: Hashable {
+        var key: String
+        var generation: Int64
+    }
+
+    /// Guards `underway`, and wakes the waiters when a flight ends.
+    private let condition = NSCondition()
+    nonisolated(unsafe) private var underway: Set<Flight> = []
+
+    /// Waits while another caller computes `flight`, then returns the value `find` gives; nil when
+    /// there is none, and then the caller has claimed the flight and must `release` it.
+    func claim<Value>(_ flight: Flight, unlessFound find: () -> Value?) -> Value? {
+        condition.lock()
+        defer { condition.unlock() }
+        while underway.contains(flight) { condition.wait() }
+        if let value = find() { return value }
+        underway.insert(flight)
+        return nil
+    }
+
+    /// Ends a claimed flight, with or without a value stored: a waiter that finds none computes it.
+    func release(_ flight: Flight) {
+        condition.lock()
+        underway.remove(flight)
+        condition.broadcast()
+        condition.unlock()
     }
 }
