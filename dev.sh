@@ -8,8 +8,9 @@
 #   ./dev.sh bench sync [RELEASES] the sync benchmark against a local fake Discogs (release build)
 #   ./dev.sh bench api [ROWS] [SECONDS]   the HTTP API and grid benchmark with wrk (release build)
 #   ./dev.sh bench player          200 event streams of 20 users under 200 commands/s (release build)
-#   ./dev.sh bench load [SCENARIO ...]   lock holder, import while serving, filter mix, half-open
-#                                  flood and a soak, on 200,000 albums (release build)
+#   ./dev.sh bench load [SCENARIO ...]   lock holder, import while serving, filter mix, a herd
+#                                  after a change, half-open flood and a soak, on 200,000 albums
+#                                  (release build)
 #   ./dev.sh bench web [ALBUMS] [RUNS]   the web client's first visit and reload in headless
 #                                  Chromium on 200,000 albums (release build)
 #   ./dev.sh bench artwork [COVERS] libvips variants, a cold grid page of covers, a cached variant
