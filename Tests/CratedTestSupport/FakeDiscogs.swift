@@ -53,12 +53,14 @@ public final class FakeDiscogs: Sendable {
     private let state = Mutex(State())
     private let timestamp: @Sendable () -> Duration
     private let serverTask: Task<Void, any Error>
+    /// The listening socket, closed first when the fake stops.
+    private let listener: any Channel
     public let port: Int
     public var baseURL: String { "http://127.0.0.1:\(port)" }
 
     /// Starts the server; `now` stamps recorded requests (a virtual clock's uptime, say).
     public static func start(now: (@Sendable () -> Duration)? = nil) async throws -> FakeDiscogs {
-        let (ports, portContinuation) = AsyncStream<Int>.makeStream()
+        let (listeners, listenerContinuation) = AsyncStream<any Channel>.makeStream()
         let box = Mutex<FakeDiscogs?>(nil)
         let responder = CallbackResponder<FakeDiscogsContext> { request, context in
             guard let fake = box.withLock({ $0 }) else { return Response(status: .serviceUnavailable) }
@@ -68,8 +70,8 @@ public final class FakeDiscogs: Sendable {
             responder: responder,
             configuration: ApplicationConfiguration(address: .hostname("127.0.0.1", port: 0), serverName: "fake-discogs"),
             onServerRunning: { channel in
-                portContinuation.yield(channel.localAddress?.port ?? 0)
-                portContinuation.finish()
+                listenerContinuation.yield(channel)
+                listenerContinuation.finish()
             },
             logger: {
                 var logger = Logger(label: "fake-discogs")
@@ -78,25 +80,31 @@ public final class FakeDiscogs: Sendable {
             }()
         )
         let task = Task { try await application.runService(gracefulShutdownSignals: []) }
-        var iterator = ports.makeAsyncIterator()
-        guard let port = await iterator.next(), port > 0 else {
+        var iterator = listeners.makeAsyncIterator()
+        guard let listener = await iterator.next(), let port = listener.localAddress?.port, port > 0 else {
             task.cancel()
             throw FakeDiscogsError.didNotStart
         }
         let started = ContinuousClock.now
-        let fake = FakeDiscogs(port: port, task: task, timestamp: now ?? { ContinuousClock.now - started })
+        let fake = FakeDiscogs(port: port, listener: listener, task: task, timestamp: now ?? { ContinuousClock.now - started })
         box.withLock { $0 = fake }
         return fake
     }
 
-    private init(port: Int, task: Task<Void, any Error>, timestamp: @escaping @Sendable () -> Duration) {
+    private init(port: Int, listener: any Channel, task: Task<Void, any Error>, timestamp: @escaping @Sendable () -> Duration) {
         self.port = port
+        self.listener = listener
         self.serverTask = task
         self.timestamp = timestamp
     }
 
-    /// Stops listening and drops every connection, held requests included.
+    /// Stops listening, then drops every connection, held requests included. The listening socket
+    /// is closed first and the server given a moment to take up what it had accepted: cancelling it
+    /// while a connection is on its way in trips a precondition in NIO ("Deinited NIOAsyncWriter
+    /// without calling finish()", apple/swift-nio#2637), which ended a CI run.
     public func stop() async {
+        try? await listener.close()
+        try? await ContinuousClock().sleep(for: .milliseconds(200))
         serverTask.cancel()
         _ = await serverTask.result
     }
