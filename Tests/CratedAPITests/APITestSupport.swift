@@ -26,8 +26,7 @@ struct TestServer {
     let metrics = AppMetrics()
     let services: AppServices
 
-    /// The long busy timeout is for a loaded machine (see `TemporaryDirectory.database`).
-    init(busyTimeoutMs: Int = 20_000) throws {
+    init(busyTimeoutMs: Int = TemporaryDirectory.busyTimeoutMs) throws {
         directory = try TemporaryDirectory()
         database = try AppDatabase.open(path: directory.path("crated.sqlite"), busyTimeoutMs: busyTimeoutMs).recordingMetrics(metrics.instruments)
         let importer = DiscogsImporter(database: database)

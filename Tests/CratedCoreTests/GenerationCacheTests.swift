@@ -100,14 +100,10 @@ private extension Thread {
     /// Runs `body` on a thread of its own (the cache blocks the thread that waits, as a database
     /// reader's would), with its result as a task's.
     static func detachedResult<T: Sendable>(_ body: @escaping @Sendable () throws -> T) -> Task<T, any Error> {
-        let result = Mutex<Result<T, any Error>?>(nil)
-        Thread.detachNewThread {
-            let outcome = Result { try body() }
-            result.withLock { $0 = outcome }
-        }
-        return Task {
-            while result.withLock({ $0 }) == nil { try await Task.sleep(for: .milliseconds(5)) }
-            return try result.withLock { $0! }.get()
+        Task {
+            try await withCheckedContinuation { continuation in
+                Thread.detachNewThread { continuation.resume(returning: Result { try body() }) }
+            }.get()
         }
     }
 }

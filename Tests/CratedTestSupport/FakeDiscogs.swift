@@ -101,7 +101,7 @@ public final class FakeDiscogs: Sendable {
     /// Stops listening, then drops every connection, held requests included. The listening socket
     /// is closed first and the server given a moment to take up what it had accepted: cancelling it
     /// while a connection is on its way in trips a precondition in NIO ("Deinited NIOAsyncWriter
-    /// without calling finish()", apple/swift-nio#2637), which ended a CI run.
+    /// without calling finish()", apple/swift-nio#2637).
     public func stop() async {
         try? await listener.close()
         try? await ContinuousClock().sleep(for: .milliseconds(200))

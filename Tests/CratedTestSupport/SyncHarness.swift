@@ -66,7 +66,7 @@ public struct SyncHarness {
         let directory = FileManager.default.temporaryDirectory.appending(path: "crated-sync-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
         do {
-            let database = try AppDatabase.open(path: directory.appending(path: "crated.sqlite").path, busyTimeoutMs: 20_000)
+            let database = try AppDatabase.open(path: directory.appending(path: "crated.sqlite").path, busyTimeoutMs: TemporaryDirectory.busyTimeoutMs)
             let result = try await body(SyncHarness(fake: fake, clock: clock, database: database, directory: directory))
             await fake.stop()
             return result

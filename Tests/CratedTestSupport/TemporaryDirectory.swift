@@ -28,10 +28,12 @@ public final class TemporaryDirectory: Sendable {
         return path
     }
 
-    /// A new database file in the folder with the real migrations applied. The busy timeout is long
-    /// so that a write never fails only because the whole suite loads the machine; tests of the busy
-    /// answers pass a short one.
-    public func database(_ name: String = "crated.sqlite", busyTimeoutMs: Int = 20_000) throws -> AppDatabase {
+    /// The busy timeout of tests' databases: long, so that a write never fails only because the
+    /// whole suite loads the machine. Tests of the busy answers pass a short one.
+    public static let busyTimeoutMs = 20_000
+
+    /// A new database file in the folder with the real migrations applied.
+    public func database(_ name: String = "crated.sqlite", busyTimeoutMs: Int = TemporaryDirectory.busyTimeoutMs) throws -> AppDatabase {
         try AppDatabase.open(path: path(name), busyTimeoutMs: busyTimeoutMs)
     }
 }

@@ -124,8 +124,8 @@ public final class GenerationCache<Value: Sendable>: Sendable {
     /// for a value another caller is computing waits for it rather than computing it again beside it:
     /// clients that come back after a sync all ask for the same new grids, each a walk of the
     /// collection.
-    public func value(for key: String, generation: Int64, reach: ListingGeneration.Reach = .listingsAndCrates,
-                      compute: () throws -> Value) throws -> Value {
+    func value(for key: String, generation: Int64, reach: ListingGeneration.Reach = .listingsAndCrates,
+               compute: () throws -> Value) throws -> Value {
         if let value = value(for: key, generation: generation) { return value }
         guard capacity > 0 else { return try compute() }
         let flight = Flights.Flight(key: key, generation: generation)
