@@ -65,10 +65,15 @@ public enum ImageProcessor {
     static let dominantColorSampleSize = 32
     /// Variants are bounded by width only; this height is out of reach of any accepted image.
     static let variantHeightBound = 100_000
-    static let jpegQuality: Int32 = 82
-    static let webpQuality: Int32 = 80
-    /// WebP encoder effort, 0 (fastest) to 6. Variants are made once per size, so speed wins.
-    static let webpEffort: Int32 = 2
+    /// How variants are encoded (public for the benchmark, which times the encoders alone).
+    public struct EncoderSettings: Sendable {
+        public var jpegQuality: Int32
+        public var webpQuality: Int32
+        /// WebP encoder effort, 0 (fastest) to 6. Variants are made once per size, so speed wins.
+        public var webpEffort: Int32
+
+        public static let variants = EncoderSettings(jpegQuality: 82, webpQuality: 80, webpEffort: 2)
+    }
 
     // MARK: - Pipeline
 
@@ -186,9 +191,10 @@ public enum ImageProcessor {
     static func encode(_ image: borrowing OwnedImage, as format: VariantFormat) throws(ImageError) -> [UInt8] {
         var buffer: UnsafeMutableRawPointer?
         var length = 0
+        let settings = EncoderSettings.variants
         let status = switch format {
-        case .jpeg: cvips_jpegsave(image.pointer, &buffer, &length, jpegQuality, 1)
-        case .webp: cvips_webpsave(image.pointer, &buffer, &length, webpQuality, webpEffort)
+        case .jpeg: cvips_jpegsave(image.pointer, &buffer, &length, settings.jpegQuality, 1)
+        case .webp: cvips_webpsave(image.pointer, &buffer, &length, settings.webpQuality, settings.webpEffort)
         }
         defer { g_free(buffer) }
         guard status == 0, let buffer else { throw .corrupt(takeVipsError()) }

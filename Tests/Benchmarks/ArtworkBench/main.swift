@@ -1,5 +1,6 @@
 // Tests/Benchmarks/bench-artwork.sh's measure of libvips alone, and its source of cover images.
-//   crated-artwork-bench              times ImageProcessor on one thread for photo-like 600x600 JPEGs
+//   crated-artwork-bench              times ImageProcessor on one thread for 600x600 JPEGs, and the
+//                                     decoder and encoders alone on the detailed one
 //   crated-artwork-bench images DIR N writes N distinct 600x600 JPEG covers into DIR
 import CVips
 import CratedArtwork
@@ -7,7 +8,8 @@ import Foundation
 
 /// A 600x600 JPEG (quality 90) that compresses like a photo: smooth gradients, a soft disc,
 /// and per-pixel noise of up to `noise` levels. Noise 6 gives about 70 KB, like a typical
-/// 600 px cover scan; noise 18 about 240 KB, a worst case for the JPEG decoder.
+/// 600 px cover scan; noise 18 about 240 KB, a worst case for the JPEG decoder. Downscaled, the
+/// noise averages away, so its variants are cheap to encode: the easy case.
 func photoLikeJPEG(side: Int = 600, noise: Int, tint: Double = 0) -> [UInt8] {
     var generator = SystemRandomNumberGenerator()
     var pixels = [UInt8](repeating: 0, count: side * side * 3)
@@ -26,15 +28,74 @@ func photoLikeJPEG(side: Int = 600, noise: Int, tint: Double = 0) -> [UInt8] {
             }
         }
     }
+    return encode(pixels, side: side, as: ".jpg[Q=90]")
+}
+
+/// A 600x600 JPEG (quality 90, about 145 KB) with detail at every scale, as a photographed sleeve
+/// has: value noise in each channel over cells from 300 px down to 2 px, whose amplitude falls
+/// slowly with the cell size. Its variants cost what a real photo's do (a 600 px crop of a photo
+/// took the same time within 10%); seeded, so every run times the same image.
+func detailedJPEG(side: Int = 600) -> [UInt8] {
+    var generator = SplitMix64(seed: 42)
+    var sums = [Double](repeating: 128, count: side * side * 3)
+    for cell in [300, 150, 75, 37, 18, 9, 4, 2] {
+        let amplitude = 60 * pow(Double(cell) / 300, 0.3)
+        let lattice = side / cell + 2
+        for band in 0..<3 {
+            let corners = (0..<lattice * lattice).map { _ in (generator.nextUnit() * 2 - 1) * amplitude }
+            for y in 0..<side {
+                let cellY = y / cell, ty = Double(y % cell) / Double(cell)
+                for x in 0..<side {
+                    let cellX = x / cell, tx = Double(x % cell) / Double(cell)
+                    let top = corners[cellY * lattice + cellX] * (1 - tx) + corners[cellY * lattice + cellX + 1] * tx
+                    let bottom = corners[(cellY + 1) * lattice + cellX] * (1 - tx) + corners[(cellY + 1) * lattice + cellX + 1] * tx
+                    sums[(y * side + x) * 3 + band] += top * (1 - ty) + bottom * ty
+                }
+            }
+        }
+    }
+    return encode(sums.map { UInt8(max(0, min(255, $0))) }, side: side, as: ".jpg[Q=90]")
+}
+
+struct SplitMix64 {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    /// Uniform in [0, 1).
+    mutating func nextUnit() -> Double {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return Double((z ^ (z >> 31)) >> 11) / Double(1 << 53)
+    }
+}
+
+/// Square 8-bit RGB pixels in the format and with the options `suffix` names, e.g. ".webp[Q=80]".
+func encode(_ pixels: [UInt8], side: Int, as suffix: String) -> [UInt8] {
     _ = ImageProcessor.libvipsVersion
     var buffer: UnsafeMutableRawPointer?
     var length = 0
     guard cvips_test_encode(pixels, pixels.count, Int32(side), Int32(side), 3, VIPS_FORMAT_UCHAR, VIPS_INTERPRETATION_sRGB, 0,
-                            ".jpg[Q=90]", &buffer, &length) == 0, let buffer else {
-        fatalError("could not encode the benchmark image")
+                            suffix, &buffer, &length) == 0, let buffer else {
+        fatalError("could not encode the benchmark image as \(suffix)")
     }
     defer { g_free(buffer) }
     return [UInt8](UnsafeRawBufferPointer(start: buffer, count: length))
+}
+
+/// A JPEG's pixels, decoded by libvips whole.
+func decode(_ jpeg: [UInt8]) -> (pixels: [UInt8], side: Int) {
+    jpeg.withUnsafeBytes { bytes in
+        var image: UnsafeMutablePointer<VipsImage>?
+        guard cvips_jpegload(bytes.baseAddress, bytes.count, 1, VIPS_FAIL_ON_ERROR, &image) == 0, let image else {
+            fatalError("could not decode the benchmark image")
+        }
+        defer { g_object_unref(image) }
+        var length = 0
+        guard let pixels = vips_image_write_to_memory(image, &length) else { fatalError("could not decode the benchmark image") }
+        defer { g_free(pixels) }
+        return ([UInt8](UnsafeRawBufferPointer(start: pixels, count: length)), Int(vips_image_get_width(image)))
+    }
 }
 
 func residentMegabytes() -> Double {
@@ -98,7 +159,8 @@ print("libvips \(ImageProcessor.libvipsVersion), one thread")
 let typical = photoLikeJPEG(noise: 6)
 // 600 px covers drawn in grids (128-384 px wide) and on the album page (640 holds the whole 600).
 let widths = [128, 320, 640]
-for (name, source) in [("typical", typical), ("noisy", photoLikeJPEG(noise: 18))] {
+let detailed = detailedJPEG()
+for (name, source) in [("typical", typical), ("noisy", photoLikeJPEG(noise: 18)), ("detailed", detailed)] {
     print("\nsource: \(name) 600x600 JPEG Q90, \(source.count) bytes")
     print("variant     wall ms    CPU ms  images/s per core  output bytes")
     for format in VariantFormat.allCases {
@@ -112,6 +174,30 @@ for (name, source) in [("typical", typical), ("noisy", photoLikeJPEG(noise: 18))
     }
     let inspect = try time { _ = try ImageProcessor.inspect(source) }
     print(row("inspect", inspect))
+}
+
+// The floor under any pipeline: libvips' JPEG decoder alone, and each encoder alone from pixels in
+// memory at the settings variants use, on the detailed source (at 320 px, its own JPEG variant's pixels).
+print("\nparts alone, detailed source (pixels in memory)")
+print("part                         wall ms    CPU ms  per s per core  output bytes")
+func partRow(_ label: String, _ result: (wall: Double, cpu: Double), _ size: Int? = nil) -> String {
+    label.padding(toLength: 26, withPad: " ", startingAt: 0) + row("", result, size).dropFirst(12)
+}
+let decodeAlone = time { _ = decode(detailed) }
+print(partRow("decode 600 JPEG", decodeAlone))
+let full = decode(detailed)
+let small = decode(try ImageProcessor.variant(of: detailed, width: 320, format: .jpeg).bytes)
+let settings = ImageProcessor.EncoderSettings.variants
+for (side, pixels) in [(small.side, small.pixels), (full.side, full.pixels)] {
+    for (label, suffix) in [
+        ("JPEG", ".jpg[Q=\(settings.jpegQuality),optimize-coding,strip]"),
+        ("WebP", ".webp[Q=\(settings.webpQuality),effort=\(settings.webpEffort),strip]"),
+        ("WebP effort 0", ".webp[Q=\(settings.webpQuality),effort=0,strip]"),
+    ] {
+        var size = 0
+        let result = time { size = encode(pixels, side: side, as: suffix).count }
+        print(partRow("encode \(side) \(label)", result, size))
+    }
 }
 
 // Memory: resident size must level off as calls go on (glibc keeps freed memory in per-thread
