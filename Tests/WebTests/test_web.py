@@ -275,6 +275,15 @@ class T3Scroll(unittest.TestCase):
         wait(lambda: grid_state()["width"] == 844, message="laid out for the window")
         _, page, _ = server.call("GET", "/v1/grid/collection?sort=title&sections=true&width=844&height=390")
         section = next(s for s in page["sections"] if s["letter"] == "M")
+        # Every letter shows in a window this short, the first one too.
+        letters = """const bar = document.querySelector('nav.jump');
+                     const box = bar.getBoundingClientRect();
+                     const outside = [...bar.querySelectorAll('button')].filter((button) => {
+                         const rect = button.getBoundingClientRect();
+                         return rect.top < box.top - 0.5 || rect.bottom > box.bottom + 0.5; });
+                     return [bar.hidden, bar.querySelectorAll('button').length, outside.map((button) => button.textContent)];"""
+        wait(lambda: js(letters)[1] == len(page["sections"]), message=lambda: f"the jump bar: {js(letters)}")
+        self.assertEqual(js(letters), [False, len(page["sections"]), []], "every letter within the bar")
         def jump():
             # Clicked by script: the bar is fixed beside the grid, nothing to scroll into view.
             js("document.querySelector(`nav.jump button[aria-label='Jump to M']`).click()")
