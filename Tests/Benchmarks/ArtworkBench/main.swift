@@ -138,9 +138,9 @@ func time(seconds: Double = 1.5, _ work: () throws -> Void) rethrows -> (wall: D
     return best
 }
 
-func row(_ label: String, _ result: (wall: Double, cpu: Double), _ size: Int? = nil) -> String {
+func row(_ label: String, _ result: (wall: Double, cpu: Double), _ size: Int? = nil, labelWidth: Int = 12) -> String {
     let figures = String(format: "%8.2f  %8.2f  %8.1f", result.wall * 1000, result.cpu * 1000, 1 / result.cpu)
-    return label.padding(toLength: 12, withPad: " ", startingAt: 0) + figures + (size.map { String(format: "  %12d", $0) } ?? "")
+    return label.padding(toLength: labelWidth, withPad: " ", startingAt: 0) + figures + (size.map { String(format: "  %12d", $0) } ?? "")
 }
 
 let arguments = Array(CommandLine.arguments.dropFirst())
@@ -180,11 +180,8 @@ for (name, source) in [("typical", typical), ("noisy", photoLikeJPEG(noise: 18))
 // memory at the settings variants use, on the detailed source (at 320 px, its own JPEG variant's pixels).
 print("\nparts alone, detailed source (pixels in memory)")
 print("part                         wall ms    CPU ms  per s per core  output bytes")
-func partRow(_ label: String, _ result: (wall: Double, cpu: Double), _ size: Int? = nil) -> String {
-    label.padding(toLength: 26, withPad: " ", startingAt: 0) + row("", result, size).dropFirst(12)
-}
 let decodeAlone = time { _ = decode(detailed) }
-print(partRow("decode 600 JPEG", decodeAlone))
+print(row("decode 600 JPEG", decodeAlone, labelWidth: 26))
 let full = decode(detailed)
 let small = decode(try ImageProcessor.variant(of: detailed, width: 320, format: .jpeg).bytes)
 let settings = ImageProcessor.EncoderSettings.variants
@@ -196,7 +193,7 @@ for (side, pixels) in [(small.side, small.pixels), (full.side, full.pixels)] {
     ] {
         var size = 0
         let result = time { size = encode(pixels, side: side, as: suffix).count }
-        print(partRow("encode \(side) \(label)", result, size))
+        print(row("encode \(side) \(label)", result, size, labelWidth: 26))
     }
 }
 
