@@ -547,5 +547,47 @@ class T7CopyAndArtist(unittest.TestCase):
         wait(lambda: driver.find_element(By.CSS_SELECTOR, "#view h1").text == title, message="back at the album")
 
 
+class T8Contrast(unittest.TestCase):
+    def test_text_keeps_its_contrast_in_light_and_dark(self):
+        # WCAG AA (4.5:1 for text this size) for the page's text, the accent's and the current tab's.
+        signed_in()
+        harness.set_viewport(driver, 1366, 1024)
+        # Colours as the page computed them; each background is the nearest opaque one behind.
+        contrasts = """
+            const rgb = (text) => text.match(/[\\d.]+/g).map(Number);
+            const background = (element) => {
+                for (let node = element; node; node = node.parentElement) {
+                    const colour = rgb(getComputedStyle(node).backgroundColor);
+                    if (colour.length < 4 || colour[3] === 1) return colour;
+                }
+                return rgb(getComputedStyle(document.body).backgroundColor);
+            };
+            const luminance = ([r, g, b]) => [r, g, b].map((c) => c / 255)
+                .map((c) => c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4)
+                .reduce((sum, c, i) => sum + c * [0.2126, 0.7152, 0.0722][i], 0);
+            const ratio = (element) => {
+                const [a, b] = [luminance(rgb(getComputedStyle(element).color)), luminance(background(element))];
+                return (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05);
+            };
+            const pick = (selector) => document.querySelector(selector);
+            return {
+                text: ratio(pick('.cell .title')), secondary: ratio(pick('.cell .artist')),
+                brand: ratio(pick('.brand')), tab: ratio(pick('.tabs a[aria-current="page"]')),
+                inactiveTab: ratio(pick('.tabs a:not([aria-current])')), letter: ratio(pick('nav.jump button')),
+            };"""
+        try:
+            for scheme in ["light", "dark"]:
+                with self.subTest(scheme=scheme):
+                    driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": [{"name": "prefers-color-scheme", "value": scheme}]})
+                    driver.get(server.base + "/collection?sort=title")
+                    grid_ready()
+                    wait(lambda: js("return !document.querySelector('nav.jump').hidden"), message="the jump bar")
+                    ratios = js(contrasts)
+                    low = {name: round(value, 2) for name, value in ratios.items() if value < 4.5}
+                    self.assertEqual(low, {}, f"contrast below 4.5:1 in {scheme}: {ratios}")
+        finally:
+            driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": []})
+
+
 if __name__ == "__main__":
     unittest.main(verbosity=2)
