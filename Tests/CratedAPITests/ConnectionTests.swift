@@ -10,6 +10,10 @@ import Testing
 /// Connections that would otherwise stay open for ever are closed: after `server.idleTimeoutSeconds`
 /// of silence, a head or body sent too slowly, past the connection limit; HTTP/1.0 after its answer.
 @Suite struct ConnectionTests {
+    /// How long an answer that is due may take: the whole suite may be loading the machine. A close
+    /// without the answer still fails the check of the answer's status line that follows each wait.
+    static let answerTimeout: Duration = .seconds(20)
+
     static func application(_ server: TestServer, idleTimeoutSeconds: Int = 30, headTimeoutSeconds: Int = 10,
                             bodyTimeoutSeconds: Int = 60, maxConnections: Int = 1000) throws -> some ApplicationProtocol {
         var configuration = try CratedConfiguration.defaults()
@@ -38,7 +42,7 @@ import Testing
             // The server still answers (on a connection of its own: the client's idle one was closed too).
             let fresh = try RawConnection(port: port)
             fresh.send("GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
-            let answer = try #require(await fresh.readUntilClosed(timeout: .seconds(5)))
+            let answer = try #require(await fresh.readUntilClosed(timeout: Self.answerTimeout))
             #expect(answer.hasPrefix("HTTP/1.1 200"), "\(answer.prefix(40))")
         }
         #expect(try server.database.crates(userId: 1).count == 6)
@@ -90,7 +94,7 @@ import Testing
             }
             let fresh = try RawConnection(port: port)
             fresh.send("GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
-            let answer = try #require(await fresh.readUntilClosed(timeout: .seconds(5)))
+            let answer = try #require(await fresh.readUntilClosed(timeout: Self.answerTimeout))
             #expect(answer.hasPrefix("HTTP/1.1 200"), "\(answer.prefix(40))")
             // The oldest were closed; the newest (up to the limit, less the fresh one) are still open.
             var closedCount = 0
@@ -107,14 +111,14 @@ import Testing
             let port = try #require(client.port)
             let plain = try RawConnection(port: port)
             plain.send("GET /healthz HTTP/1.0\r\n\r\n")
-            let answer = try #require(await plain.readUntilClosed(timeout: .seconds(5)), "HTTP/1.0 connection left open")
+            let answer = try #require(await plain.readUntilClosed(timeout: Self.answerTimeout), "HTTP/1.0 connection left open")
             #expect(answer.contains(" 200 "))
             let kept = try RawConnection(port: port)
             kept.send("GET /healthz HTTP/1.0\r\nConnection: keep-alive\r\n\r\n")
             // Still open after its answer (read and dropped here), and answers a second request.
             #expect(await kept.readUntilClosed(timeout: .milliseconds(500)) == nil)
             kept.send("GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
-            let second = try #require(await kept.readUntilClosed(timeout: .seconds(5)))
+            let second = try #require(await kept.readUntilClosed(timeout: Self.answerTimeout))
             #expect(second.hasPrefix("HTTP/1.1 200"), "\(second.prefix(40))")
         }
     }
