@@ -272,8 +272,8 @@ import Testing
     }
 
     /// Files are written whole or not at all: what a killed process left in `tmp/` is cleared at
-    /// start, a file the database never recorded is swept, and a recorded variant whose file is gone
-    /// is made again rather than served.
+    /// start (what a running one is writing is not), a file the database never recorded is swept,
+    /// and a recorded variant whose file is gone is made again rather than served.
     @Test func nothingHalfWrittenIsEverServed() async throws {
         let fixture = try await Fixture()
         defer { Task { await fixture.host.stop() } }
@@ -282,12 +282,17 @@ import Testing
         let served = try await fixture.service.variant(key: key, width: 128, accept: nil)
         let root = fixture.service.files.root
         try Data([0xFF, 0xD8]).write(to: URL(fileURLWithPath: root + "/tmp/partial-from-a-kill"))
+        // No process has this id (it is above any pid_max).
+        try Data([0xFF, 0xD8]).write(to: URL(fileURLWithPath: root + "/tmp/\(Int32.max).from-a-process-that-ended"))
+        // A file this process, still running, is writing.
+        let inProgress = "\(getpid()).being-written"
+        try Data([0xFF, 0xD8]).write(to: URL(fileURLWithPath: root + "/tmp/" + inProgress))
         let stray = root + "/variants/ab/" + String(repeating: "ab", count: 32) + "-192.jpg"
         try FileManager.default.createDirectory(atPath: root + "/variants/ab", withIntermediateDirectories: true)
         try Data([0xFF, 0xD8]).write(to: URL(fileURLWithPath: stray))
 
         try fixture.service.files.prepare()
-        #expect(try FileManager.default.contentsOfDirectory(atPath: root + "/tmp").isEmpty)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: root + "/tmp") == [inProgress])
         let report = try await fixture.service.prune(target: Int.max, sweep: true)
         #expect(report.strayFilesRemoved == 1)
         #expect(!FileManager.default.fileExists(atPath: stray))

@@ -24,7 +24,9 @@ public enum ArtworkStorageError: Error, Equatable, CustomStringConvertible {
 /// The artwork directory: originals named by their content hash, variants beside them, and `tmp/`
 /// for files being written. A file appears under its name only once it is whole and on disk
 /// (written to `tmp/`, synced, then renamed), so a killed process leaves nothing half-written that
-/// could be served; `prepare()` clears what it left in `tmp/`.
+/// could be served; `prepare()` clears what it left in `tmp/`. Files in `tmp/` are named
+/// `<pid>.<uuid>`, so that `crated sync` or `crated artwork` starting beside `serve` clears only what
+/// a process that has ended left, not the files `serve` is writing.
 public struct ArtworkFiles: Sendable {
     public let root: String
 
@@ -48,9 +50,9 @@ public struct ArtworkFiles: Sendable {
             }
         }
         if let leftovers = try? FileManager.default.contentsOfDirectory(atPath: temporary) {
-            for name in leftovers { unlink(temporary + "/" + name) }
+            for name in leftovers where !Self.mayBeBeingWritten(name) { unlink(temporary + "/" + name) }
         }
-        let probe = temporary + "/probe-\(getpid())"
+        let probe = temporary + "/\(getpid()).probe"
         do {
             try writeWhole([0x63, 0x72, 0x61, 0x74, 0x65, 0x64], to: probe, sync: false)
         } catch {
@@ -81,7 +83,7 @@ public struct ArtworkFiles: Sendable {
                 throw .io(path: folder, reason: Self.reason(error))
             }
         }
-        let partial = "\(temporary)/\(UUID().uuidString)"
+        let partial = "\(temporary)/\(getpid()).\(UUID().uuidString)"
         do {
             try writeWhole(bytes, to: partial, sync: true)
         } catch {
@@ -129,6 +131,13 @@ public struct ArtworkFiles: Sendable {
             }
         }
         return found
+    }
+
+    /// Whether a file in `tmp/` may still be being written: its name starts with the id of a process
+    /// that is running (this one included).
+    static func mayBeBeingWritten(_ name: String) -> Bool {
+        guard let dot = name.firstIndex(of: "."), let pid = pid_t(name[..<dot]), pid > 0 else { return false }
+        return kill(pid, 0) == 0 || errno == EPERM
     }
 
     /// `sha-width.ext` back to its key.
