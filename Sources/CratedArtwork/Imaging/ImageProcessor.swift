@@ -67,10 +67,10 @@ public enum ImageProcessor {
     static let variantHeightBound = 100_000
     /// How variants are encoded (public for the benchmark, which times the encoders alone).
     public struct EncoderSettings: Sendable {
-        public var jpegQuality: Int32
-        public var webpQuality: Int32
+        public let jpegQuality: Int32
+        public let webpQuality: Int32
         /// WebP encoder effort, 0 (fastest) to 6. Variants are made once per size, so speed wins.
-        public var webpEffort: Int32
+        public let webpEffort: Int32
 
         public static let variants = EncoderSettings(jpegQuality: 82, webpQuality: 80, webpEffort: 2)
     }
