@@ -18,13 +18,14 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")"
 
-# System packages crated builds against: SQLite (GRDB), libcurl (sync), libvips (covers); python3 for
-# the benchmarks.
+# System packages crated builds against: SQLite (GRDB), libcurl (sync), libvips, libjpeg-turbo and
+# libswscale (covers); python3 for the benchmarks.
 # With arguments, those packages too (the tests add chromium and chromium-driver for the web client,
 # python3-venv for the Python tools they install from PyPI).
 ensure_system_packages() {
     local missing=()
-    for package in libsqlite3-dev libcurl4-openssl-dev libvips-dev pkg-config python3 "$@"; do
+    for package in libsqlite3-dev libcurl4-openssl-dev libvips-dev libturbojpeg0-dev libjpeg62-turbo-dev \
+                   libswscale-dev pkg-config python3 "$@"; do
         dpkg -s "$package" >/dev/null 2>&1 || missing+=("$package")
     done
     if ((${#missing[@]})); then

@@ -63,7 +63,7 @@ struct VariantTests {
         (100, 3000, 32, 32, 8), (50, 40, 300, 100_000, 1),
     ])
     func jpegShrinkOnLoad(width: Int, height: Int, targetWidth: Int, targetHeight: Int, expected: Int) {
-        let header = ImageProcessor.Header(format: .jpeg, width: width, height: height, hasICCProfile: false)
+        let header = ImageProcessor.Header(format: .jpeg, width: width, height: height, hasICCProfile: false, isUpright: true)
         #expect(ImageProcessor.jpegShrinkOnLoad(header: header, width: targetWidth, height: targetHeight) == expected)
     }
 
@@ -192,7 +192,7 @@ struct VariantTests {
     /// The left or top half of an image, as PNG, through libvips' own test encoder.
     private func crop(_ bytes: [UInt8], left: Bool = false, top: Bool = false) throws -> [UInt8] {
         let header = try DecodedHeader(bytes)
-        let pixels = try decodePixels(bytes)
+        let pixels = try TestImages.pixels(of: bytes)
         let width = left ? header.width / 2 : header.width
         let height = top ? header.height / 2 : header.height
         return TestImages.encode(width: width, height: height, bands: 3, suffix: ".png") { x, y in
@@ -201,18 +201,6 @@ struct VariantTests {
         }
     }
 
-    private func decodePixels(_ bytes: [UInt8]) throws -> [UInt8] {
-        try bytes.withUnsafeBytes { raw in
-            guard let image = cvips_open_header(raw.baseAddress, raw.count, VIPS_FAIL_ON_ERROR) else {
-                throw DecodedHeader.DecodeFailure()
-            }
-            defer { g_object_unref(image) }
-            var length = 0
-            guard let memory = vips_image_write_to_memory(image, &length) else { throw DecodedHeader.DecodeFailure() }
-            defer { g_free(memory) }
-            return [UInt8](UnsafeRawBufferPointer(start: memory, count: length))
-        }
-    }
 }
 
 @Suite("Cleaning WebP metadata")

@@ -57,6 +57,36 @@ public enum TestImages {
     public static func solid(_ color: [UInt8], width: Int, height: Int, suffix: String) -> [UInt8] {
         encode(width: width, height: height, bands: color.count, suffix: suffix) { _, _ in color }
     }
+
+    /// The decoded pixels of an image, bands interleaved, rows top to bottom, as libvips reads it.
+    public static func pixels(of bytes: [UInt8]) throws -> [UInt8] {
+        _ = ImageProcessor.libvipsVersion
+        return try bytes.withUnsafeBytes { raw in
+            guard let image = cvips_open_header(raw.baseAddress, raw.count, VIPS_FAIL_ON_ERROR) else {
+                vips_error_clear()
+                throw DecodedHeader.DecodeFailure()
+            }
+            defer { g_object_unref(image) }
+            var length = 0
+            guard let memory = vips_image_write_to_memory(image, &length) else {
+                vips_error_clear()
+                throw DecodedHeader.DecodeFailure()
+            }
+            defer { g_free(memory) }
+            return [UInt8](UnsafeRawBufferPointer(start: memory, count: length))
+        }
+    }
+
+    /// Peak signal-to-noise ratio in dB between two images of the same size and bands: how far
+    /// apart they are (identical is infinity; above 40 the eye sees no difference).
+    public static func psnr(_ first: [UInt8], _ second: [UInt8]) -> Double {
+        precondition(first.count == second.count && !first.isEmpty, "images differ in size")
+        let squaredError = zip(first, second).reduce(0.0) { sum, pair in
+            let difference = Double(pair.0) - Double(pair.1)
+            return sum + difference * difference
+        }
+        return 10 * log10(255 * 255 / (squaredError / Double(first.count)))
+    }
 }
 
 /// What libvips reads back from encoded bytes (header only).

@@ -36,6 +36,7 @@ public enum ImageProcessor {
     /// The image scaled to `width` (never up: a narrower image keeps its own width), height by
     /// aspect ratio, EXIF orientation applied, in 8-bit sRGB without metadata. JPEG variants have
     /// alpha flattened onto white; WebP variants keep it. `width` must be positive.
+    /// JPEG variants of plain YCbCr JPEGs are made by `JPEGResizer`; everything else by libvips.
     public static func variant(
         of data: some ContiguousBytes,
         width: Int,
@@ -45,18 +46,41 @@ public enum ImageProcessor {
         precondition(width > 0, "variant width must be positive, got \(width)")
         return try withVips(data) { bytes throws(ImageError) in
             let header = try readHeader(bytes, limits: limits)
-            let image = try decodeToSRGB(
-                bytes, header: header,
-                width: width, height: variantHeightBound,
-                flattenAlpha: format == .jpeg
-            )
-            return Variant(
-                bytes: try encode(image, as: format),
-                width: image.width,
-                height: image.height,
-                format: format
-            )
+            if format == .jpeg, let variant = JPEGResizer.variant(of: bytes, header: header, width: width) {
+                return variant
+            }
+            return try makeWithLibvips(bytes, header: header, width: width, format: format)
         }
+    }
+
+    /// The same variant made by libvips alone, whatever the image (public for the benchmark,
+    /// which compares the two paths).
+    public static func libvipsVariant(
+        of data: some ContiguousBytes,
+        width: Int,
+        format: VariantFormat,
+        limits: ImageLimits = ImageLimits()
+    ) throws(ImageError) -> Variant {
+        precondition(width > 0, "variant width must be positive, got \(width)")
+        return try withVips(data) { bytes throws(ImageError) in
+            try makeWithLibvips(bytes, header: try readHeader(bytes, limits: limits), width: width, format: format)
+        }
+    }
+
+    static func makeWithLibvips(
+        _ bytes: UnsafeRawBufferPointer, header: Header, width: Int, format: VariantFormat
+    ) throws(ImageError) -> Variant {
+        let image = try decodeToSRGB(
+            bytes, header: header,
+            width: width, height: variantHeightBound,
+            flattenAlpha: format == .jpeg
+        )
+        return Variant(
+            bytes: try encode(image, as: format),
+            width: image.width,
+            height: image.height,
+            format: format
+        )
     }
 
     // MARK: - Settings
@@ -84,6 +108,8 @@ public enum ImageProcessor {
         var width: Int
         var height: Int
         var hasICCProfile: Bool
+        /// No EXIF orientation, or the upright one: the stored pixels are the displayed ones.
+        var isUpright: Bool
     }
 
     /// Runs `body` on the data's bytes with libvips started, and releases libvips' per-thread
@@ -130,7 +156,8 @@ public enum ImageProcessor {
 
         return Header(
             format: format, width: width, height: height,
-            hasICCProfile: image.hasField("icc-profile-data")
+            hasICCProfile: image.hasField("icc-profile-data"),
+            isUpright: vips_image_get_orientation(image.pointer) == 1
         )
     }
 

@@ -1,0 +1,321 @@
+#include "CJPEGResize.h"
+
+#include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jpeglib.h>
+#include <libavutil/log.h>
+#include <libswscale/swscale.h>
+#include <turbojpeg.h>
+
+// One 8-bit plane of `width` x `height` samples, rows `stride` bytes apart.
+typedef struct {
+    unsigned char *data;
+    int width, height, stride;
+} plane;
+
+// The buffer is rounded up to whole blocks of `block` samples each way: libjpeg reads and
+// writes whole blocks.
+static int plane_alloc(plane *p, int width, int height, int block) {
+    int stride = (width + block - 1) / block * block, rows = (height + block - 1) / block * block;
+    *p = (plane){.data = malloc((size_t)stride * (size_t)rows), .width = width, .height = height, .stride = stride};
+    return p->data == NULL ? -1 : 0;
+}
+
+static void plane_free(plane *p) {
+    free(p->data);
+    *p = (plane){0};
+}
+
+static void planes_free(plane p[3]) {
+    for (int i = 0; i < 3; i++) plane_free(&p[i]);
+}
+
+// Replaces `p` with `replacement`, freeing the buffer `p` had.
+static void plane_replace(plane *p, plane replacement) {
+    plane_free(p);
+    *p = replacement;
+}
+
+// MARK: - Decoding
+
+// Chroma subsampling of a TurboJPEG subsampling constant, or 0 for one this path does not take.
+static int chroma_factors(int subsampling, int *horizontal, int *vertical) {
+    switch (subsampling) {
+    case TJSAMP_444: *horizontal = 1; *vertical = 1; return 1;
+    case TJSAMP_422: *horizontal = 2; *vertical = 1; return 1;
+    case TJSAMP_440: *horizontal = 1; *vertical = 2; return 1;
+    case TJSAMP_420: *horizontal = 2; *vertical = 2; return 1;
+    default: return 0;
+    }
+}
+
+// Decodes to the JPEG's own Y, Cb and Cr planes at the smallest DCT scale n/8 that is still at
+// least `width` x `height`: scaling in the DCT drops detail the resize would filter out anyway,
+// for less than a full decode. Nothing is upsampled or converted to RGB. Of libjpeg-turbo's
+// scales, 3/8 blurs more than the resize would (3 to 6 dB further from a full decode's resize on
+// photos), and 6/8 and 7/8 cost more than a full decode; 5/8 stays within 41 dB of it.
+static int decode(tjhandle decoder, const unsigned char *jpeg, size_t length,
+                  int image_width, int image_height, int subsampling, int width, int height,
+                  plane out[3]) {
+    static const int scales[] = {1, 2, 4, 5, 8};
+    int scaled_width = image_width, scaled_height = image_height;
+    for (int i = 0; i < 5; i++) {
+        int eighths = scales[i];
+        int w = (image_width * eighths + 7) / 8, h = (image_height * eighths + 7) / 8;
+        if (w >= width && h >= height) {
+            scaled_width = w;
+            scaled_height = h;
+            break;
+        }
+    }
+    unsigned char *data[3];
+    int strides[3];
+    for (int i = 0; i < 3; i++) {
+        // TurboJPEG writes planes padded to whole MCUs (the luma of a 375-pixel 4:2:0 image is
+        // 376 wide); chroma's rounded-up size is picture (188 samples cover 376 luma columns),
+        // the luma's padding is not. Blocks of 16 leave room for that and for the encoder.
+        int plane_width = i == 0 ? scaled_width : tjPlaneWidth(i, scaled_width, subsampling);
+        int plane_height = i == 0 ? scaled_height : tjPlaneHeight(i, scaled_height, subsampling);
+        if (plane_alloc(&out[i], plane_width, plane_height, 16) != 0) {
+            planes_free(out);
+            return -1;
+        }
+        data[i] = out[i].data;
+        strides[i] = out[i].stride;
+    }
+    // A warning (corrupt data, a truncated file) ends this path: a cover with a grey half is no
+    // cover, and libvips, which the caller falls back to, judges the file by its own rules.
+    if (tjDecompressToYUVPlanes(decoder, jpeg, (unsigned long)length, data, scaled_width, strides,
+                                scaled_height, TJFLAG_STOPONWARNING) != 0) {
+        planes_free(out);
+        return -1;
+    }
+    return 0;
+}
+
+// MARK: - Resizing
+
+// Scales `in` to the size of `out` with libswscale's `filter` (SWS_LANCZOS, SWS_BICUBIC).
+static int scale(const plane *in, plane *out, int filter) {
+    struct SwsContext *context = sws_getContext(in->width, in->height, AV_PIX_FMT_GRAY8,
+                                                out->width, out->height, AV_PIX_FMT_GRAY8,
+                                                filter | SWS_ACCURATE_RND, NULL, NULL, NULL);
+    if (context == NULL) return -1;
+    const uint8_t *source[4] = {in->data, NULL, NULL, NULL};
+    int source_stride[4] = {in->stride, 0, 0, 0};
+    uint8_t *destination[4] = {out->data, NULL, NULL, NULL};
+    int destination_stride[4] = {out->stride, 0, 0, 0};
+    int rows = sws_scale(context, source, source_stride, 0, in->height, destination, destination_stride);
+    sws_freeContext(context);
+    return rows == out->height ? 0 : -1;
+}
+
+// Brings subsampled chroma to the luma's size. A subsampled plane covers whole pairs of luma
+// samples (188 chroma samples cover 376 luma columns of a 375-column image), so it is upsampled
+// by exactly its factors and the part beyond the luma is left out.
+static int upsample_chroma(plane *chroma, int horizontal, int vertical, const plane *luma) {
+    if (horizontal == 1 && vertical == 1) return 0;
+    plane full;
+    if (plane_alloc(&full, chroma->width * horizontal, chroma->height * vertical, 16) != 0) return -1;
+    if (scale(chroma, &full, SWS_BICUBIC) != 0) {
+        plane_free(&full);
+        return -1;
+    }
+    full.width = luma->width;
+    full.height = luma->height;
+    plane_replace(chroma, full);
+    return 0;
+}
+
+// Resizes every plane to `width` x `height` with a Lanczos filter, as libvips resizes each band.
+static int resize(plane planes[3], int width, int height) {
+    for (int i = 0; i < 3; i++) {
+        plane resized;
+        if (plane_alloc(&resized, width, height, 16) != 0) return -1;
+        if (scale(&planes[i], &resized, SWS_LANCZOS) != 0) {
+            plane_free(&resized);
+            return -1;
+        }
+        plane_replace(&planes[i], resized);
+    }
+    return 0;
+}
+
+// Halves a full-size chroma plane each way as libjpeg subsamples 4:2:0: the mean of each 2x2
+// block with alternating rounding, the last column and row repeated where the size is odd.
+static int subsample_chroma(plane *chroma) {
+    int width = (chroma->width + 1) / 2, height = (chroma->height + 1) / 2;
+    plane half;
+    if (plane_alloc(&half, width, height, 8) != 0) return -1;
+    for (int y = 0; y < height; y++) {
+        const unsigned char *top = chroma->data + (size_t)(2 * y) * chroma->stride;
+        const unsigned char *bottom = 2 * y + 1 < chroma->height ? top + chroma->stride : top;
+        unsigned char *out = half.data + (size_t)y * half.stride;
+        int bias = 1;
+        for (int x = 0; x < width; x++) {
+            int left = 2 * x, right = 2 * x + 1 < chroma->width ? 2 * x + 1 : 2 * x;
+            out[x] = (unsigned char)((top[left] + top[right] + bottom[left] + bottom[right] + bias) >> 2);
+            bias ^= 3;
+        }
+    }
+    plane_replace(chroma, half);
+    return 0;
+}
+
+// MARK: - Encoding
+
+typedef struct {
+    struct jpeg_error_mgr base;
+    jmp_buf escape;
+} error_manager;
+
+static void escape_on_error(j_common_ptr info) {
+    longjmp(((error_manager *)info->err)->escape, 1);
+}
+
+// libjpeg would print its warnings on the daemon's standard error.
+static void ignore_message(j_common_ptr info) { (void)info; }
+
+// Fills a plane's buffer out to whole blocks of `block` samples each way by repeating the last
+// column and row: libjpeg's raw input reads whole blocks, and a repeated edge keeps the padding
+// from bleeding into the visible edge. Every plane here is allocated in whole blocks.
+static void pad_to_blocks(plane *p, int block) {
+    int width = (p->width + block - 1) / block * block, height = (p->height + block - 1) / block * block;
+    for (int y = 0; y < height; y++) {
+        unsigned char *row = p->data + (size_t)y * p->stride;
+        if (y >= p->height) memcpy(row, row - p->stride, (size_t)p->width);
+        memset(row + p->width, row[p->width - 1], (size_t)(width - p->width));
+    }
+}
+
+// Encodes 4:2:0 planes as libvips' jpegsave does with `strip` and `optimize_coding`: baseline,
+// optimised Huffman tables, no JFIF or other markers.
+static int encode(plane planes[3], int quality, unsigned char **output, size_t *output_length) {
+    pad_to_blocks(&planes[0], 16);
+    pad_to_blocks(&planes[1], 8);
+    pad_to_blocks(&planes[2], 8);
+
+    struct jpeg_compress_struct info;
+    error_manager errors;
+    // libjpeg writes these through pointers; volatile keeps them valid after a longjmp.
+    unsigned char *volatile buffer = NULL;
+    unsigned long volatile length = 0;
+
+    info.err = jpeg_std_error(&errors.base);
+    errors.base.error_exit = escape_on_error;
+    errors.base.output_message = ignore_message;
+    if (setjmp(errors.escape)) {
+        jpeg_destroy_compress(&info);
+        free(buffer);
+        return -1;
+    }
+    jpeg_create_compress(&info);
+    jpeg_mem_dest(&info, (unsigned char **)&buffer, (unsigned long *)&length);
+    info.image_width = (JDIMENSION)planes[0].width;
+    info.image_height = (JDIMENSION)planes[0].height;
+    info.input_components = 3;
+    info.in_color_space = JCS_YCbCr;
+    jpeg_set_defaults(&info);  // luma sampled 2x2, chroma 1x1: 4:2:0
+    jpeg_set_quality(&info, quality, TRUE);
+    info.write_JFIF_header = FALSE;
+    info.raw_data_in = TRUE;
+    info.optimize_coding = TRUE;
+    jpeg_start_compress(&info, TRUE);
+
+    // One MCU row at a time: 16 luma rows and 8 of each chroma plane (padded above).
+    JSAMPROW luma[16], blue[8], red[8];
+    JSAMPARRAY rows[3] = {luma, blue, red};
+    while (info.next_scanline < info.image_height) {
+        int top = (int)info.next_scanline;
+        for (int i = 0; i < 16; i++) luma[i] = planes[0].data + (size_t)(top + i) * planes[0].stride;
+        for (int i = 0; i < 8; i++) {
+            blue[i] = planes[1].data + (size_t)(top / 2 + i) * planes[1].stride;
+            red[i] = planes[2].data + (size_t)(top / 2 + i) * planes[2].stride;
+        }
+        jpeg_write_raw_data(&info, rows, 16);
+    }
+    jpeg_finish_compress(&info);
+    jpeg_destroy_compress(&info);
+    *output = buffer;
+    *output_length = length;
+    return 0;
+}
+
+// MARK: - Entry points
+
+int cjr_resize(const unsigned char *jpeg, size_t length, int width, int height, int quality,
+               unsigned char **output, size_t *output_length) {
+    // libswscale would log to standard error; its failures come back as return values.
+    av_log_set_level(AV_LOG_QUIET);
+
+    tjhandle decoder = tjInitDecompress();
+    if (decoder == NULL) return -1;
+    int image_width, image_height, subsampling, colorspace, horizontal, vertical;
+    if (tjDecompressHeader3(decoder, jpeg, (unsigned long)length, &image_width, &image_height,
+                            &subsampling, &colorspace) != 0
+        || colorspace != TJCS_YCbCr || !chroma_factors(subsampling, &horizontal, &vertical)
+        || width < 1 || height < 1 || width > image_width || height > image_height) {
+        tjDestroy(decoder);
+        return -1;
+    }
+    plane planes[3] = {{0}};
+    int status = decode(decoder, jpeg, length, image_width, image_height, subsampling, width, height, planes);
+    tjDestroy(decoder);
+    if (status != 0) return -1;
+
+    int resizing = planes[0].width != width || planes[0].height != height;
+    // A 4:2:0 image kept at its size goes to the encoder as it came; every other is brought to
+    // full-size chroma, resized, and subsampled again.
+    if (resizing || subsampling != TJSAMP_420) {
+        status = upsample_chroma(&planes[1], horizontal, vertical, &planes[0]);
+        if (status == 0) status = upsample_chroma(&planes[2], horizontal, vertical, &planes[0]);
+        if (status == 0 && resizing) status = resize(planes, width, height);
+        if (status == 0) status = subsample_chroma(&planes[1]);
+        if (status == 0) status = subsample_chroma(&planes[2]);
+    }
+    if (status == 0) status = encode(planes, quality, output, output_length);
+    planes_free(planes);
+    return status;
+}
+
+void cjr_free(unsigned char *output) { free(output); }
+
+int cjr_test_encode(const unsigned char *rgb, int width, int height, int horizontal, int vertical,
+                    int quality, unsigned char **output, size_t *output_length) {
+    struct jpeg_compress_struct info;
+    error_manager errors;
+    unsigned char *volatile buffer = NULL;
+    unsigned long volatile length = 0;
+
+    info.err = jpeg_std_error(&errors.base);
+    errors.base.error_exit = escape_on_error;
+    errors.base.output_message = ignore_message;
+    if (setjmp(errors.escape)) {
+        jpeg_destroy_compress(&info);
+        free(buffer);
+        return -1;
+    }
+    jpeg_create_compress(&info);
+    jpeg_mem_dest(&info, (unsigned char **)&buffer, (unsigned long *)&length);
+    info.image_width = (JDIMENSION)width;
+    info.image_height = (JDIMENSION)height;
+    info.input_components = 3;
+    info.in_color_space = JCS_RGB;
+    jpeg_set_defaults(&info);
+    jpeg_set_quality(&info, quality, TRUE);
+    info.comp_info[0].h_samp_factor = horizontal;
+    info.comp_info[0].v_samp_factor = vertical;
+    jpeg_start_compress(&info, TRUE);
+    while (info.next_scanline < info.image_height) {
+        JSAMPROW rows[1] = {(JSAMPROW)(rgb + (size_t)info.next_scanline * (size_t)width * 3)};
+        jpeg_write_scanlines(&info, rows, 1);
+    }
+    jpeg_finish_compress(&info);
+    jpeg_destroy_compress(&info);
+    *output = buffer;
+    *output_length = length;
+    return 0;
+}

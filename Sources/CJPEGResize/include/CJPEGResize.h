@@ -1,0 +1,27 @@
+#ifndef CJPEG_RESIZE_H
+#define CJPEG_RESIZE_H
+
+#include <stddef.h>
+
+// JPEG variants of JPEG images made in YCbCr: libjpeg-turbo decodes the planes at the smallest
+// of its DCT scales (n/8) that is still at least the target size, libswscale resizes each plane
+// with a Lanczos filter (libvips' filter, with SIMD), the chroma is subsampled 4:2:0 as libjpeg
+// does, and libjpeg encodes the planes as a baseline JPEG with optimised Huffman tables and no
+// metadata, as libvips' jpegsave does with `strip`. Nothing goes through RGB.
+
+// Resizes `jpeg` to `width` x `height` (no larger than the image) at `quality` (1 to 100).
+// Returns 0 and sets `*output` (release it with cjr_free) and `*output_length`, or returns -1
+// without output when the image is not a 3-component YCbCr JPEG with 4:4:4, 4:2:2, 4:4:0 or
+// 4:2:0 chroma, when libjpeg-turbo reports anything wrong with the data (a warning included), or
+// when memory runs out.
+int cjr_resize(const unsigned char *jpeg, size_t length, int width, int height, int quality,
+               unsigned char **output, size_t *output_length);
+
+void cjr_free(unsigned char *output);
+
+// For tests: encodes 8-bit RGB pixels (rows top to bottom) as a JPEG with chroma subsampled
+// `horizontal` x `vertical` times (1 or 2 each). Returns 0 and output to release with cjr_free.
+int cjr_test_encode(const unsigned char *rgb, int width, int height, int horizontal, int vertical,
+                    int quality, unsigned char **output, size_t *output_length);
+
+#endif
