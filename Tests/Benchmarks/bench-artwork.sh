@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # The artwork benchmark, on a release build:
-#  1. libvips alone: time per variant of a 600x600 JPEG on one thread (crated-artwork-bench);
+#  1. variants alone: time per variant of a 600x600 JPEG on one thread (crated-artwork-bench);
 #  2. a cold grid page of 30 covers: `serve` fetches each original from an image host on 127.0.0.1,
 #     makes its variant and sends it; the time until all 30 have arrived, six at a time as a browser
 #     loads them;
 #  3. one cached variant at 32 connections with wrk, next to /healthz in the same run;
-#  4. serve's memory (VmHWM, RssAnon) after making COVERS x 3 variants with 8 clients at once.
+#  4. serve's memory (VmHWM, RssAnon) after making COVERS x 3 variants in WebP, then in JPEG, with
+#     8 clients at once.
 # Usage: Tests/Benchmarks/bench-artwork.sh [COVERS]   (default 300)
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
@@ -20,7 +21,7 @@ echo "==> swift build -c release --product crated-artwork-bench"
 swift build -c release --product crated-artwork-bench >/dev/null
 BENCH="$PWD/.build/release/crated-artwork-bench"
 
-echo "==> libvips alone"
+echo "==> variants alone"
 "$BENCH"
 
 echo "==> $COVERS covers on an image host on 127.0.0.1"

@@ -1,6 +1,7 @@
-// Tests/Benchmarks/bench-artwork.sh's measure of libvips alone, and its source of cover images.
-//   crated-artwork-bench              times ImageProcessor on one thread for 600x600 JPEGs, and the
-//                                     decoder and encoders alone on the detailed one
+// Tests/Benchmarks/bench-artwork.sh's measure of making variants alone, and its source of covers.
+//   crated-artwork-bench              times ImageProcessor on one thread for 600x600 JPEGs (JPEG
+//                                     variants by both paths), and libvips' decoder and the
+//                                     encoders alone on the detailed one
 //   crated-artwork-bench images DIR N writes N distinct 600x600 JPEG covers into DIR
 import CVips
 import CratedArtwork
@@ -172,9 +173,17 @@ for (name, source) in [("typical", typical), ("noisy", photoLikeJPEG(noise: 18))
             print(row("\(format.rawValue) \(width)", result, size))
         }
     }
+    for width in widths {
+        var size = 0
+        let result = try time {
+            size = try ImageProcessor.libvipsVariant(of: source, width: width, format: .jpeg).bytes.count
+        }
+        print(row("jpeg \(width)*", result, size))
+    }
     let inspect = try time { _ = try ImageProcessor.inspect(source) }
     print(row("inspect", inspect))
 }
+print("\n* the same JPEG variant made by libvips alone, not in YCbCr (JPEGResizer)")
 
 // The floor under any pipeline: libvips' JPEG decoder alone, and each encoder alone from pixels in
 // memory at the settings variants use, on the detailed source (at 320 px, its own JPEG variant's pixels).
