@@ -1,5 +1,6 @@
 #include "CJPEGResize.h"
 
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -55,8 +56,8 @@ static int chroma_factors(int subsampling, int *horizontal, int *vertical) {
 // Decodes to the JPEG's own Y, Cb and Cr planes at the smallest DCT scale n/8 that is still at
 // least `width` x `height`: scaling in the DCT drops detail the resize would filter out anyway,
 // for less than a full decode. Nothing is upsampled or converted to RGB. Of libjpeg-turbo's
-// scales, 3/8 blurs more than the resize would (3 to 6 dB further from a full decode's resize on
-// photos), and 6/8 and 7/8 cost more than a full decode; 5/8 stays within 41 dB of it.
+// scales, 3/8 blurs more than the resize would (PSNR to a full decode's resize 3 to 6 dB lower on
+// photos, where 5/8 stays above 41 dB), and 6/8 and 7/8 cost more than a full decode.
 static int decode(tjhandle decoder, const unsigned char *jpeg, size_t length,
                   int image_width, int image_height, int subsampling, int width, int height,
                   plane out[3]) {
@@ -246,10 +247,13 @@ static int encode(plane planes[3], int quality, unsigned char **output, size_t *
 
 // MARK: - Entry points
 
+// libswscale would log to standard error; its failures come back as return values.
+static void silence_libav(void) { av_log_set_level(AV_LOG_QUIET); }
+
 int cjr_resize(const unsigned char *jpeg, size_t length, int width, int height, int quality,
                unsigned char **output, size_t *output_length) {
-    // libswscale would log to standard error; its failures come back as return values.
-    av_log_set_level(AV_LOG_QUIET);
+    static pthread_once_t silenced = PTHREAD_ONCE_INIT;
+    pthread_once(&silenced, silence_libav);
 
     tjhandle decoder = tjInitDecompress();
     if (decoder == NULL) return -1;
@@ -285,37 +289,22 @@ void cjr_free(unsigned char *output) { free(output); }
 
 int cjr_test_encode(const unsigned char *rgb, int width, int height, int horizontal, int vertical,
                     int quality, unsigned char **output, size_t *output_length) {
-    struct jpeg_compress_struct info;
-    error_manager errors;
-    unsigned char *volatile buffer = NULL;
-    unsigned long volatile length = 0;
-
-    info.err = jpeg_std_error(&errors.base);
-    errors.base.error_exit = escape_on_error;
-    errors.base.output_message = ignore_message;
-    if (setjmp(errors.escape)) {
-        jpeg_destroy_compress(&info);
-        free(buffer);
-        return -1;
+    int subsampling = horizontal == 1 && vertical == 1 ? TJSAMP_444
+                    : horizontal == 2 && vertical == 1 ? TJSAMP_422
+                    : horizontal == 1 && vertical == 2 ? TJSAMP_440
+                    : horizontal == 2 && vertical == 2 ? TJSAMP_420 : -1;
+    tjhandle encoder = subsampling < 0 ? NULL : tjInitCompress();
+    if (encoder == NULL) return -1;
+    unsigned char *jpeg = NULL;
+    unsigned long length = 0;
+    int status = tjCompress2(encoder, rgb, width, 0, height, TJPF_RGB, &jpeg, &length, subsampling, quality, 0);
+    tjDestroy(encoder);
+    // Copied so that cjr_free releases every output alike.
+    *output = status == 0 ? malloc(length) : NULL;
+    if (*output != NULL) {
+        memcpy(*output, jpeg, length);
+        *output_length = length;
     }
-    jpeg_create_compress(&info);
-    jpeg_mem_dest(&info, (unsigned char **)&buffer, (unsigned long *)&length);
-    info.image_width = (JDIMENSION)width;
-    info.image_height = (JDIMENSION)height;
-    info.input_components = 3;
-    info.in_color_space = JCS_RGB;
-    jpeg_set_defaults(&info);
-    jpeg_set_quality(&info, quality, TRUE);
-    info.comp_info[0].h_samp_factor = horizontal;
-    info.comp_info[0].v_samp_factor = vertical;
-    jpeg_start_compress(&info, TRUE);
-    while (info.next_scanline < info.image_height) {
-        JSAMPROW rows[1] = {(JSAMPROW)(rgb + (size_t)info.next_scanline * (size_t)width * 3)};
-        jpeg_write_scanlines(&info, rows, 1);
-    }
-    jpeg_finish_compress(&info);
-    jpeg_destroy_compress(&info);
-    *output = buffer;
-    *output_length = length;
-    return 0;
+    tjFree(jpeg);
+    return *output != NULL ? 0 : -1;
 }

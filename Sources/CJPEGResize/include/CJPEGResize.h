@@ -4,10 +4,11 @@
 #include <stddef.h>
 
 // JPEG variants of JPEG images made in YCbCr: libjpeg-turbo decodes the planes at the smallest
-// of its DCT scales (n/8) that is still at least the target size, libswscale resizes each plane
-// with a Lanczos filter (libvips' filter, with SIMD), the chroma is subsampled 4:2:0 as libjpeg
-// does, and libjpeg encodes the planes as a baseline JPEG with optimised Huffman tables and no
-// metadata, as libvips' jpegsave does with `strip`. Nothing goes through RGB.
+// of its DCT scales (n/8) that is still at least the target size, subsampled chroma is brought to
+// the luma's size, libswscale resizes each plane with a Lanczos filter (libvips' filter, with
+// SIMD), the chroma is subsampled 4:2:0 as libjpeg does, and libjpeg encodes the planes as a
+// baseline JPEG with optimised Huffman tables and no metadata, as libvips' jpegsave does with
+// `strip`. Nothing goes through RGB.
 
 // Resizes `jpeg` to `width` x `height` (no larger than the image) at `quality` (1 to 100).
 // Returns 0 and sets `*output` (release it with cjr_free) and `*output_length`, or returns -1

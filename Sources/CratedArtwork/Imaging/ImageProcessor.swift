@@ -43,14 +43,7 @@ public enum ImageProcessor {
         format: VariantFormat,
         limits: ImageLimits = ImageLimits()
     ) throws(ImageError) -> Variant {
-        precondition(width > 0, "variant width must be positive, got \(width)")
-        return try withVips(data) { bytes throws(ImageError) in
-            let header = try readHeader(bytes, limits: limits)
-            if format == .jpeg, let variant = JPEGResizer.variant(of: bytes, header: header, width: width) {
-                return variant
-            }
-            return try makeWithLibvips(bytes, header: header, width: width, format: format)
-        }
+        try makeVariant(of: data, width: width, format: format, limits: limits, inYCbCr: true)
     }
 
     /// The same variant made by libvips alone, whatever the image (public for the benchmark,
@@ -61,13 +54,24 @@ public enum ImageProcessor {
         format: VariantFormat,
         limits: ImageLimits = ImageLimits()
     ) throws(ImageError) -> Variant {
+        try makeVariant(of: data, width: width, format: format, limits: limits, inYCbCr: false)
+    }
+
+    /// `inYCbCr` lets `JPEGResizer` make the JPEG variants it can.
+    private static func makeVariant(
+        of data: some ContiguousBytes, width: Int, format: VariantFormat, limits: ImageLimits, inYCbCr: Bool
+    ) throws(ImageError) -> Variant {
         precondition(width > 0, "variant width must be positive, got \(width)")
         return try withVips(data) { bytes throws(ImageError) in
-            try makeWithLibvips(bytes, header: try readHeader(bytes, limits: limits), width: width, format: format)
+            let header = try readHeader(bytes, limits: limits)
+            if inYCbCr, format == .jpeg, let variant = JPEGResizer.variant(of: bytes, header: header, width: width) {
+                return variant
+            }
+            return try makeWithLibvips(bytes, header: header, width: width, format: format)
         }
     }
 
-    static func makeWithLibvips(
+    private static func makeWithLibvips(
         _ bytes: UnsafeRawBufferPointer, header: Header, width: Int, format: VariantFormat
     ) throws(ImageError) -> Variant {
         let image = try decodeToSRGB(
