@@ -17,11 +17,14 @@ typedef struct {
     int width, height, stride;
 } plane;
 
+static int round_up(int value, int block) { return (value + block - 1) / block * block; }
+
 // The buffer is rounded up to whole blocks of `block` samples each way: libjpeg reads and
 // writes whole blocks.
 static int plane_alloc(plane *p, int width, int height, int block) {
-    int stride = (width + block - 1) / block * block, rows = (height + block - 1) / block * block;
-    *p = (plane){.data = malloc((size_t)stride * (size_t)rows), .width = width, .height = height, .stride = stride};
+    int stride = round_up(width, block);
+    *p = (plane){.data = malloc((size_t)stride * (size_t)round_up(height, block)),
+                 .width = width, .height = height, .stride = stride};
     return p->data == NULL ? -1 : 0;
 }
 
@@ -63,7 +66,7 @@ static int decode(tjhandle decoder, const unsigned char *jpeg, size_t length,
                   plane out[3]) {
     static const int scales[] = {1, 2, 4, 5, 8};
     int scaled_width = image_width, scaled_height = image_height;
-    for (int i = 0; i < 5; i++) {
+    for (size_t i = 0; i < sizeof scales / sizeof scales[0]; i++) {
         int eighths = scales[i];
         int w = (image_width * eighths + 7) / 8, h = (image_height * eighths + 7) / 8;
         if (w >= width && h >= height) {
@@ -184,7 +187,7 @@ static void ignore_message(j_common_ptr info) { (void)info; }
 // column and row: libjpeg's raw input reads whole blocks, and a repeated edge keeps the padding
 // from bleeding into the visible edge. Every plane here is allocated in whole blocks.
 static void pad_to_blocks(plane *p, int block) {
-    int width = (p->width + block - 1) / block * block, height = (p->height + block - 1) / block * block;
+    int width = round_up(p->width, block), height = round_up(p->height, block);
     for (int y = 0; y < height; y++) {
         unsigned char *row = p->data + (size_t)y * p->stride;
         if (y >= p->height) memcpy(row, row - p->stride, (size_t)p->width);

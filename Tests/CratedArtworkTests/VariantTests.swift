@@ -200,7 +200,6 @@ struct VariantTests {
             return Array(pixels[offset..<offset + 3])
         }
     }
-
 }
 
 @Suite("Cleaning WebP metadata")
