@@ -6,6 +6,11 @@ import Synchronization
 /// every client, and reading each from disk again took four trips to the file thread pool (open, stat,
 /// read, close) for a few kilobytes. Bounded by bytes; a variant larger than `maxFileBytes` is always
 /// streamed from disk.
+///
+/// Eviction is second chance (CLOCK), an approximate least recently used: a hit only sets a flag, so it
+/// stays a dictionary lookup under the lock, yet the covers every grid asks for are not dropped merely
+/// for being the oldest. Over budget, the oldest entry goes unless it was read since it came in or was
+/// last passed over; then its flag is cleared and it goes to the back instead.
 final class HotVariants: Sendable {
     struct Entry: Sendable {
         var served: ServedArtwork
@@ -13,10 +18,19 @@ final class HotVariants: Sendable {
         var contents: ByteBuffer
     }
 
+    private struct Slot {
+        var entry: Entry
+        /// Read since it was last passed by eviction (or came in).
+        var referenced = false
+    }
+
     private struct State {
-        var entries: [String: Entry] = [:]
-        /// Names in the order they came in: the oldest go first when over budget.
+        var entries: [String: Slot] = [:]
+        /// Every kept name once, in `order[head...]`, the next to consider for eviction first. Names before
+        /// `head` were passed already; they are removed once they are half the array, so a pass costs O(1)
+        /// amortized rather than shifting the whole array.
         var order: [String] = []
+        var head = 0
         var bytes = 0
     }
 
@@ -32,25 +46,49 @@ final class HotVariants: Sendable {
     static func name(key: String, width: Int, format: String) -> String { "\(key)/\(width)/\(format)" }
 
     func entry(_ name: String) -> Entry? {
-        state.withLock { $0.entries[name] }
+        state.withLock { state in
+            guard let index = state.entries.index(forKey: name) else { return nil }
+            state.entries.values[index].referenced = true
+            return state.entries.values[index].entry
+        }
     }
 
     func keep(_ entry: Entry, as name: String) {
         let size = entry.contents.readableBytes
-        guard size <= maxFileBytes, maxBytes > 0 else { return }
+        // One that could never fit would only empty the cache on its way through.
+        guard size <= maxFileBytes, size <= maxBytes, maxBytes > 0 else { return }
         state.withLock { state in
-            if let old = state.entries.updateValue(entry, forKey: name) {
-                state.bytes -= old.contents.readableBytes
+            if let index = state.entries.index(forKey: name) {
+                // Same name, newer file: its place in the order and its flag stay.
+                state.bytes += size - state.entries.values[index].entry.contents.readableBytes
+                state.entries.values[index].entry = entry
             } else {
+                state.entries[name] = Slot(entry: entry)
                 state.order.append(name)
+                state.bytes += size
             }
-            state.bytes += size
-            var dropped = 0
-            while state.bytes > maxBytes, dropped < state.order.count {
-                if let gone = state.entries.removeValue(forKey: state.order[dropped]) { state.bytes -= gone.contents.readableBytes }
-                dropped += 1
+            evict(&state, sparing: name)
+        }
+    }
+
+    /// Drops entries until within budget, never `kept` (the one just kept, which fits on its own).
+    /// Terminates: each other entry can be passed once with its flag set before it is dropped.
+    private func evict(_ state: inout State, sparing kept: String) {
+        while state.bytes > maxBytes, state.head < state.order.count {
+            let name = state.order[state.head]
+            state.head += 1
+            guard let index = state.entries.index(forKey: name) else { continue }
+            if name == kept || state.entries.values[index].referenced {
+                state.entries.values[index].referenced = false
+                state.order.append(name)
+            } else {
+                state.bytes -= state.entries.values[index].entry.contents.readableBytes
+                state.entries.remove(at: index)
             }
-            if dropped > 0 { state.order.removeFirst(dropped) }
+        }
+        if state.head >= 32, state.head * 2 >= state.order.count {
+            state.order.removeFirst(state.head)
+            state.head = 0
         }
     }
 
