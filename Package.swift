@@ -80,13 +80,13 @@ let package = Package(
             pkgConfig: "vips",
             providers: [.apt(["libvips-dev"])]
         ),
-        // JPEG variants of JPEG covers made without leaving YCbCr: libjpeg-turbo's scaled decoding,
-        // libswscale's filters and libjpeg's encoder, in half the time libvips takes or less.
+        // Variants of JPEG covers made without leaving YCbCr: libjpeg-turbo's scaled decoding,
+        // libswscale's filters, and libjpeg's or libwebp's encoder, in half the time libvips takes.
         .target(
             name: "CJPEGResize",
             linkerSettings: [
                 .linkedLibrary("turbojpeg"), .linkedLibrary("jpeg"),
-                .linkedLibrary("swscale"), .linkedLibrary("avutil"),
+                .linkedLibrary("swscale"), .linkedLibrary("avutil"), .linkedLibrary("webp"),
             ]
         ),
         // Covers crated keeps itself: fetched from image hosts, stored by content hash within a disk

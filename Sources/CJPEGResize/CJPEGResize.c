@@ -10,6 +10,7 @@
 #include <libavutil/log.h>
 #include <libswscale/swscale.h>
 #include <turbojpeg.h>
+#include <webp/encode.h>
 
 // One 8-bit plane of `width` x `height` samples, rows `stride` bytes apart.
 typedef struct {
@@ -197,7 +198,7 @@ static void pad_to_blocks(plane *p, int block) {
 
 // Encodes 4:2:0 planes as libvips' jpegsave does with `strip` and `optimize_coding`: baseline,
 // optimised Huffman tables, no JFIF or other markers.
-static int encode(plane planes[3], int quality, unsigned char **output, size_t *output_length) {
+static int encode_jpeg(plane planes[3], int quality, unsigned char **output, size_t *output_length) {
     pad_to_blocks(&planes[0], 16);
     pad_to_blocks(&planes[1], 8);
     pad_to_blocks(&planes[2], 8);
@@ -248,13 +249,59 @@ static int encode(plane planes[3], int quality, unsigned char **output, size_t *
     return 0;
 }
 
+// VP8 stores BT.601 YCbCr in video range (luma 16 to 235, chroma 16 to 240), as libwebp's
+// decoder reads it; JPEG's YCbCr is the same matrix in full range.
+static void to_video_range(plane *p, int is_luma) {
+    for (int y = 0; y < p->height; y++) {
+        unsigned char *row = p->data + (size_t)y * p->stride;
+        for (int x = 0; x < p->width; x++) {
+            row[x] = (unsigned char)(is_luma ? (219 * row[x] + 4207) / 255 : (224 * row[x] + 4095) / 255);
+        }
+    }
+}
+
+// Encodes 4:2:0 planes as libvips' webpsave does at `quality` and `effort` (libwebp's method):
+// lossy, the default preset, no metadata. The picture reads the planes where they are.
+static int encode_webp(plane planes[3], int quality, int effort, unsigned char **output, size_t *output_length) {
+    for (int i = 0; i < 3; i++) to_video_range(&planes[i], i == 0);
+    WebPConfig config;
+    WebPPicture picture;
+    if (!WebPConfigPreset(&config, WEBP_PRESET_DEFAULT, (float)quality) || !WebPPictureInit(&picture)) return -1;
+    config.method = effort;
+    picture.use_argb = 0;
+    picture.colorspace = WEBP_YUV420;
+    picture.width = planes[0].width;
+    picture.height = planes[0].height;
+    picture.y = planes[0].data;
+    picture.u = planes[1].data;
+    picture.v = planes[2].data;
+    picture.y_stride = planes[0].stride;
+    picture.uv_stride = planes[1].stride;  // both chroma planes have the same size
+
+    WebPMemoryWriter writer;
+    WebPMemoryWriterInit(&writer);
+    picture.writer = WebPMemoryWrite;
+    picture.custom_ptr = &writer;
+    int encoded = WebPEncode(&config, &picture);
+    WebPPictureFree(&picture);
+    // Copied so that cjr_free releases every output alike.
+    *output = encoded ? malloc(writer.size) : NULL;
+    if (*output != NULL) {
+        memcpy(*output, writer.mem, writer.size);
+        *output_length = writer.size;
+    }
+    WebPMemoryWriterClear(&writer);
+    return *output != NULL ? 0 : -1;
+}
+
 // MARK: - Entry points
 
 // libswscale would log to standard error; its failures come back as return values.
 static void silence_libav(void) { av_log_set_level(AV_LOG_QUIET); }
 
-int cjr_resize(const unsigned char *jpeg, size_t length, int width, int height, int quality,
-               unsigned char **output, size_t *output_length) {
+// Sets `planes` to the variant's Y, Cb and Cr planes, `width` x `height` with 4:2:0 chroma, in
+// JPEG's full range. The caller frees them, whatever the outcome.
+static int resized_planes(const unsigned char *jpeg, size_t length, int width, int height, plane planes[3]) {
     static pthread_once_t silenced = PTHREAD_ONCE_INIT;
     pthread_once(&silenced, silence_libav);
 
@@ -268,7 +315,6 @@ int cjr_resize(const unsigned char *jpeg, size_t length, int width, int height, 
         tjDestroy(decoder);
         return -1;
     }
-    plane planes[3] = {{0}};
     int status = decode(decoder, jpeg, length, image_width, image_height, subsampling, width, height, planes);
     tjDestroy(decoder);
     if (status != 0) return -1;
@@ -283,7 +329,23 @@ int cjr_resize(const unsigned char *jpeg, size_t length, int width, int height, 
         if (status == 0) status = subsample_chroma(&planes[1]);
         if (status == 0) status = subsample_chroma(&planes[2]);
     }
-    if (status == 0) status = encode(planes, quality, output, output_length);
+    return status;
+}
+
+int cjr_resize_to_jpeg(const unsigned char *jpeg, size_t length, int width, int height, int quality,
+                       unsigned char **output, size_t *output_length) {
+    plane planes[3] = {{0}};
+    int status = resized_planes(jpeg, length, width, height, planes);
+    if (status == 0) status = encode_jpeg(planes, quality, output, output_length);
+    planes_free(planes);
+    return status;
+}
+
+int cjr_resize_to_webp(const unsigned char *jpeg, size_t length, int width, int height, int quality,
+                       int effort, unsigned char **output, size_t *output_length) {
+    plane planes[3] = {{0}};
+    int status = resized_planes(jpeg, length, width, height, planes);
+    if (status == 0) status = encode_webp(planes, quality, effort, output, output_length);
     planes_free(planes);
     return status;
 }

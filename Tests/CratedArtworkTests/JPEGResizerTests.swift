@@ -6,7 +6,7 @@ import Foundation
 @testable import CratedArtwork
 import Testing
 
-@Suite("JPEG variants made in YCbCr")
+@Suite("Variants of JPEGs made in YCbCr")
 struct JPEGResizerTests {
     /// Chroma subsampling as (horizontal, vertical): 4:4:4, 4:2:2, 4:4:0 and 4:2:0.
     static let subsamplings = [(1, 1), (2, 1), (1, 2), (2, 2)]
@@ -39,12 +39,30 @@ struct JPEGResizerTests {
     }
 
     /// The variant by the YCbCr path alone, nil where it leaves the image to libvips.
-    static func resized(_ jpeg: [UInt8], width: Int) throws -> Variant? {
+    static func resized(_ jpeg: [UInt8], width: Int, format: VariantFormat = .jpeg) throws -> Variant? {
         _ = ImageProcessor.libvipsVersion
         return try jpeg.withUnsafeBytes { bytes in
             let header = try ImageProcessor.readHeader(bytes, limits: ImageLimits())
-            return JPEGResizer.variant(of: bytes, header: header, width: width)
+            return JPEGResizer.variant(of: bytes, header: header, width: width, format: format)
         }
+    }
+
+    /// The names of a WebP file's RIFF chunks, nil if the container is malformed.
+    static func webpChunks(_ webp: [UInt8]) -> [String]? {
+        func uint32(at offset: Int) -> Int {
+            (0..<4).reduce(0) { $0 | Int(webp[offset + $1]) << (8 * $1) }
+        }
+        guard webp.count >= 12, webp[0..<4].elementsEqual("RIFF".utf8), webp[8..<12].elementsEqual("WEBP".utf8),
+              uint32(at: 4) == webp.count - 8
+        else { return nil }
+        var names: [String] = []
+        var offset = 12
+        while offset + 8 <= webp.count {
+            names.append(String(decoding: webp[offset..<offset + 4], as: UTF8.self))
+            let size = uint32(at: offset + 4)
+            offset += 8 + size + (size & 1)
+        }
+        return offset == webp.count ? names : nil
     }
 
     /// The JPEG markers before the image data: (marker byte, segment).
@@ -73,8 +91,10 @@ struct JPEGResizerTests {
         return tables
     }
 
-    @Test("every chroma subsampling, at odd sizes, comes out as libvips resizes it", arguments: subsamplings)
-    func matchesLibvips(horizontal: Int, vertical: Int) throws {
+    @Test("every chroma subsampling, at odd sizes, comes out as libvips resizes it",
+          arguments: subsamplings, VariantFormat.allCases)
+    func matchesLibvips(subsampling: (horizontal: Int, vertical: Int), format: VariantFormat) throws {
+        let (horizontal, vertical) = subsampling
         let source = Self.testCard(subsampling: (horizontal, vertical))
         // libvips resizes the same pixels from a PNG, with no shrinking on load: its JPEG path
         // shrinks 601 pixels on load to 300, not 300.5, and would be off by half a pixel.
@@ -83,32 +103,37 @@ struct JPEGResizerTests {
             Array(pixels[(y * 601 + x) * 3..<(y * 601 + x) * 3 + 3])
         }
         // Widths reached by shrinking in the DCT (by half here) lose some detail a full
-        // decode keeps, as libvips' own JPEG path does (31 to 32 dB from this reference).
-        for (width, floor) in [(200, 29.5), (300, 29.5), (320, 34.0), (599, 34.0), (601, 34.0)] {
-            let variant = try #require(try Self.resized(source, width: width))
+        // decode keeps, as libvips' own JPEG path does (31 to 32 dB from this reference). WebP
+        // stays further from its reference at full decodes: both are lossy at quality 80, and
+        // two WebP encodings differ more than two JPEG encodings at 82 (33 to 39 dB measured).
+        let floors = format == .jpeg ? (shrunk: 29.5, full: 34.0) : (shrunk: 29.0, full: 32.0)
+        for (width, floor) in [(200, floors.shrunk), (300, floors.shrunk), (320, floors.full), (599, floors.full), (601, floors.full)] {
+            let variant = try #require(try Self.resized(source, width: width, format: format))
             let expectedHeight = ArtworkReference.height(ofWidth: width, original: (601, 403))
-            #expect((variant.width, variant.height, variant.format) == (width, expectedHeight, .jpeg))
+            #expect((variant.width, variant.height, variant.format) == (width, expectedHeight, format))
 
             let decoded = try DecodedHeader(variant.bytes)
             #expect((decoded.width, decoded.height, decoded.bands) == (width, expectedHeight, 3))
             #expect(decoded.interpretation == VIPS_INTERPRETATION_sRGB)
 
-            let reference = try ImageProcessor.libvipsVariant(of: png, width: width, format: .jpeg)
+            let reference = try ImageProcessor.libvipsVariant(of: png, width: width, format: format)
             try #require((reference.width, reference.height) == (variant.width, variant.height))
             let psnr = TestImages.psnr(try TestImages.pixels(of: variant.bytes), try TestImages.pixels(of: reference.bytes))
-            #expect(psnr > floor, "\(width) px: \(psnr) dB from libvips' variant")
+            #expect(psnr > floor, "\(format) \(width) px: \(psnr) dB from libvips' variant")
         }
     }
 
-    @Test("solid colours keep their colour", arguments: [[200, 30, 40], [20, 120, 230], [250, 250, 250], [3, 3, 3]] as [[UInt8]])
-    func solidColour(colour: [UInt8]) throws {
+    @Test("solid colours keep their colour",
+          arguments: [[200, 30, 40], [20, 120, 230], [250, 250, 250], [3, 3, 3]] as [[UInt8]], VariantFormat.allCases)
+    func solidColour(colour: [UInt8], format: VariantFormat) throws {
         for subsampling in [(1, 1), (2, 2)] {
             let rgb = [UInt8]((0..<(200 * 150)).flatMap { _ in colour })
             let source = Self.encode(rgb, width: 200, height: 150, subsampling: subsampling)
-            let variant = try #require(try Self.resized(source, width: 64))
+            let variant = try #require(try Self.resized(source, width: 64, format: format))
             let pixels = try TestImages.pixels(of: variant.bytes)
             let worst = zip(pixels, colour.cycled(count: pixels.count)).map { abs(Int($0) - Int($1)) }.max() ?? 0
-            #expect(worst <= 3, "\(colour), \(subsampling): a pixel \(worst) away")
+            // WebP's chroma at quality 80 is coarser: libvips' own WebP of [20, 120, 230] is 4 away.
+            #expect(worst <= (format == .jpeg ? 3 : 4), "\(colour), \(subsampling), \(format): a pixel \(worst) away")
         }
     }
 
@@ -131,9 +156,20 @@ struct JPEGResizerTests {
         #expect(acSymbols.count == 2 && acSymbols.allSatisfy { $0 < 162 }, "\(tables)")
     }
 
-    @Test("images are never enlarged")
-    func neverEnlarged() throws {
-        let variant = try #require(try Self.resized(Self.testCard(), width: 2048))
+    @Test("a lossy WebP with no chunk but its image")
+    func webpFormat() throws {
+        let variant = try #require(try Self.resized(Self.testCard(subsampling: (1, 1)), width: 300, format: .webp))
+        #expect(variant.format == .webp)
+        // "VP8 " is the lossy bitstream; a VP8X header, EXIF, XMP or ICCP would be metadata.
+        #expect(Self.webpChunks(variant.bytes) == ["VP8 "])
+        let decoded = try DecodedHeader(variant.bytes)
+        #expect((decoded.width, decoded.height, decoded.bands) == (300, 201, 3))
+        #expect(decoded.metadataFields == [])
+    }
+
+    @Test("images are never enlarged", arguments: VariantFormat.allCases)
+    func neverEnlarged(format: VariantFormat) throws {
+        let variant = try #require(try Self.resized(Self.testCard(), width: 2048, format: format))
         #expect((variant.width, variant.height) == (601, 403))
         #expect(try DecodedHeader(variant.bytes).width == 601)
     }
@@ -147,51 +183,53 @@ struct JPEGResizerTests {
         let png = TestImages.encode(width: 90, height: 60, suffix: ".png") { x, y in [UInt8(x), UInt8(y), 7] }
         let plain = TestImages.encode(width: 90, height: 60, suffix: ".jpg") { x, y in [UInt8(x), UInt8(y), 7] }
 
-        for (name, image) in [("grey", grey), ("CMYK", cmyk), ("ICC profile", profiled), ("rotated", rotated), ("PNG", png)] {
-            #expect(try Self.resized(image, width: 40) == nil, "\(name)")
-            // libvips makes them instead, through the public entry point.
-            let variant = try ImageProcessor.variant(of: image, width: 40, format: .jpeg)
-            #expect(try DecodedHeader(variant.bytes).bands == 3, "\(name)")
+        for format in VariantFormat.allCases {
+            for (name, image) in [("grey", grey), ("CMYK", cmyk), ("ICC profile", profiled), ("rotated", rotated), ("PNG", png)] {
+                #expect(try Self.resized(image, width: 40, format: format) == nil, "\(name), \(format)")
+                // libvips makes them instead, through the public entry point.
+                let variant = try ImageProcessor.variant(of: image, width: 40, format: format)
+                #expect(variant == (try ImageProcessor.libvipsVariant(of: image, width: 40, format: format)), "\(name), \(format)")
+            }
+            #expect(try Self.resized(plain, width: 40, format: format) != nil)
         }
-        #expect(try Self.resized(plain, width: 40) != nil)
     }
 
-    @Test("JPEG variants of plain JPEGs are made by this path, WebP variants by libvips")
-    func routing() throws {
+    @Test("variants of plain JPEGs, in either format, are made by this path", arguments: VariantFormat.allCases)
+    func routing(format: VariantFormat) throws {
         let source = Self.testCard()
-        let direct = try #require(try Self.resized(source, width: 256))
-        #expect(try ImageProcessor.variant(of: source, width: 256, format: .jpeg) == direct)
-        let webp = try ImageProcessor.variant(of: source, width: 256, format: .webp)
-        #expect(webp == (try ImageProcessor.libvipsVariant(of: source, width: 256, format: .webp)))
+        let direct = try #require(try Self.resized(source, width: 256, format: format))
+        #expect(try ImageProcessor.variant(of: source, width: 256, format: format) == direct)
+        #expect(try ImageProcessor.libvipsVariant(of: source, width: 256, format: format) != direct)
     }
 
-    @Test("a truncated JPEG is left to libvips, which refuses it")
-    func truncated() throws {
+    @Test("a truncated JPEG is left to libvips, which refuses it", arguments: VariantFormat.allCases)
+    func truncated(format: VariantFormat) throws {
         let jpeg = Self.testCard()
         let truncated = Array(jpeg.prefix(jpeg.count / 2))
-        #expect(try Self.resized(truncated, width: 128) == nil)
-        #expect(throws: ImageError.self) { try ImageProcessor.variant(of: truncated, width: 128, format: .jpeg) }
+        #expect(try Self.resized(truncated, width: 128, format: format) == nil)
+        #expect(throws: ImageError.self) { try ImageProcessor.variant(of: truncated, width: 128, format: format) }
         let fixture = try Fixtures.bytes("truncated.jpg")
-        #expect(try Self.resized(fixture, width: 64) == nil)
+        #expect(try Self.resized(fixture, width: 64, format: format) == nil)
     }
 
     @Test("eight tasks at once make the same bytes as one")
     func parallel() async throws {
         let source = Self.testCard()
-        let widths = [128, 192, 256, 320, 384, 448, 512, 600]
-        let alone = try widths.map { try #require(try Self.resized(source, width: $0)) }
+        // Both formats at four widths each.
+        let requests = [128, 256, 384, 600].flatMap { width in VariantFormat.allCases.map { (width, $0) } }
+        let alone = try requests.map { try #require(try Self.resized(source, width: $0.0, format: $0.1)) }
         let together = try await withThrowingTaskGroup(of: (Int, Variant?).self) { group in
-            for (index, width) in widths.enumerated() {
+            for (index, (width, format)) in requests.enumerated() {
                 group.addTask {
                     var last: Variant?
-                    for _ in 0..<5 { last = try Self.resized(source, width: width) }
+                    for _ in 0..<5 { last = try Self.resized(source, width: width, format: format) }
                     return (index, last)
                 }
             }
             return try await group.reduce(into: [Int: Variant?]()) { $0[$1.0] = $1.1 }
         }
         for (index, variant) in together {
-            #expect(variant == alone[index], "\(widths[index]) px")
+            #expect(variant == alone[index], "\(requests[index])")
         }
     }
 }

@@ -36,7 +36,7 @@ public enum ImageProcessor {
     /// The image scaled to `width` (never up: a narrower image keeps its own width), height by
     /// aspect ratio, EXIF orientation applied, in 8-bit sRGB without metadata. JPEG variants have
     /// alpha flattened onto white; WebP variants keep it. `width` must be positive.
-    /// JPEG variants of plain YCbCr JPEGs are made by `JPEGResizer`; everything else by libvips.
+    /// Variants of plain YCbCr JPEGs are made by `JPEGResizer`; everything else by libvips.
     public static func variant(
         of data: some ContiguousBytes,
         width: Int,
@@ -57,14 +57,14 @@ public enum ImageProcessor {
         try makeVariant(of: data, width: width, format: format, limits: limits, inYCbCr: false)
     }
 
-    /// `inYCbCr` lets `JPEGResizer` make the JPEG variants it can.
+    /// `inYCbCr` lets `JPEGResizer` make the variants it can.
     private static func makeVariant(
         of data: some ContiguousBytes, width: Int, format: VariantFormat, limits: ImageLimits, inYCbCr: Bool
     ) throws(ImageError) -> Variant {
         precondition(width > 0, "variant width must be positive, got \(width)")
         return try withVips(data) { bytes throws(ImageError) in
             let header = try readHeader(bytes, limits: limits)
-            if inYCbCr, format == .jpeg, let variant = JPEGResizer.variant(of: bytes, header: header, width: width) {
+            if inYCbCr, let variant = JPEGResizer.variant(of: bytes, header: header, width: width, format: format) {
                 return variant
             }
             return try makeWithLibvips(bytes, header: header, width: width, format: format)

@@ -173,17 +173,19 @@ for (name, source) in [("typical", typical), ("noisy", photoLikeJPEG(noise: 18))
             print(row("\(format.rawValue) \(width)", result, size))
         }
     }
-    for width in widths {
-        var size = 0
-        let result = try time {
-            size = try ImageProcessor.libvipsVariant(of: source, width: width, format: .jpeg).bytes.count
+    for format in VariantFormat.allCases {
+        for width in widths {
+            var size = 0
+            let result = try time {
+                size = try ImageProcessor.libvipsVariant(of: source, width: width, format: format).bytes.count
+            }
+            print(row("\(format.rawValue) \(width)*", result, size))
         }
-        print(row("jpeg \(width)*", result, size))
     }
     let inspect = try time { _ = try ImageProcessor.inspect(source) }
     print(row("inspect", inspect))
 }
-print("\n* the same JPEG variant made by libvips alone, not in YCbCr (JPEGResizer)")
+print("\n* the same variant made by libvips alone, not in YCbCr (JPEGResizer)")
 
 // The floor under any pipeline: libvips' JPEG decoder alone, and each encoder alone from pixels in
 // memory at the settings variants use, on the detailed source (at 320 px, its own JPEG variant's pixels).
