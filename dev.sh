@@ -25,7 +25,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")"
 ensure_system_packages() {
     local missing=()
     for package in libsqlite3-dev libcurl4-openssl-dev libvips-dev libturbojpeg0-dev libjpeg62-turbo-dev \
-                   libswscale-dev pkg-config python3 "$@"; do
+                   libswscale-dev libwebp-dev pkg-config python3 "$@"; do
         dpkg -s "$package" >/dev/null 2>&1 || missing+=("$package")
     done
     if ((${#missing[@]})); then
