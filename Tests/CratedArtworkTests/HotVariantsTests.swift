@@ -1,5 +1,6 @@
 @testable import CratedArtwork
 import CratedCore
+import CratedTestSupport
 import NIOCore
 import Testing
 
@@ -40,7 +41,7 @@ import Testing
     func staysWithinBudget() {
         let maxBytes = 10_000
         let cache = HotVariants(maxBytes: maxBytes, maxFileBytes: maxBytes)
-        var random = SplitMix64(seed: 0x5EED)
+        var random = SeededGenerator(seed: 0x5EED)
         var latest: [String: Int] = [:]
 
         for round in 1...1_000 {
@@ -163,7 +164,7 @@ import Testing
         #expect(first.suffix(5).allSatisfy { cache.read($0) == 100 })
         #expect(cache.read("big") == 500)
 
-        var random = SplitMix64(seed: 7)
+        var random = SeededGenerator(seed: 7)
         var names = Set(first.suffix(5) + ["big"])
         for round in 0..<300 {
             let name = "more-\(round)"
@@ -193,18 +194,4 @@ extension HotVariants {
 
     /// The size of the file kept under `name`, if any; like a request, this marks it read.
     fileprivate func read(_ name: String) -> Int? { entry(name)?.contents.readableBytes }
-}
-
-/// Random sizes and names that are the same every run.
-private struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
 }

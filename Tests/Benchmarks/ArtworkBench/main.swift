@@ -10,9 +10,10 @@ import Foundation
 /// A 600x600 JPEG (quality 90) that compresses like a photo: smooth gradients, a soft disc,
 /// and per-pixel noise of up to `noise` levels. Noise 6 gives about 70 KB, like a typical
 /// 600 px cover scan; noise 18 about 240 KB, a worst case for the JPEG decoder. Downscaled, the
-/// noise averages away, so its variants are cheap to encode: the easy case.
-func photoLikeJPEG(side: Int = 600, noise: Int, tint: Double = 0) -> [UInt8] {
-    var generator = SystemRandomNumberGenerator()
+/// noise averages away, so its variants are cheap to encode: the easy case. The noise is drawn
+/// from `seed`, so that every run times the same image.
+func photoLikeJPEG(side: Int = 600, noise: Int, tint: Double = 0, seed: UInt64 = 1) -> [UInt8] {
+    var generator = SplitMix64(seed: seed)
     var pixels = [UInt8](repeating: 0, count: side * side * 3)
     for y in 0..<side {
         for x in 0..<side {
@@ -58,17 +59,20 @@ func detailedJPEG(side: Int = 600) -> [UInt8] {
     return encode(sums.map { UInt8(max(0, min(255, $0))) }, side: side, as: ".jpg[Q=90]")
 }
 
-struct SplitMix64 {
+struct SplitMix64: RandomNumberGenerator {
     var state: UInt64
     init(seed: UInt64) { state = seed }
-    /// Uniform in [0, 1).
-    mutating func nextUnit() -> Double {
+
+    mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
         z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return Double((z ^ (z >> 31)) >> 11) / Double(1 << 53)
+        return z ^ (z >> 31)
     }
+
+    /// Uniform in [0, 1).
+    mutating func nextUnit() -> Double { Double(next() >> 11) / Double(1 << 53) }
 }
 
 /// Square 8-bit RGB pixels in the format and with the options `suffix` names, e.g. ".webp[Q=80]".
@@ -150,7 +154,7 @@ if arguments.first == "images", arguments.count == 3, let count = Int(arguments[
     try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
     for index in 0..<count {
         // Each cover its own content (so its own original), like a real collection's.
-        let jpeg = photoLikeJPEG(noise: 6, tint: Double(index % 50) - 25)
+        let jpeg = photoLikeJPEG(noise: 6, tint: Double(index % 50) - 25, seed: UInt64(index))
         try Data(jpeg).write(to: URL(fileURLWithPath: "\(directory)/\(index).jpg"))
     }
     exit(0)
@@ -164,22 +168,17 @@ let detailed = detailedJPEG()
 for (name, source) in [("typical", typical), ("noisy", photoLikeJPEG(noise: 18)), ("detailed", detailed)] {
     print("\nsource: \(name) 600x600 JPEG Q90, \(source.count) bytes")
     print("variant     wall ms    CPU ms  images/s per core  output bytes")
-    for format in VariantFormat.allCases {
-        for width in widths {
-            var size = 0
-            let result = try time {
-                size = try ImageProcessor.variant(of: source, width: width, format: format).bytes.count
+    let paths: [(mark: String, make: (Int, VariantFormat) throws -> Variant)] = [
+        ("", { try ImageProcessor.variant(of: source, width: $0, format: $1) }),
+        ("*", { try ImageProcessor.libvipsVariant(of: source, width: $0, format: $1) }),
+    ]
+    for path in paths {
+        for format in VariantFormat.allCases {
+            for width in widths {
+                var size = 0
+                let result = try time { size = try path.make(width, format).bytes.count }
+                print(row("\(format.rawValue) \(width)\(path.mark)", result, size))
             }
-            print(row("\(format.rawValue) \(width)", result, size))
-        }
-    }
-    for format in VariantFormat.allCases {
-        for width in widths {
-            var size = 0
-            let result = try time {
-                size = try ImageProcessor.libvipsVariant(of: source, width: width, format: format).bytes.count
-            }
-            print(row("\(format.rawValue) \(width)*", result, size))
         }
     }
     let inspect = try time { _ = try ImageProcessor.inspect(source) }
