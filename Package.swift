@@ -81,7 +81,7 @@ let package = Package(
             providers: [.apt(["libvips-dev"])]
         ),
         // Variants of JPEG covers made without leaving YCbCr: libjpeg-turbo's scaled decoding,
-        // libswscale's filters, and libjpeg's or libwebp's encoder, in about half the time libvips takes.
+        // libswscale's filters, and libjpeg's or libwebp's encoder, in less time than libvips takes.
         .target(
             name: "CJPEGResize",
             linkerSettings: [

@@ -2,7 +2,7 @@ import CJPEGResize
 import CratedCore
 
 /// Variants of JPEG images made in YCbCr, without libvips' round trip through RGB (see
-/// CJPEGResize.h): the same filter and encoder settings in about half the time, since
+/// CJPEGResize.h): the same filter and encoder settings in half to four fifths of the time, since
 /// libswscale's Lanczos has SIMD and libvips 8.14's has none. Covers are usually such JPEGs.
 enum JPEGResizer {
     /// The variant `width` pixels wide, or nil when this path cannot make it as libvips would:
