@@ -4,11 +4,13 @@
 #include <stddef.h>
 
 // Variants of JPEG images made in YCbCr: libjpeg-turbo decodes the planes at the smallest of its
-// DCT scales (n/8) that is still at least twice the target size, subsampled chroma is brought to
-// the luma's size, libswscale resizes each plane with a Lanczos filter (libvips' filter, with
-// SIMD), and the chroma is subsampled 4:2:0 as libjpeg does. libjpeg encodes those planes as a
-// baseline JPEG with optimised Huffman tables, or libwebp as a lossy WebP, with no metadata, as
-// libvips' savers do with `strip`. Nothing goes through RGB.
+// DCT scales (n/8) that is still at least twice the target size, libswscale resizes the planes
+// to the variant's size with a Lanczos filter (libvips' filter, with SIMD), and the chroma is
+// subsampled 4:2:0 as libjpeg does. Subsampled chroma resizes from its own size where it covers
+// exactly the luma's picture (even sizes, as covers have); otherwise it is first brought to the
+// luma's size. libjpeg encodes the variant's planes as a baseline JPEG with optimised Huffman
+// tables, or libwebp as a lossy WebP, with no metadata, as libvips' savers do with `strip`.
+// Nothing goes through RGB.
 
 // Both resize `jpeg` to `width` x `height` (no larger than the image) at `quality` (1 to 100);
 // WebP also at `effort` (libwebp's method, 0 to 6). They return 0 and set `*output` (release it
