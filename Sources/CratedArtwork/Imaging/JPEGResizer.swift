@@ -2,8 +2,8 @@ import CJPEGResize
 import CratedCore
 
 /// Variants of JPEG images made in YCbCr, without libvips' round trip through RGB (see
-/// CJPEGResize.h): the same filter and encoder settings in half to four fifths of the time, since
-/// libswscale's Lanczos has SIMD and libvips 8.14's has none. Covers are usually such JPEGs.
+/// CJPEGResize.h): the same filter and encoder settings in a quarter to four fifths of the time,
+/// since libswscale's Lanczos has SIMD and libvips 8.14's has none. Covers are usually such JPEGs.
 enum JPEGResizer {
     /// The variant `width` pixels wide, or nil when this path cannot make it as libvips would:
     /// an embedded ICC profile to convert, an EXIF orientation to apply, a greyscale, CMYK or RGB
