@@ -209,6 +209,29 @@ class T0Layout(unittest.TestCase):
                 self.assertEqual(drawn, [layout["padding"], layout["spacing"]])
                 driver.save_screenshot(str(ARTEFACTS / f"collection-{width}x{height}.png"))
 
+    def test_every_tab_is_in_view_at_phone_widths(self):
+        signed_in()
+        # Under 560 px the tabs take a row of their own below the brand and Sign out; before, they
+        # scrolled sideways in the bar, Search and History out of view.
+        for width in (320, 390, 560):
+            with self.subTest(width=width):
+                harness.set_viewport(driver, width, 700)
+                driver.get(server.base + "/collection")
+                grid_ready()
+                state = """const nav = document.querySelector('.bar nav'), bar = document.getElementById('bar');
+                           const right = document.documentElement.clientWidth;
+                           const hidden = [...nav.querySelectorAll('a'), document.getElementById('sign-out')].filter((element) => {
+                               const rect = element.getBoundingClientRect();
+                               return rect.left < -0.5 || rect.right > right + 0.5 || rect.bottom > bar.getBoundingClientRect().bottom + 0.5; });
+                           return { scrolls: nav.scrollWidth > nav.clientWidth, hidden: hidden.map((element) => element.textContent),
+                                    barBottom: bar.getBoundingClientRect().bottom,
+                                    jumpTop: document.querySelector('nav.jump').getBoundingClientRect().top };"""
+                wait(lambda: not js(state)["scrolls"], message=lambda: f"{width} px: {js(state)}")
+                drawn = js(state)
+                self.assertEqual(drawn["hidden"], [], f"{width} px: every tab and Sign out within the bar and the window")
+                self.assertGreaterEqual(drawn["jumpTop"], drawn["barBottom"], "the jump bar starts below the bar")
+                driver.save_screenshot(str(ARTEFACTS / f"tabs-{width}.png"))
+
     def test_resize_keeps_the_top_album_and_reload_restores_it(self):
         harness.set_viewport(driver, 1366, 1024)
         driver.get("about:blank")
