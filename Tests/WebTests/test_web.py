@@ -232,6 +232,25 @@ class T0Layout(unittest.TestCase):
                 self.assertGreaterEqual(drawn["jumpTop"], drawn["barBottom"], "the jump bar starts below the bar")
                 driver.save_screenshot(str(ARTEFACTS / f"tabs-{width}.png"))
 
+    def test_the_jump_bar_keeps_to_the_grids_margin(self):
+        signed_in()
+        # The letters sit in the padding crated resolved, beside the covers rather than over them.
+        for width, height in ((320, 700), (390, 844), (844, 390), (1366, 1024)):
+            with self.subTest(width=width):
+                harness.set_viewport(driver, width, height)
+                driver.get(server.base + "/collection")
+                grid_ready()
+                wait(lambda: grid_state()["width"] == width, message=f"laid out for {width}")
+                wait(lambda: js("return !document.querySelector('nav.jump').hidden"), message="the jump bar")
+                edges = """const covers = [...document.querySelectorAll('ol.grid > li')].map((li) => li.getBoundingClientRect().right);
+                           const letters = [...document.querySelectorAll('nav.jump button')].map((button) => button.getBoundingClientRect());
+                           return { coversRight: Math.max(...covers), lettersLeft: Math.min(...letters.map((rect) => rect.left)),
+                                    lettersRight: Math.max(...letters.map((rect) => rect.right)),
+                                    windowRight: document.documentElement.clientWidth };"""
+                drawn = js(edges)
+                self.assertGreaterEqual(drawn["lettersLeft"], drawn["coversRight"] - 0.5, f"{width} px: {drawn}")
+                self.assertLessEqual(drawn["lettersRight"], drawn["windowRight"] + 0.5, f"{width} px: {drawn}")
+
     def test_resize_keeps_the_top_album_and_reload_restores_it(self):
         harness.set_viewport(driver, 1366, 1024)
         driver.get("about:blank")

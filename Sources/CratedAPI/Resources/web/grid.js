@@ -121,7 +121,8 @@ export class AlbumGrid {
 
   applyLayout(layout) {
     this.layout = layout;
-    const style = this.list.style;
+    // On the view, not the list, so that the jump bar beside the list sees the padding too.
+    const style = this.element.style;
     style.setProperty('--columns', String(layout.columns));
     style.setProperty('--spacing', `${layout.spacing}px`);
     style.setProperty('--padding', `${layout.padding}px`);
