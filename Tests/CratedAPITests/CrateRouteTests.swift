@@ -30,6 +30,74 @@ import Testing
         }
     }
 
+    /// Each crate in the list shows the cover of the album at its front (its first copy in crate order)
+    /// at list-row size: 60 points at the request's scale. Null for an empty crate, or when the front
+    /// album has no cover.
+    @Test func listShowsEachCratesFrontCover() async throws {
+        let server = try TestServer()
+        let userId = try #require(try server.database.user(named: "collector")?.id)
+        let summaries = try server.database.crates(userId: userId)
+        let jazz = try #require(summaries.first { $0.crate.name == "Jazz" }).crate.id!
+        let jazzCopies = try server.database.crateContents(id: jazz, userId: userId).entries
+        #expect(jazzCopies.count == 3)
+        let (first, second) = (jazzCopies[0].album.albumId, jazzCopies[1].album.albumId)
+        let (firstURL, secondURL) = ("https://img.example/first.jpg", "https://img.example/second.jpg")
+        let (firstKey, secondKey) = try await server.database.writer.write { db in
+            try db.insertImage(albumId: first, uri: firstURL, uri150: "", width: 600)
+            try db.insertImage(albumId: second, uri: secondURL, uri150: "", width: 600)
+            return (try db.artworkKey(of: firstURL), try db.artworkKey(of: secondURL))
+        }
+        // Whichever crate has one of those two albums at its front shows its cover; every other is null.
+        let fronts = try Dictionary(uniqueKeysWithValues: summaries.map { summary in
+            (summary.crate.name, try server.database.crateContents(id: summary.crate.id!, userId: userId, limit: 1).entries.first?.album.albumId)
+        })
+        let keys = [first: firstKey, second: secondKey]
+        let token = server.writeToken
+
+        try await server.test { client in
+            func listed(_ query: String) async throws -> [String: CrateDTO] {
+                let crates = try await client.decoded(CrateListDTO.self, "/v1/crates" + query, token: token).crates
+                return Dictionary(uniqueKeysWithValues: crates.map { ($0.name, $0) })
+            }
+            for (query, width) in [("?scale=3", 192), ("?scale=1", 64), ("", 128)] {
+                let crates = try await listed(query)
+                #expect(crates["Jazz"]?.artwork.value?.url == "/v1/artwork/\(firstKey)/\(width)", "\(query)")
+                #expect(crates["Jazz"]?.artwork.value?.width == width, "\(query)")
+                for (name, crate) in crates {
+                    let expected = fronts[name].flatMap { $0 }.flatMap { keys[$0] }.map { "/v1/artwork/\($0)/\(width)" }
+                    #expect(crate.artwork.value?.url == expected, "\(name) \(query)")
+                }
+            }
+
+            // Reordered, the crate shows its new front copy's cover.
+            let reordered = [jazzCopies[1], jazzCopies[0], jazzCopies[2]].map { String($0.copy.id!) }.joined(separator: ", ")
+            let reorder = try await client.call(.put, "/v1/crates/\(jazz)/copies", token: token, json: #"{"copyIds": [\#(reordered)]}"#)
+            #expect(reorder.status == .ok)
+            #expect(try await listed("")["Jazz"]?.artwork.value?.url == "/v1/artwork/\(secondKey)/128")
+
+            // The renamed crate's answer carries it too, at the request's scale.
+            let renamed = try await client.decoded(CrateDTO.self, "/v1/crates/\(jazz)?scale=3", method: .patch, token: token, json: #"{"name": "Jazz, mostly"}"#)
+            #expect(renamed.artwork.value?.url == "/v1/artwork/\(secondKey)/192")
+            // A bad scale is refused before the rename, which is not made.
+            let refused = try await client.call(.patch, "/v1/crates/\(jazz)?scale=9", token: token, json: #"{"name": "Never"}"#)
+            #expect(refused.status == .badRequest)
+            #expect(refused.error?.field == "scale")
+            #expect(try await listed("")["Jazz, mostly"] != nil)
+
+            // A new crate is empty: null (written, not left out) when made and when listed.
+            let created = try await client.call(.post, "/v1/crates", token: token, json: #"{"name": "Empty"}"#)
+            #expect(created.status == .created)
+            #expect(String(decoding: created.body, as: UTF8.self).contains(#""artwork":null"#))
+            #expect(try await listed("")["Empty"].map { $0.artwork.value == nil } == true)
+
+            for bad in ["0", "4", "2.5", "x"] {
+                let response = try await client.call(.get, "/v1/crates?scale=\(bad)", token: token)
+                #expect(response.status == .badRequest, "scale=\(bad)")
+                #expect(response.error?.field == "scale", "scale=\(bad)")
+            }
+        }
+    }
+
     @Test func badCrateNames() async throws {
         let server = try TestServer()
         try await server.test { client in

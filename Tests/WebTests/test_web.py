@@ -438,6 +438,34 @@ class T5Covers(unittest.TestCase):
         self.assertTrue(all(abs(a - b) <= 3 for a, b in zip(channels, COVER_RGB)), colour)
         driver.save_screenshot(str(ARTEFACTS / "covers.png"))
 
+    def test_the_crates_list_shows_each_crates_front_cover(self):
+        signed_in()
+        harness.set_viewport(driver, 390, 844, scale=2)
+        _, album, _ = server.call("GET", f"/v1/albums/{server.played_album}")
+        status, crate, _ = server.call("POST", "/v1/crates", {"name": "Front cover"})
+        self.assertEqual(status, 201)
+        server.call("POST", f"/v1/crates/{crate['id']}/copies", {"copyIds": [album["copies"][0]["id"]]})
+        status, empty, _ = server.call("POST", "/v1/crates", {"name": "Front cover, none"})
+        self.assertEqual(status, 201)
+        try:
+            driver.get(server.base + "/crates")
+            row = lambda crate_id: f"ul.rows li:has(a[href='/crates/{crate_id}'])"
+            image = f"{row(crate['id'])} .cover img"
+            wait(lambda: js(f"const i = document.querySelector(\"{image}\"); return !!i && i.complete && i.naturalWidth > 0"),
+                 timeout=20, message=lambda: f"the crate's cover: {driver.get_log('browser')}")
+            drawn = js(f"""const i = document.querySelector("{image}");
+                return {{src: i.src, natural: i.naturalWidth, shown: i.getBoundingClientRect().width}};""")
+            self.assertTrue(drawn["src"].startswith(server.base + "/v1/artwork/"), drawn["src"])
+            self.assertEqual(drawn["shown"], 60)
+            # 60 px at a pixel ratio of 2: the 128-pixel variant.
+            self.assertEqual(drawn["natural"], 128)
+            # An empty crate shows the blank record instead.
+            self.assertTrue(js(f"return document.querySelector(\"{row(empty['id'])} .cover\").classList.contains('blank')"))
+            driver.save_screenshot(str(ARTEFACTS / "crates.png"))
+        finally:
+            for made in (crate, empty):
+                server.call("DELETE", f"/v1/crates/{made['id']}")
+
 
 def albums_by_title(count, offset=0):
     """(album id, title, copy id) of `count` albums in title order, from `offset` on."""

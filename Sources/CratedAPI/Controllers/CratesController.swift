@@ -20,7 +20,8 @@ struct CratesController {
 
     @Sendable func list(request: Request, context: AppRequestContext) async throws -> CrateListDTO {
         let principal = try context.requirePrincipal()
-        return CrateListDTO(crates: try database.crates(userId: principal.userId).map { CrateDTO($0.crate, copies: $0.copies) })
+        let scale = try request.scale()
+        return CrateListDTO(crates: try database.crates(userId: principal.userId).map { CrateDTO($0, scale: scale) })
     }
 
     @Sendable func create(request: Request, context: AppRequestContext) async throws -> EditedResponse<CrateDTO> {
@@ -28,7 +29,9 @@ struct CratesController {
         var request = request
         let body = try await request.decodeStrict(CrateNameBody.self, context: context)
         let crate = try await database.createCrate(userId: principal.userId, name: body.name)
-        return EditedResponse(status: .created, headers: [.location: "/v1/crates/\(crate.id!)"], response: CrateDTO(crate, copies: 0))
+        // A new crate is empty: it has no cover at any scale.
+        let created = CrateDTO(CrateSummary(crate: crate, copies: 0, cover: nil), scale: 1)
+        return EditedResponse(status: .created, headers: [.location: "/v1/crates/\(crate.id!)"], response: created)
     }
 
     /// The crate and a page of its copies in crate order; `after` (a page's `next`) asks for the next.
@@ -54,8 +57,9 @@ struct CratesController {
         let id = try context.id("id")
         var request = request
         let body = try await request.decodeStrict(CrateNameBody.self, context: context)
+        let scale = try request.scale()
         let renamed = try await database.renameCrate(id: id, userId: principal.userId, name: body.name)
-        return CrateDTO(renamed.crate, copies: renamed.copies)
+        return CrateDTO(renamed, scale: scale)
     }
 
     @Sendable func delete(request: Request, context: AppRequestContext) async throws -> HTTPResponse.Status {

@@ -40,13 +40,16 @@ struct CrateDTO: ResponseCodable {
     var copies: Int
     var createdAt: String
     var updatedAt: String
+    /// The front album's cover at list-row size.
+    var artwork: NullableArtwork
 
-    init(_ crate: Crate, copies: Int) {
-        id = crate.id!
-        name = crate.name
-        self.copies = copies
-        createdAt = crate.createdAt
-        updatedAt = crate.updatedAt
+    init(_ summary: CrateSummary, scale: Int) {
+        id = summary.crate.id!
+        name = summary.crate.name
+        copies = summary.copies
+        createdAt = summary.crate.createdAt
+        updatedAt = summary.crate.updatedAt
+        artwork = NullableArtwork(summary.cover?.artwork(pixels: ArtworkSize.Drawn.listItem * Double(scale)))
     }
 }
 

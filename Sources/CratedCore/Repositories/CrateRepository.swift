@@ -17,6 +17,18 @@ public enum CollectionError: Error, Equatable, CustomStringConvertible {
     }
 }
 
+/// A crate as its list shows it: how many copies it holds, and the cover of the album at its front
+/// (its first copy in crate order), nil when it is empty or that album has no cover.
+public struct CrateSummary: Sendable, Equatable {
+    public var crate: Crate
+    public var copies: Int
+    public var cover: AlbumCover?
+
+    public init(crate: Crate, copies: Int, cover: AlbumCover?) {
+        (self.crate, self.copies, self.cover) = (crate, copies, cover)
+    }
+}
+
 /// A crate's copy with its album, in crate order.
 public struct CrateEntry: Sendable, Equatable {
     public var position: Int
@@ -93,7 +105,8 @@ public enum Grading {
 extension AppDatabase {
     static let maxCrateNameLength = 100
 
-    public func crates(userId: Int64) throws -> [(crate: Crate, copies: Int)] {
+    /// The user's crates by name, each with how many copies it holds and its front cover.
+    public func crates(userId: Int64) throws -> [CrateSummary] {
         try read { db in
             let crates = try Crate.fetchAll(db.cachedStatement(sql: """
                 SELECT * FROM crate WHERE user_id = ? ORDER BY name COLLATE NOCASE, id
@@ -107,9 +120,21 @@ extension AppDatabase {
                     """), arguments: [userId])
                 return Dictionary(uniqueKeysWithValues: rows.map { row -> (Int64, Int) in (row[0], row[1]) })
             }
-            return crates.map { ($0, counts[$0.id!] ?? 0) }
+            let covers = try Dictionary(uniqueKeysWithValues: Row.fetchAll(db.cachedStatement(sql: """
+                SELECT front.crate_id, \(AlbumCover.columns(album: "front.album_id")) FROM (\(Self.frontAlbums) WHERE c.user_id = ?) AS front
+                """), arguments: [userId]).compactMap { row in AlbumCover(coverColumnsOf: row).map { (row[0] as Int64, $0) } })
+            return crates.map { CrateSummary(crate: $0, copies: counts[$0.id!] ?? 0, cover: covers[$0.id!]) }
         }
     }
+
+    /// Each crate's id and the album of its front copy (`crate c`), null when it is empty: found in
+    /// `crate_item_order`, so a crate of 200,000 copies costs what a small one does.
+    static let frontAlbums = """
+        SELECT c.id AS crate_id,
+               (SELECT ci.album_id FROM crate_item x JOIN collection_item ci ON ci.id = x.item_id
+                WHERE x.crate_id = c.id ORDER BY x.position, x.item_id LIMIT 1) AS album_id
+        FROM crate c
+        """
 
     public func createCrate(userId: Int64, name: String) async throws -> Crate {
         let name = try Self.validCrateName(name)
@@ -122,8 +147,8 @@ extension AppDatabase {
         }
     }
 
-    /// Renames the crate; returns it with how many copies it holds.
-    public func renameCrate(id: Int64, userId: Int64, name: String) async throws -> (crate: Crate, copies: Int) {
+    /// Renames the crate; returns it with how many copies it holds and its front cover.
+    public func renameCrate(id: Int64, userId: Int64, name: String) async throws -> CrateSummary {
         let name = try Self.validCrateName(name)
         return try await write { db in
             var crate = try Self.crate(db, id: id, userId: userId)
@@ -132,7 +157,10 @@ extension AppDatabase {
             crate.updatedAt = Timestamp.now()
             try crate.update(db)
             let copies = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM crate_item WHERE crate_id = ?", arguments: [id]) ?? 0
-            return (crate, copies)
+            let cover = try Row.fetchOne(db, sql: """
+                SELECT \(AlbumCover.columns(album: "front.album_id")) FROM (\(Self.frontAlbums) WHERE c.id = ?) AS front
+                """, arguments: [id]).flatMap { AlbumCover(coverColumnsOf: $0) }
+            return CrateSummary(crate: crate, copies: copies, cover: cover)
         }
     }
 

@@ -99,7 +99,7 @@ import OpenAPIRuntime
     static func crates(_ client: Client, _ checks: inout Checks) async throws {
         let copyId = try await firstCopyId(client)
         let crate = try await client.createCrate(body: .json(.init(name: "Client integration"))).created.body.json
-        checks.expect(crate.name == "Client integration" && crate.copies == 0, "created \(crate)")
+        checks.expect(crate.name == "Client integration" && crate.copies == 0 && crate.artwork == nil, "created \(crate)")
         let added = try await client.addCopiesToCrate(path: .init(id: crate.id), body: .json(.init(copyIds: [copyId]))).ok.body.json
         checks.expect(added.added == 1, "added \(added.added) copies, not 1")
         let renamed = try await client.renameCrate(path: .init(id: crate.id), body: .json(.init(name: "Renamed by the client"))).ok.body.json
@@ -108,8 +108,11 @@ import OpenAPIRuntime
         checks.expect(detail.items.map(\.copyId) == [copyId], "the crate holds \(detail.items.map(\.copyId))")
         let crateGrid = try await client.getCrateGrid(path: .init(id: crate.id), query: .init(layout: .iPadSplitView)).ok.body.json
         checks.expect(crateGrid.total == 1, "the crate's grid has \(crateGrid.total) items")
-        let listed = try await client.listCrates().ok.body.json
+        let listed = try await client.listCrates(query: .init(scale: 3)).ok.body.json
         checks.expect(listed.crates.contains { $0.id == crate.id }, "the crate is not listed")
+        // Its front cover is its one album's, at the same scale.
+        let front = try await client.getCrate(path: .init(id: crate.id), query: .init(scale: 3)).ok.body.json.items.first?.album.artwork
+        checks.expect(listed.crates.first { $0.id == crate.id }?.artwork == front, "the listed crate's cover is not its front album's")
         _ = try await client.deleteCrate(path: .init(id: crate.id)).noContent
         if case .notFound = try await client.getCrate(path: .init(id: crate.id)) {} else { checks.fail("a deleted crate did not answer 404") }
     }

@@ -9,6 +9,9 @@ const enc = encodeURIComponent;
 /** Album page path within the current tab, so the tab keeps its own stack. */
 function albumPath(base, albumId) { return `${base}/albums/${albumId}`; }
 
+/** The window's pixel ratio as the API's `scale` (1 to 3), so covers come at the pixels drawn. */
+function scale() { return Math.min(3, Math.max(1, Math.round(devicePixelRatio || 1))); }
+
 function heading(text, ...rest) { return h('header', { class: 'view-head' }, h('h1', {}, text), ...rest); }
 
 function backLink(route) {
@@ -59,7 +62,7 @@ export async function collection(view, route, app) {
 }
 
 export async function crates(view, route, app) {
-  const { crates } = await api('/v1/crates');
+  const { crates } = await api(`/v1/crates${query({ scale: scale() })}`);
   const name = h('input', { name: 'name', required: true, maxlength: 100, 'aria-label': 'New crate name', placeholder: 'New crate' });
   const error = h('p', { class: 'error', role: 'alert' });
   const form = h('form', { class: 'inline-form' }, name, h('button', { type: 'submit' }, 'Create crate'), error);
@@ -73,12 +76,12 @@ export async function crates(view, route, app) {
   view.append(heading('Crates'), form,
     crates.length === 0 ? message('No crates yet.') :
       h('ul', { class: 'rows', 'aria-label': 'Crates' }, crates.map((crate) =>
-        h('li', {}, h('a', { href: `/crates/${crate.id}` }, h('span', { class: 'title' }, crate.name),
+        h('li', {}, cover(crate.artwork, ''), h('a', { href: `/crates/${crate.id}` }, h('span', { class: 'title' }, crate.name),
           h('span', { class: 'count' }, `${crate.copies} ${crate.copies === 1 ? 'copy' : 'copies'}`))))));
 }
 
 export async function crate(view, route, app, id) {
-  const detail = await api(`/v1/crates/${id}${query({ limit: 500 })}`);
+  const detail = await api(`/v1/crates/${id}${query({ limit: 500, scale: scale() })}`);
   const title = h('h1', {}, detail.name);
   const renameInput = h('input', { value: detail.name, 'aria-label': 'Crate name', required: true, maxlength: 100 });
   const error = h('p', { class: 'error', role: 'alert' });
@@ -99,6 +102,7 @@ export async function crate(view, route, app, id) {
   const order = h('ol', { class: 'rows order', 'aria-label': 'Crate order' });
   const renderOrder = (items) => {
     order.replaceChildren(...items.map((item, index) => h('li', { dataset: { copyId: String(item.copyId) } },
+      cover(item.album.artwork, ''),
       h('a', { href: albumPath(route.path, item.album.id) }, h('span', { class: 'title' }, item.album.title), h('span', { class: 'artist' }, item.album.artistCredit)),
       h('span', { class: 'actions' },
         h('button', { type: 'button', 'aria-label': `Move ${item.album.title} up`, disabled: index === 0,
@@ -193,7 +197,7 @@ export async function historyView(view, route) {
 const conditions = ['Mint (M)', 'Near Mint (NM or M-)', 'Very Good Plus (VG+)', 'Very Good (VG)', 'Good Plus (G+)', 'Good (G)', 'Fair (F)', 'Poor (P)'];
 
 export async function album(view, route, app, id) {
-  const data = await api(`/v1/albums/${id}${query({ scale: Math.min(3, Math.max(1, Math.round(devicePixelRatio || 1))), idiom: innerWidth >= 600 ? 'pad' : undefined })}`);
+  const data = await api(`/v1/albums/${id}${query({ scale: scale(), idiom: innerWidth >= 600 ? 'pad' : undefined })}`);
   const artists = h('p', { class: 'artists' }, data.artists.length ? data.artists.map((credit) =>
     [h('a', { href: `${route.path.replace(/\/albums\/\d+$/, '')}/artists/${credit.id}` }, credit.name), credit.joinPhrase]) : data.artistCredit);
   const facts = [data.year, data.country, data.labels.map((label) => [label.name, label.catalogNumber].filter(Boolean).join(' ')).join(', '),
