@@ -109,6 +109,14 @@ def page_state():
     return f"{js('return document.getElementById(`main`).outerHTML')[:1500]!r} {driver.get_log('browser')}"
 
 
+def loaded_image(selector, message):
+    """Waits for the image at `selector` to load; its source and its natural and drawn widths."""
+    wait(lambda: js(f"const i = document.querySelector(\"{selector}\"); return !!i && i.complete && i.naturalWidth > 0"),
+         timeout=20, message=message)
+    return js(f"""const i = document.querySelector("{selector}");
+        return {{src: i.src, natural: i.naturalWidth, shown: i.getBoundingClientRect().width}};""")
+
+
 def grid_ready():
     wait(lambda: js("return document.querySelectorAll('ol.grid > li').length") > 0, message="grid drawn")
 
@@ -421,10 +429,7 @@ class T5Covers(unittest.TestCase):
         driver.get(server.base + "/collection?sort=title")
         grid_ready()
         selector = f"ol.grid > li[data-album-id='{server.played_album}'] img"
-        wait(lambda: js(f"const i = document.querySelector(\"{selector}\"); return !!i && i.complete && i.naturalWidth > 0"),
-             timeout=20, message=lambda: f"cover loaded; host asked {image_host.handler.requests} times; {driver.get_log('browser')}")
-        cover = js(f"""const i = document.querySelector("{selector}");
-            return {{src: i.src, natural: i.naturalWidth, shown: i.getBoundingClientRect().width}};""")
+        cover = loaded_image(selector, lambda: f"cover loaded; host asked {image_host.handler.requests} times; {driver.get_log('browser')}")
         self.assertTrue(cover["src"].startswith(server.base + "/v1/artwork/"), cover["src"])
         # Drawn in its cell at the window's pixel ratio, never wider than the 300-pixel original.
         self.assertLessEqual(cover["natural"], 300)
@@ -450,11 +455,7 @@ class T5Covers(unittest.TestCase):
         try:
             driver.get(server.base + "/crates")
             row = lambda crate_id: f"ul.rows li:has(a[href='/crates/{crate_id}'])"
-            image = f"{row(crate['id'])} .cover img"
-            wait(lambda: js(f"const i = document.querySelector(\"{image}\"); return !!i && i.complete && i.naturalWidth > 0"),
-                 timeout=20, message=lambda: f"the crate's cover: {driver.get_log('browser')}")
-            drawn = js(f"""const i = document.querySelector("{image}");
-                return {{src: i.src, natural: i.naturalWidth, shown: i.getBoundingClientRect().width}};""")
+            drawn = loaded_image(f"{row(crate['id'])} .cover img", lambda: f"the crate's cover: {driver.get_log('browser')}")
             self.assertTrue(drawn["src"].startswith(server.base + "/v1/artwork/"), drawn["src"])
             self.assertEqual(drawn["shown"], 60)
             # 60 px at a pixel ratio of 2: the 128-pixel variant.
