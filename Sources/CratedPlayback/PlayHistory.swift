@@ -15,9 +15,20 @@ public struct PlayHistoryEntry: Codable, Sendable, Equatable {
     public var trackPosition: String
     public var side: String?
     public var durationMs: Int64?
+    /// The album's cover at list-row size for the screen that asked (`sized(scale:)`); null without one.
+    public var artwork: ArtworkReference?
+    /// The album's cover, which `artwork` is sized from; not sent.
+    var cover: AlbumCover?
 
     enum CodingKeys: String, CodingKey {
-        case id, playedAt, albumId, albumTitle, artist, trackId, trackTitle, trackPosition, side, durationMs
+        case id, playedAt, albumId, albumTitle, artist, trackId, trackTitle, trackPosition, side, durationMs, artwork
+    }
+
+    /// The entry with `artwork` for a list row at `scale` (1-3).
+    public func sized(scale: Int) -> PlayHistoryEntry {
+        var entry = self
+        entry.artwork = cover?.artwork(pixels: ArtworkSize.Drawn.listItem * Double(scale))
+        return entry
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -32,6 +43,7 @@ public struct PlayHistoryEntry: Codable, Sendable, Equatable {
         try container.encode(trackPosition, forKey: .trackPosition)
         try container.encode(side, forKey: .side)
         try container.encode(durationMs, forKey: .durationMs)
+        try container.encode(artwork, forKey: .artwork)
     }
 }
 

@@ -231,7 +231,7 @@ extension AppDatabase {
         // One row more than asked says whether there is a next page.
         let rows = try Row.fetchAll(db, sql: """
             SELECT h.id, h.played_at_ms, h.album_id, a.title AS album_title, a.artist_credit, h.track_id,
-                   h.track_title, h.track_position, h.side, h.duration_ms
+                   h.track_title, h.track_position, h.side, h.duration_ms, \(AlbumCover.columns(album: "h.album_id"))
             FROM play_history h JOIN album a ON a.id = h.album_id
             WHERE h.user_id = ? AND (h.played_at_ms < ? OR (h.played_at_ms = ? AND h.id < ?))
             ORDER BY h.played_at_ms DESC, h.id DESC
@@ -243,7 +243,7 @@ extension AppDatabase {
                 id: row["id"], playedAt: RFC3339.seconds(row["played_at_ms"]), albumId: row["album_id"],
                 albumTitle: row["album_title"], artist: row["artist_credit"], trackId: row["track_id"],
                 trackTitle: row["track_title"], trackPosition: row["track_position"], side: row["side"],
-                durationMs: row["duration_ms"])
+                durationMs: row["duration_ms"], cover: AlbumCover(coverColumnsOf: row))
         }
         let next = rows.count > limit ? rows[limit - 1] : nil
         return HistoryPage(

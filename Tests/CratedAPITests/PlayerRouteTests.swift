@@ -83,6 +83,36 @@ extension TestServer {
         }
     }
 
+    /// Each play in the history shows its album's cover at list-row size (60 points at `scale`), or
+    /// null while the album has none.
+    @Test func historyShowsEachPlaysCover() async throws {
+        let server = try TestServer()
+        let (albumId, _) = try server.seedKindOfBlueTracks()
+        try await server.test { client in
+            _ = try await client.call(.post, "/v1/player/play", token: server.writeToken, json: "{\"albumId\": \(albumId)}")
+            server.clock.advance(byMs: 125_000)
+            let uncovered = try await client.call(.get, "/v1/history", token: server.writeToken)
+            #expect(uncovered.status == .ok)
+            #expect(String(decoding: uncovered.body, as: UTF8.self).components(separatedBy: #""artwork":null"#).count == 3)
+
+            let front = "https://img.example/kind-of-blue.jpg"
+            let key = try await server.database.writer.write { db in
+                try db.insertImage(albumId: albumId, uri: front, uri150: "", width: 600)
+                return try db.artworkKey(of: front)
+            }
+            for (query, width) in [("?scale=3", 192), ("?scale=1", 64), ("", 128)] {
+                let history = try await client.decoded(HistoryPageDTO.self, "/v1/history" + query, token: server.writeToken)
+                #expect(history.entries.count == 2)
+                #expect(history.entries.allSatisfy { $0.artwork?.url == "/v1/artwork/\(key)/\(width)" && $0.artwork?.width == width }, "\(query)")
+            }
+            for bad in ["0", "4", "two"] {
+                let response = try await client.call(.get, "/v1/history?scale=\(bad)", token: server.writeToken)
+                #expect(response.status == .badRequest, "scale=\(bad)")
+                #expect(response.error?.field == "scale", "scale=\(bad)")
+            }
+        }
+    }
+
     @Test func badPlayerRequests() async throws {
         let server = try TestServer()
         let (albumId, trackIds) = try server.seedKindOfBlueTracks()

@@ -38,14 +38,18 @@ def setUpModule():
     crated = Path(os.environ.get("CRATED_BINARY", harness.ROOT / ".build/debug/crated"))
     server = harness.Server(crated, ALBUMS)
     server.start()
-    status, page, _ = server.call("GET", "/v1/grid/collection?limit=1&sort=title")
+    status, page, _ = server.call("GET", "/v1/grid/collection?limit=2&sort=title")
     server.played_album = page["items"][0]["albumId"]
+    # An album of two-second tracks, so that a play counts (half a track heard) within the test.
+    server.short_album = page["items"][1]["albumId"]
     # The daemon reads tracks from the database: add them with the daemon stopped, then start again.
     server.process.terminate()
     server.process.wait(10)
     server.add_tracks(server.played_album, {"A": [("Opening", 200_000), ("Second", 180_000)], "B": [("Flip side", 240_000)]})
     image_host = harness.ImageHost(harness.solid_png(300, 300, COVER_RGB))
     server.add_cover(server.played_album, image_host.url, 300, 300)
+    server.add_tracks(server.short_album, {"A": [("Short", 2_000), ("Shorter", 2_000)]})
+    server.add_cover(server.short_album, image_host.url, 300, 300)
     server.start()
     ARTEFACTS.mkdir(parents=True, exist_ok=True)
     driver = harness.chromium()
@@ -466,6 +470,25 @@ class T5Covers(unittest.TestCase):
         finally:
             for made in (crate, empty):
                 server.call("DELETE", f"/v1/crates/{made['id']}")
+
+    def test_the_history_shows_each_plays_cover(self):
+        signed_in()
+        harness.set_viewport(driver, 390, 844, scale=2)
+        status, _, _ = server.call("POST", "/v1/player/play", {"albumId": server.short_album})
+        self.assertEqual(status, 200)
+        try:
+            # The first track counts once half of its two seconds is heard.
+            wait(lambda: any(entry["albumId"] == server.short_album for entry in server.call("GET", "/v1/history")[1]["entries"]),
+                 timeout=10, message="the play in the history")
+        finally:
+            server.call("POST", "/v1/player/stop")
+        driver.get(server.base + "/history")
+        drawn = loaded_image(f"ol.rows li:has(a[href='/history/albums/{server.short_album}']) .cover img",
+                             lambda: f"the play's cover: {page_state()}")
+        self.assertTrue(drawn["src"].startswith(server.base + "/v1/artwork/"), drawn["src"])
+        self.assertEqual(drawn["shown"], 60)
+        self.assertEqual(drawn["natural"], 128)
+        driver.save_screenshot(str(ARTEFACTS / "history.png"))
 
 
 def albums_by_title(count, offset=0):

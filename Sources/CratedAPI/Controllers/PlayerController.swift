@@ -66,13 +66,14 @@ struct PlayerController {
     @Sendable func history(request: Request, context: AppRequestContext) async throws -> HistoryPageDTO {
         let principal = try context.requirePrincipal()
         let limit = try request.queryInt("limit", default: 50, range: 1...200)
+        let scale = try request.scale()
         var cursor: HistoryCursor?
         if let before = request.query("before") {
             guard let parsed = HistoryCursor(before) else { throw APIError.badParameter("before", "before must be a cursor from a previous page's next") }
             cursor = parsed
         }
         let page = try await playback.history(userId: principal.userId, before: cursor, limit: limit)
-        return HistoryPageDTO(entries: page.entries, next: page.next?.description)
+        return HistoryPageDTO(entries: page.entries.map { $0.sized(scale: scale) }, next: page.next?.description)
     }
 
     /// `GET /v1/player/events`: Server-Sent Events, one `player` event per revision with the mini-player

@@ -19,7 +19,7 @@ public enum ArtworkSize {
     public enum Drawn {
         /// The mini-player's thumbnail.
         public static let thumbnail = 48.0
-        /// A row of a list: search results, an artist's albums, a crate list.
+        /// A row of a list: search results, an artist's albums, a crate's contents, the crate list, play history.
         public static let listItem = 60.0
         /// The album page's cover on an iPhone, and on an iPad.
         public static let albumPage = 320.0

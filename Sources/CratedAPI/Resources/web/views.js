@@ -179,8 +179,8 @@ export async function historyView(view, route) {
   const more = h('button', { type: 'button', hidden: true }, 'Older plays');
   let before = null;
   const load = async () => {
-    const page = await api(`/v1/history${query({ before, limit: 50 })}`);
-    list.append(...page.entries.map((entry) => h('li', {},
+    const page = await api(`/v1/history${query({ before, limit: 50, scale: scale() })}`);
+    list.append(...page.entries.map((entry) => h('li', {}, cover(entry.artwork, ''),
       h('a', { href: `/history/albums/${entry.albumId}` },
         h('span', { class: 'title' }, `${entry.trackPosition} ${entry.trackTitle}`),
         h('span', { class: 'artist' }, `${entry.artist} — ${entry.albumTitle}`)),
