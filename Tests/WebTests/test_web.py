@@ -453,7 +453,8 @@ class T5Covers(unittest.TestCase):
         _, album, _ = server.call("GET", f"/v1/albums/{server.played_album}")
         status, crate, _ = server.call("POST", "/v1/crates", {"name": "Front cover"})
         self.assertEqual(status, 201)
-        server.call("POST", f"/v1/crates/{crate['id']}/copies", {"copyIds": [album["copies"][0]["id"]]})
+        status, _, _ = server.call("POST", f"/v1/crates/{crate['id']}/copies", {"copyIds": [album["copies"][0]["id"]]})
+        self.assertEqual(status, 200)
         status, empty, _ = server.call("POST", "/v1/crates", {"name": "Front cover, none"})
         self.assertEqual(status, 201)
         try:
