@@ -6,7 +6,9 @@ import Testing
 
 /// The libcurl transport against a real server on 127.0.0.1.
 @Suite struct CurlTransportTests {
-    let options = CurlTransportOptions(connectTimeout: .seconds(5), totalTimeout: .seconds(10), maxRedirects: 3, maxResponseBytes: 64 * 1024)
+    // Timeouts far beyond any passing transfer: on a loaded 2-core CI machine a 10 s limit was
+    // once reached by a test that takes 0.5 s alone. The timeout test sets its own.
+    let options = CurlTransportOptions(connectTimeout: .seconds(30), totalTimeout: .seconds(60), maxRedirects: 3, maxResponseBytes: 64 * 1024)
 
     static func get(_ url: String, _ headers: HTTPFields = [:]) -> HTTPRequest {
         HTTPRequest(method: .get, url: URL(string: url)!, headerFields: headers)
