@@ -35,6 +35,9 @@ struct Deck: Equatable, Sendable {
     static let pauseExpiryMs: Int64 = 30 * 60 * 1000
     /// `previous` further into a track than this restarts it instead of going back a track.
     static let restartThresholdMs: Int64 = 3000
+    /// The furthest a seek goes into a track of unknown length. Beyond any record's side, and it
+    /// keeps the clock arithmetic on the stored instant (now minus position) far from overflow.
+    static let unknownLengthSeekLimitMs: Int64 = 24 * 60 * 60 * 1000
 
     /// Puts the tracklist's album on the turntable and plays it from `location`.
     static func loaded(
@@ -235,6 +238,9 @@ extension Deck {
         }
         if let durationMs = track.durationMs, positionMs > durationMs {
             throw .rule(.seekPastEnd, "\(positionMs) ms is past the end of \(track.position) (\(durationMs) ms long)")
+        }
+        if track.durationMs == nil, positionMs > Self.unknownLengthSeekLimitMs {
+            throw .rule(.seekPastEnd, "\(positionMs) ms is past the \(Self.unknownLengthSeekLimitMs) ms (24 hours) a seek goes into \(track.position), whose length is unknown")
         }
         var deck = self
         switch motion {

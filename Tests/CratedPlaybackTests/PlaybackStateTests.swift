@@ -176,6 +176,29 @@ import Testing
         #expect(player.positionMs == 5_000_000)
     }
 
+    /// Anywhere within a day: a seek to the largest position once stored an instant whose every
+    /// later read overflowed, and the daemon trapped on each start.
+    @Test(arguments: [Deck.unknownLengthSeekLimitMs + 1, Int64.max])
+    func aSeekIntoATrackOfUnknownLengthStopsAtADay(positionMs: Int64) async throws {
+        let library = try TestLibrary()
+        let service = library.service()
+        let userId = try library.addUser("collector")
+        let albumId = try library.addAlbum("Untimed", tracks: [.track("A1", nil)])
+        try library.addCopy(userId: userId, albumId: albumId)
+        try await service.perform(.play(.album(id: albumId)), userId: userId)
+
+        let refusal = await failure { try await service.perform(.seek(positionMs: positionMs), userId: userId) }
+        #expect(refusal?.code == "seek_past_end")
+        #expect(refusal?.httpStatus == 422)
+        #expect(refusal?.field == "positionMs")
+
+        try await service.perform(.seek(positionMs: Deck.unknownLengthSeekLimitMs), userId: userId)
+        library.clock.advance(seconds: 60)
+        let player = try await service.current(userId: userId).miniPlayer(scale: 1)
+        #expect(player.isPlaying)
+        #expect(player.positionMs == Deck.unknownLengthSeekLimitMs + 60_000)
+    }
+
     @Test func aPauseExpiresAfterThirtyMinutes() async throws {
         let record = try OneRecord()
         try await record.perform(.play(.album(id: record.albumId)))
