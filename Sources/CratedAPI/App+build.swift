@@ -86,7 +86,8 @@ public func buildApplication(
 /// else under `/v1` behind a bearer token or a signed-in session cookie.
 public func buildRouter(services: AppServices) -> Router<AppRequestContext> {
     let database = services.database
-    let router = Router(context: AppRequestContext.self)
+    // HEAD answers wherever GET does (RFC 9110), with GET's status and headers and no body.
+    let router = Router(context: AppRequestContext.self, options: .autoGenerateHeadEndpoints)
     // First, so that it sees every route and the status the error middleware answered with.
     if services.metrics.isEnabled { router.add(middleware: HTTPMetricsMiddleware(metrics: services.metrics.instruments)) }
     router.add(middleware: AccessLogMiddleware())

@@ -9,17 +9,17 @@ import Testing
     @Test func aWrongMethodOnAKnownPathIs405WithAllow() async throws {
         let server = try TestServer()
         let cases: [(HTTPRequest.Method, String, String)] = [
-            (.delete, "/v1/me", "GET"),
-            (.post, "/healthz", "GET"),
-            (.put, "/v1/openapi.json", "GET"),
-            (.post, "/v1/albums/5", "GET"),
-            (.put, "/v1/crates/3", "DELETE, GET, PATCH"),
+            (.delete, "/v1/me", "GET, HEAD"),
+            (.post, "/healthz", "GET, HEAD"),
+            (.put, "/v1/openapi.json", "GET, HEAD"),
+            (.post, "/v1/albums/5", "GET, HEAD"),
+            (.put, "/v1/crates/3", "DELETE, GET, HEAD, PATCH"),
             (.get, "/v1/crates/3/copies", "POST, PUT"),
             (.get, "/v1/crates/3/copies/9", "DELETE, PATCH"),
-            (.delete, "/v1/crates", "GET, POST"),
-            (.post, "/v1/grid/genres/Jazz", "GET"),
+            (.delete, "/v1/crates", "GET, HEAD, POST"),
+            (.post, "/v1/grid/genres/Jazz", "GET, HEAD"),
             (.get, "/v1/player/play", "POST"),
-            (.patch, "/v1/session", "DELETE, GET, POST"),
+            (.patch, "/v1/session", "DELETE, GET, HEAD, POST"),
         ]
         try await server.test { client in
             for (method, path, allow) in cases {

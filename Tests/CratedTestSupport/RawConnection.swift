@@ -26,6 +26,19 @@ public final class RawConnection {
     /// Everything the server sends until it closes the connection, or nil when it is still open after
     /// `timeout`. Polls without blocking a thread of the cooperative pool that the server may need.
     public func readUntilClosed(timeout: Duration) async -> String? {
+        let (received, closed) = await receive(timeout: timeout) { _ in false }
+        return closed ? received : nil
+    }
+
+    /// What the server has sent once it ends with `suffix` (everything read, which may go on past
+    /// it), or nil when that has not come within `timeout`.
+    public func read(endingWith suffix: String, timeout: Duration) async -> String? {
+        let (received, _) = await receive(timeout: timeout) { $0.hasSuffix(suffix) }
+        return received.hasSuffix(suffix) ? received : nil
+    }
+
+    /// Reads until `done` says so, the server closes (`closed`), or `timeout` passes.
+    private func receive(timeout: Duration, until done: (String) -> Bool) async -> (received: String, closed: Bool) {
         var received: [UInt8] = []
         let deadline = ContinuousClock.now + timeout
         var buffer = [UInt8](repeating: 0, count: 65536)
@@ -36,10 +49,11 @@ public final class RawConnection {
                 continue
             }
             let count = recv(socket, &buffer, buffer.count, 0)
-            if count <= 0 { return String(decoding: received, as: UTF8.self) }
+            if count <= 0 { return (String(decoding: received, as: UTF8.self), true) }
             received += buffer[..<count]
+            if done(String(decoding: received, as: UTF8.self)) { return (String(decoding: received, as: UTF8.self), false) }
         }
-        return nil
+        return (String(decoding: received, as: UTF8.self), false)
     }
 }
 

@@ -14,6 +14,8 @@ struct MethodNotAllowedMiddleware: RouterMiddleware {
         var methodsByPath: [String: (path: RouterPath, methods: Set<HTTPRequest.Method>)] = [:]
         for route in routes {
             methodsByPath[route.path.description, default: (route.path, [])].methods.insert(route.method)
+            // The router answers HEAD for every GET route.
+            if route.method == .get { methodsByPath[route.path.description]!.methods.insert(.head) }
         }
         self.routes = methodsByPath.keys.sorted().compactMap { methodsByPath[$0] }
     }
