@@ -110,7 +110,7 @@ public func buildRouter(services: AppServices) -> Router<AppRequestContext> {
 
     let v1 = router.group("v1").add(middleware: BearerAuthMiddleware(database: database))
     v1.addRoutes(CatalogueController(database: database, playback: services.playback).endpoints)
-    v1.addRoutes(CratesController(database: database).endpoints, atPath: "crates")
+    v1.addRoutes(CratesController(database: database, playback: services.playback).endpoints, atPath: "crates")
     v1.addRoutes(CopiesController(database: database).endpoints, atPath: "copies")
     v1.addRoutes(PlayerController(playback: services.playback, database: database, keepAliveInterval: services.keepAliveInterval).endpoints)
     v1.addRoutes(SyncController(sync: services.sync).endpoints, atPath: "sync")

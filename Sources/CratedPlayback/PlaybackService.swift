@@ -186,6 +186,25 @@ public actor PlaybackService {
         } }
     }
 
+    /// Deletes one of the user's crates with `delete`, between commands. When it is the crate being
+    /// played, the player drops it (its queue plays on) at a new revision, published: the
+    /// mini-player names its crate, and the database would clear the reference without one.
+    /// `delete`'s own errors pass through as they are.
+    public func deleteCrate(_ crateId: Int64, userId: Int64, using delete: @Sendable () async throws -> Void) async throws {
+        try await exclusively {
+            let nowMs = clock.nowMs
+            let before = try await guarded { try await settle(userId: userId, at: nowMs) }
+            try await delete()
+            guard var deck = before.facts.deck, deck.crateId == crateId else { return }
+            deck.crateId = nil
+            let next = Current(facts: PlaybackFacts(revision: before.facts.revision + 1, deck: deck), tracklist: before.tracklist)
+            try await guarded {
+                try await database.savePlaybackState(userId: userId, facts: next.facts, nowMs: nowMs)
+                subscribers.publish(PlaybackEvent(snapshot: try snapshot(of: next, userId: userId, at: nowMs)))
+            }
+        }
+    }
+
     /// The state after `command`, at the next revision; throws `Refusal` or `PlaybackError`.
     private func apply(_ command: PlaybackCommand, to current: Current, userId: Int64, at nowMs: Int64) throws -> Current {
         let revision = current.facts.revision + 1

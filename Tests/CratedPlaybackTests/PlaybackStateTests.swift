@@ -471,6 +471,41 @@ import Testing
         #expect(try await service.current(userId: userId).status == .idle)
     }
 
+    @Test func deletingTheCrateBeingPlayedDropsItFromThePlayerAtANewRevision() async throws {
+        let library = try TestLibrary()
+        let service = library.service()
+        let userId = try library.addUser("collector")
+        let first = try library.addAlbum("First", tracks: [.track("A1", 60)])
+        let second = try library.addAlbum("Second", tracks: [.track("A1", 90)])
+        let crate = try library.addCrate(userId: userId, name: "Sunday", copyIds: [
+            try library.addCopy(userId: userId, albumId: first), try library.addCopy(userId: userId, albumId: second),
+        ])
+        let other = try library.addCrate(userId: userId, name: "Other", copyIds: [])
+        let database = library.database
+        let playing = try await service.perform(.play(.crate(id: crate)), userId: userId).miniPlayer(scale: 2)
+        var events = try await service.events(userId: userId, lastEventId: playing.revision).makeAsyncIterator()
+
+        // Another crate changes nothing the player shows.
+        try await service.deleteCrate(other, userId: userId) { try await database.deleteCrate(id: other, userId: userId) }
+        #expect(try await service.current(userId: userId).revision == playing.revision)
+
+        try await service.deleteCrate(crate, userId: userId) { try await database.deleteCrate(id: crate, userId: userId) }
+        let player = try await service.current(userId: userId).miniPlayer(scale: 2)
+        #expect(player.revision == playing.revision + 1)
+        #expect(player.crateId == nil)
+        #expect(player.album?.title == "First")
+        #expect(player.isPlaying)
+        #expect(player.upNext?.albumId == second, "the queue plays on")
+        let event = await events.next()
+        #expect(event?.revision == playing.revision + 1)
+
+        // The deletion's own error comes as it is, and changes nothing.
+        await #expect(throws: CollectionError.self) {
+            try await service.deleteCrate(crate, userId: userId) { try await database.deleteCrate(id: crate, userId: userId) }
+        }
+        #expect(try await service.current(userId: userId).revision == playing.revision + 1)
+    }
+
     @Test func someoneElsesCrateIsNotFound() async throws {
         let record = try OneRecord()
         let neighbour = try record.library.addUser("neighbour")

@@ -1,9 +1,12 @@
 import CratedCore
+import CratedPlayback
 import Hummingbird
 
 /// A user's crates: list, create, rename, delete, and their copies in order.
 struct CratesController {
     let database: AppDatabase
+    /// Deleting the crate being played changes the player.
+    let playback: PlaybackService
 
     var endpoints: RouteCollection<AppRequestContext> {
         RouteCollection(context: AppRequestContext.self)
@@ -64,7 +67,10 @@ struct CratesController {
 
     @Sendable func delete(request: Request, context: AppRequestContext) async throws -> HTTPResponse.Status {
         let principal = try context.requirePrincipal()
-        try await database.deleteCrate(id: try context.id("id"), userId: principal.userId)
+        let id = try context.id("id")
+        try await playback.deleteCrate(id, userId: principal.userId) {
+            try await database.deleteCrate(id: id, userId: principal.userId)
+        }
         return .noContent
     }
 
