@@ -66,7 +66,8 @@ import Testing
             let cases: [(String, HTTPResponse.Status, String?)] = [
                 (#"{"rating": 7}"#, .unprocessableContent, "rating"),
                 (#"{"rating": -1}"#, .unprocessableContent, "rating"),
-                (#"{"rating": 99999999999999999999}"#, .badRequest, nil),
+                (#"{"rating": 99999999999999999999}"#, .badRequest, "rating"),
+                (#"{"rating": 4.5}"#, .badRequest, "rating"),
                 (#"{"rating": "5"}"#, .badRequest, "rating"),
                 (#"{"mediaCondition": "Great"}"#, .unprocessableContent, "mediaCondition"),
                 (#"{"sleeveCondition": "Mint"}"#, .unprocessableContent, "sleeveCondition"),

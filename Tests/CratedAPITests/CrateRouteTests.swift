@@ -209,7 +209,12 @@ import Testing
             #expect(try await client.call(.post, "/v1/crates/\(id)/copies", token: server.writeToken, json: #"{"copyIds": []}"#).status == .unprocessableContent)
             #expect(try await client.call(.post, "/v1/crates/\(id)/copies", token: server.writeToken, json: #"{"copyIds": [-1]}"#).status == .notFound)
             #expect(try await client.call(.post, "/v1/crates/\(id)/copies", token: server.writeToken, json: #"{"copyIds": ["1"]}"#).status == .badRequest)
-            #expect(try await client.call(.post, "/v1/crates/\(id)/copies", token: server.writeToken, json: #"{"copyIds": [1e300]}"#).status == .badRequest)
+            for json in [#"{"copyIds": [1e300]}"#, #"{"copyIds": [1.5]}"#, #"{"copyIds": [99999999999999999999999]}"#] {
+                let notAnId = try await client.call(.post, "/v1/crates/\(id)/copies", token: server.writeToken, json: json)
+                #expect(notAnId.status == .badRequest, "\(json)")
+                #expect(notAnId.error?.field == "copyIds", "\(json)")
+                #expect(notAnId.error?.message.hasPrefix("copyIds must be a whole number") == true, "\(json): \(notAnId.error?.message ?? "")")
+            }
         }
     }
 

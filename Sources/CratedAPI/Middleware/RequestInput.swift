@@ -82,9 +82,33 @@ extension Request {
         } catch let DecodingError.keyNotFound(key, _) {
             throw APIError.badBody("\(key.stringValue) is required", field: key.stringValue)
         } catch let DecodingError.dataCorrupted(context) {
+            // Foundation reports a number no integer can hold (4.5, 1e300) as invalid JSON with no
+            // path; the body parsed above, so such a number is the fault, and its field is named.
+            if context.codingPath.isEmpty, let (field, number) = Self.numberNoIntegerHolds(in: dictionary) {
+                throw APIError.badBody("\(field) must be a whole number of at most 19 digits, not \(number)", field: field)
+            }
             let field = context.codingPath.first?.stringValue
             throw APIError.badBody("\(field ?? "the body") is not valid: \(context.debugDescription)", field: field)
         }
+    }
+
+    /// The first field, by name, whose value is or holds (in an array) a number that is not an
+    /// integer within Int64.
+    static func numberNoIntegerHolds(in dictionary: [String: Any]) -> (field: String, number: String)? {
+        func inexact(_ value: Any) -> String? {
+            switch value {
+            case let array as [Any]: return array.lazy.compactMap(inexact).first
+            case is Bool: return nil
+            case let number as NSNumber:
+                let text = "\(number)"
+                return Int64(text) == nil && Int64(exactly: number.doubleValue) == nil ? text : nil
+            default: return nil
+            }
+        }
+        for field in dictionary.keys.sorted() {
+            if let number = inexact(dictionary[field]!) { return (field, number) }
+        }
+        return nil
     }
 }
 
