@@ -130,6 +130,11 @@ extension TestServer {
                 ("{\"albumId\": \"\(albumId)\"}", .badRequest, "albumId"),
                 ("{\"album\": \(albumId)}", .badRequest, "album"),
                 ("{\"crateId\": 999999}", .notFound, "crateId"),
+                // Below the document's minimum of 1: a bad body, not a missing album.
+                ("{\"albumId\": 0}", .badRequest, "albumId"),
+                ("{\"albumId\": -5}", .badRequest, "albumId"),
+                ("{\"albumId\": \(albumId), \"trackId\": 0}", .badRequest, "trackId"),
+                ("{\"crateId\": 0}", .badRequest, "crateId"),
             ]
             for (json, status, fieldName) in cases {
                 let response = try await client.call(.post, "/v1/player/play", token: server.writeToken, json: json)

@@ -22,6 +22,9 @@ struct PlayBody: StrictBody {
     var expectedRevision: Int64?
 
     func target() throws -> PlayTarget {
+        for (field, id) in [("albumId", albumId), ("crateId", crateId), ("trackId", trackId)] {
+            if let id, id < 1 { throw APIError.badBody("\(field) must be 1 or more, not \(id)", field: field) }
+        }
         switch (albumId, crateId) {
         case (let album?, nil):
             switch (side, trackId) {
