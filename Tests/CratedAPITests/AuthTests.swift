@@ -33,6 +33,19 @@ import Testing
         }
     }
 
+    /// A token is revoked by its whole self, its listed prefix, or that prefix as the token begins.
+    @Test func aTokenIsRevokedByAnyFormOfItsPrefix() throws {
+        let server = try TestServer()
+        for form in [{ (token: String) in token }, { String($0.prefix(16)) }, { String($0.dropFirst(4).prefix(12)) }] {
+            let created = try server.database.createToken(userName: "collector", scope: .read, label: "phone")
+            let revoked = try server.database.revokeToken(form(created.token))
+            #expect(revoked.id == created.record.id)
+            #expect(revoked.revokedAt != nil)
+            #expect(try server.database.authenticate(bearer: created.token) == nil)
+        }
+        #expect(throws: TokenError.notFound("000000000000")) { try server.database.revokeToken("crt_000000000000") }
+    }
+
     @Test func readScopeCannotWrite() async throws {
         let server = try TestServer()
         try await server.test { client in

@@ -74,8 +74,9 @@ extension AppDatabase {
     }
 
     /// Revokes the token whose prefix (or whole token) is given. Revoked tokens stay listed.
+    /// The prefix may come as `token list` shows it or as the token begins (`crt_<prefix>`).
     public func revokeToken(_ prefixOrToken: String) throws -> APIToken {
-        let prefix = TokenSecret.prefix(of: prefixOrToken) ?? prefixOrToken
+        let prefix = TokenSecret.prefix(of: prefixOrToken) ?? String(prefixOrToken.trimmingPrefix("crt_"))
         return try writeBlocking { db in
             guard var token = try APIToken.filter(Column("token_prefix") == prefix).fetchOne(db) else { throw TokenError.notFound(prefix) }
             if token.revokedAt == nil {
