@@ -292,9 +292,10 @@ public actor PlaybackService {
                 location = first
             case .side(let name):
                 guard let sideStart = tracklist.firstLocation(ofSide: name) else {
-                    let sides = tracklist.sides.compactMap(\.name).joined(separator: ", ")
+                    let sides = tracklist.sides.compactMap(\.name)
+                    let known = sides.isEmpty ? "its tracks are numbered, not on lettered sides" : "sides: \(sides.joined(separator: ", "))"
                     throw PlaybackError.ruleBroken(
-                        .noSuchSide, message: "album \(albumId) has no side '\(name)' with playable tracks (sides: \(sides))")
+                        .noSuchSide, message: "album \(albumId) has no side '\(name)' with playable tracks (\(known))")
                 }
                 location = sideStart
             case .track(let trackId):
