@@ -1,6 +1,8 @@
 """The web client in a real browser (headless Chromium through Debian's chromedriver): sign-in,
 the grid at each layout environment's window size, endless scroll, crates (made, renamed,
-reordered, emptied, deleted), search, a copy's fields, the artist page and the mini-player. One browser and one daemon serve every test. Run by Tests/WebTests/run.sh."""
+reordered, emptied, deleted), search, a copy's fields, the artist page and the mini-player; then
+sign-out and the back-forward cache, ‹ Back links, the keyboard, and failures (a page that does not
+load, a play refused). One browser and one daemon serve every test. Run by Tests/WebTests/run.sh."""
 
 from __future__ import annotations
 
@@ -14,6 +16,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import harness  # noqa: E402
 
 from selenium.webdriver.common.by import By  # noqa: E402
+from selenium.webdriver.common.keys import Keys  # noqa: E402
 from selenium.common.exceptions import StaleElementReferenceException, TimeoutException  # noqa: E402
 from selenium.webdriver.support.ui import Select, WebDriverWait  # noqa: E402
 
@@ -682,6 +685,250 @@ class T8Contrast(unittest.TestCase):
                     self.assertEqual(low, {}, f"contrast below 4.5:1 in {scheme}: {ratios}")
         finally:
             driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": []})
+
+
+def view_ready():
+    wait(lambda: js("return document.querySelector('#view > .view')?.dataset.ready === 'true'"), message=lambda: f"the view: {page_state()}")
+
+
+class T9Session(unittest.TestCase):
+    def test_back_after_signing_out_elsewhere_shows_the_sign_in_form(self):
+        """A page the browser kept in its back-forward cache comes back as it was left, signed in:
+        it asks for its session again, and one that ended shows the sign-in form."""
+        signed_in()
+        harness.set_viewport(driver, 1366, 1024)
+        driver.get(server.base + "/collection")
+        grid_ready()
+        js("window.keptInCache = true")
+        # Another page of the site, loaded anew, signs out.
+        driver.get(server.base + "/history")
+        view_ready()
+        driver.find_element(By.ID, "sign-out").click()
+        wait(lambda: driver.find_element(By.ID, "sign-in").is_displayed(), message="signed out")
+        driver.back()
+        self.assertTrue(js("return window.keptInCache === true"), "the page came back from the back-forward cache")
+        wait(lambda: driver.find_element(By.ID, "sign-in").is_displayed() and not driver.find_element(By.ID, "bar").is_displayed(),
+             message=lambda: f"the sign-in form after Back: {page_state()}")
+
+    def test_sign_out_leaves_no_player_padding_and_no_tabs_title(self):
+        signed_in()
+        harness.set_viewport(driver, 1366, 1024)
+        driver.get(server.base + "/collection")
+        grid_ready()
+        self.assertEqual(server.call("POST", "/v1/player/play", {"albumId": server.played_album})[0], 200)
+        try:
+            wait(lambda: js("return document.body.classList.contains('has-player')"), message="the player is shown")
+            driver.find_element(By.ID, "sign-out").click()
+            wait(lambda: driver.find_element(By.ID, "sign-in").is_displayed(), message="signed out")
+            self.assertFalse(js("return document.body.classList.contains('has-player')"), "the player's room is gone")
+            self.assertEqual(driver.title, "Sign in · crated")
+        finally:
+            server.call("POST", "/v1/player/stop")
+
+
+class T9Navigation(unittest.TestCase):
+    def test_back_link_returns_to_the_sorted_list(self):
+        signed_in()
+        harness.set_viewport(driver, 1366, 1024)
+        driver.get(server.base + "/collection?sort=year")
+        grid_ready()
+        item = driver.find_element(By.CSS_SELECTOR, "ol.grid > li")
+        title = item.get_attribute("aria-label")
+        item.find_element(By.TAG_NAME, "a").click()
+        wait(lambda: driver.find_element(By.CSS_SELECTOR, "#view h1").text == title, message="the album page")
+        album_url = driver.current_url
+        entries = js("return history.length")
+        driver.find_element(By.CSS_SELECTOR, "a.back").click()
+        wait(lambda: driver.current_url == server.base + "/collection?sort=year", message=lambda: f"back at the list: {driver.current_url}")
+        grid_ready()
+        self.assertEqual(Select(driver.find_element(By.CSS_SELECTOR, "form.filters select[name=sort]")).first_selected_option.get_attribute("value"), "year")
+        # Back in history, not a new entry: the browser's Forward goes to the album again.
+        self.assertEqual(js("return history.length"), entries)
+        # Opened on its own (nothing before it in this tab's history), the album's Back keeps the list's sort too.
+        driver.get(album_url)
+        wait(lambda: driver.find_element(By.CSS_SELECTOR, "#view h1").text == title, message="the album page, loaded")
+        driver.find_element(By.CSS_SELECTOR, "a.back").click()
+        wait(lambda: driver.current_url == server.base + "/collection?sort=year", message=lambda: f"back at the list: {driver.current_url}")
+
+    def test_back_link_returns_to_the_search_as_typed(self):
+        signed_in()
+        harness.set_viewport(driver, 1366, 1024)
+        driver.get(server.base + "/search")
+        field = wait(lambda: driver.find_element(By.CSS_SELECTOR, "input[type=search]"))
+        field.send_keys("01234")
+        wait(lambda: js("return document.querySelectorAll('ol.grid > li').length") == 1, message="results as typed")
+        driver.find_element(By.CSS_SELECTOR, "ol.grid > li a").click()
+        wait(lambda: "/search/albums/" in driver.current_url and driver.find_elements(By.CSS_SELECTOR, "a.back"), message="the album page")
+        driver.find_element(By.CSS_SELECTOR, "a.back").click()
+        wait(lambda: driver.current_url == server.base + "/search?q=01234", message=lambda: f"back at the search: {driver.current_url}")
+        self.assertEqual(driver.find_element(By.CSS_SELECTOR, "input[type=search]").get_attribute("value"), "01234")
+        wait(lambda: js("return document.querySelectorAll('ol.grid > li').length") == 1, message="the results again")
+
+    def test_a_malformed_address_shows_not_found(self):
+        signed_in()
+        harness.set_viewport(driver, 1366, 1024)
+        driver.get_log("browser")
+        driver.get(server.base + "/discover/genres/100%")
+        wait(lambda: "There is no such page." in driver.find_element(By.ID, "view").text, message=lambda: f"not found: {page_state()}")
+        self.assertEqual([entry for entry in driver.get_log("browser") if entry["level"] == "SEVERE"], [])
+        # The tabs still work from there.
+        driver.find_element(By.CSS_SELECTOR, "#tabs a[data-tab=discover]").click()
+        wait(lambda: driver.current_url == server.base + "/discover", message=lambda: f"the tab's root: {driver.current_url}")
+
+    def test_skip_link_moves_focus_without_navigating(self):
+        signed_in()
+        harness.set_viewport(driver, 1366, 1024)
+        driver.get(server.base + "/collection")
+        grid_ready()
+        js("document.querySelector('ol.grid').dataset.kept = 'yes'")
+        url, entries = driver.current_url, js("return history.length")
+        js("document.querySelector('a.skip').focus()")
+        driver.switch_to.active_element.send_keys(Keys.ENTER)
+        wait(lambda: js("return document.activeElement.id") == "main", message="focus on the main content")
+        time.sleep(0.3)
+        self.assertEqual((driver.current_url, js("return history.length")), (url, entries), "no navigation")
+        self.assertEqual(js("return document.querySelector('ol.grid')?.dataset.kept"), "yes", "the grid was not drawn again")
+
+
+class T9Keyboard(unittest.TestCase):
+    def test_arrow_keys_step_through_the_sorts(self):
+        signed_in()
+        harness.set_viewport(driver, 1366, 1024)
+        driver.get(server.base + "/collection")
+        grid_ready()
+        js("document.querySelector('form.filters select[name=sort]').focus()")
+        driver.switch_to.active_element.send_keys(Keys.ARROW_DOWN)
+        wait(lambda: driver.current_url.endswith("/collection?sort=title"), message=lambda: f"sorted by title: {driver.current_url}")
+        wait(lambda: js("return document.activeElement.name") == "sort",
+             message=lambda: f"focus on the sort: {js('return document.activeElement.outerHTML.slice(0, 200)')}")
+        driver.switch_to.active_element.send_keys(Keys.ARROW_DOWN)
+        wait(lambda: driver.current_url.endswith("/collection?sort=year"), message=lambda: f"sorted by year: {driver.current_url}")
+        wait(lambda: js("return document.activeElement.name") == "sort", message="focus stays on the sort")
+
+    def test_enter_on_a_letter_keeps_focus_on_it(self):
+        signed_in()
+        harness.set_viewport(driver, 844, 390)
+        driver.get(server.base + "/history")
+        js("sessionStorage.clear()")
+        driver.get(server.base + "/collection?sort=title")
+        grid_ready()
+        wait(lambda: js("return !document.querySelector('nav.jump').hidden"), message="the jump bar")
+        _, page, _ = server.call("GET", "/v1/grid/collection?sort=title&sections=true&width=844&height=390")
+        section = next(s for s in page["sections"] if s["letter"] == "M")
+        js("document.querySelector(`nav.jump button[aria-label='Jump to M']`).focus()")
+        driver.switch_to.active_element.send_keys(Keys.ENTER)
+        # The grid starts at the first M album, just below the bar.
+        at_top = """const item = document.querySelector(`ol.grid > li[data-position='${arguments[0]}']`);
+                    const bar = document.getElementById('bar').getBoundingClientRect().bottom;
+                    return !!item && Math.abs(item.getBoundingClientRect().top - bar) < item.getBoundingClientRect().height;"""
+        wait(lambda: js(at_top, section["position"]), message="jumped to M")
+        self.assertEqual(js("return document.activeElement.getAttribute('aria-label')"), "Jump to M")
+
+
+class T9Failures(unittest.TestCase):
+    def test_a_page_that_fails_to_load_is_retried_with_backoff(self):
+        signed_in()
+        harness.set_viewport(driver, 1366, 1024)
+        driver.get(server.base + "/history")
+        js("sessionStorage.clear()")
+        driver.get(server.base + "/collection?sort=title")
+        grid_ready()
+        # The daemon is gone, as far as the grid can tell: its requests fail as a refused connection's do.
+        js("""window.gridRequests = 0; window.unhandled = 0;
+              window.addEventListener('unhandledrejection', () => window.unhandled++);
+              window.realFetch = window.fetch;
+              window.fetch = (url, options) => String(url).startsWith('/v1/grid/')
+                ? (window.gridRequests++, Promise.reject(new TypeError('Failed to fetch'))) : window.realFetch(url, options);""")
+        count = grid_state()["count"]
+        js("window.scrollTo(0, document.documentElement.scrollHeight)")
+        time.sleep(2.5)
+        # Tried at once, then after 1 s, then after 2 s more: not a request each frame.
+        self.assertLessEqual(js("return window.gridRequests"), 3)
+        self.assertGreaterEqual(js("return window.gridRequests"), 1)
+        self.assertEqual(js("return window.unhandled"), 0, "every failure is handled")
+        status = driver.find_element(By.CSS_SELECTOR, "p.grid-status")
+        self.assertIn("Could not load", status.text)
+        # Back again: Retry loads the next page at once, and the message goes.
+        js("window.fetch = window.realFetch")
+        status.find_element(By.XPATH, ".//button[text()='Retry']").click()
+        wait(lambda: grid_state()["count"] > count, message=lambda: f"the next page: {page_state()}")
+        wait(lambda: "Could not load" not in driver.find_element(By.CSS_SELECTOR, "p.grid-status").text, message="the message goes")
+
+    def test_playing_an_empty_crate_says_why_not(self):
+        signed_in()
+        harness.set_viewport(driver, 1366, 1024)
+        status, crate, _ = server.call("POST", "/v1/crates", {"name": "Nothing to play"})
+        self.assertEqual(status, 201)
+        try:
+            status, refused, _ = server.call("POST", "/v1/player/play", {"crateId": crate["id"]})
+            self.assertEqual(status, 422)
+            driver.get(f"{server.base}/crates/{crate['id']}")
+            wait(lambda: driver.find_element(By.CSS_SELECTOR, "#view h1").text == "Nothing to play", message="the crate's page")
+            driver.find_element(By.XPATH, "//button[text()='Play crate']").click()
+            wait(lambda: refused["error"]["message"] in driver.find_element(By.CSS_SELECTOR, "#view p.error").text,
+                 message=lambda: f"the reason shown: {refused} {page_state()}")
+        finally:
+            server.call("DELETE", f"/v1/crates/{crate['id']}")
+
+
+class T9Crates(unittest.TestCase):
+    def test_delete_names_the_crate_as_renamed(self):
+        signed_in()
+        harness.set_viewport(driver, 1366, 1024)
+        status, crate, _ = server.call("POST", "/v1/crates", {"name": "Old name"})
+        self.assertEqual(status, 201)
+        try:
+            driver.get(f"{server.base}/crates/{crate['id']}")
+            wait(lambda: driver.find_element(By.CSS_SELECTOR, "#view h1").text == "Old name", message="the crate's page")
+            name = driver.find_element(By.CSS_SELECTOR, "input[aria-label='Crate name']")
+            name.clear()
+            name.send_keys("New name")
+            name.submit()
+            wait(lambda: driver.find_element(By.CSS_SELECTOR, "#view h1").text == "New name", message="renamed")
+            js("window.confirm = (text) => { window.asked = text; return false; }")
+            driver.find_element(By.XPATH, "//button[text()='Delete crate']").click()
+            asked = wait(lambda: js("return window.asked"), message="asked first")
+            self.assertIn("“New name”", asked)
+            self.assertEqual(server.call("GET", f"/v1/crates/{crate['id']}")[0], 200, "declined: kept")
+        finally:
+            server.call("DELETE", f"/v1/crates/{crate['id']}")
+
+    def test_the_order_panel_gives_titles_room_at_phone_widths(self):
+        signed_in()
+        albums = albums_by_title(3, offset=60)
+        status, crate, _ = server.call("POST", "/v1/crates", {"name": "Phone order"})
+        self.assertEqual(status, 201)
+        server.call("POST", f"/v1/crates/{crate['id']}/copies", {"copyIds": [copy_id for _, _, copy_id in albums]})
+        # Each row's title and artist: their link's width, and their text's boxes (text that overflows included).
+        rows = """return [...document.querySelectorAll('ol.order > li')].map((row) => {
+                      const link = row.querySelector('a').getBoundingClientRect();
+                      const buttons = [...row.querySelectorAll('button')].map((button) => button.getBoundingClientRect());
+                      const lines = (element) => { const range = document.createRange(); range.selectNodeContents(element); return [...range.getClientRects()]; };
+                      const text = [...lines(row.querySelector('.title')), ...lines(row.querySelector('.artist'))];
+                      const overlaps = text.some((t) => buttons.some((b) => t.left < b.right && b.left < t.right && t.top < b.bottom && b.top < t.bottom));
+                      const outside = text.some((t) => t.left < link.left - 0.5 || t.right > link.right + 0.5);
+                      return { title: row.querySelector('.title').textContent, linkWidth: link.width, titleLines: lines(row.querySelector('.title')).length,
+                               overlaps, outside, rowRight: row.getBoundingClientRect().right, rightmost: Math.max(...buttons.map((b) => b.right)) };
+                  });"""
+        try:
+            for width in (320, 390):
+                with self.subTest(width=width):
+                    harness.set_viewport(driver, width, 800)
+                    driver.get(f"{server.base}/crates/{crate['id']}")
+                    wait(lambda: driver.find_elements(By.CSS_SELECTOR, "ol.order > li"), message="the order panel")
+                    driver.find_element(By.CSS_SELECTOR, "details.order-panel summary").click()
+                    # A long title as well as the collection's short ones.
+                    js("document.querySelector('ol.order > li:last-child .title').textContent = 'The Complete Unabridged Recordings of an Extraordinarily Long Session'")
+                    drawn = js(rows)
+                    driver.save_screenshot(str(ARTEFACTS / f"crate-order-{width}.png"))
+                    for row in drawn:
+                        self.assertGreaterEqual(row["linkWidth"], 150, f"{width} px: {row}")
+                        self.assertFalse(row["overlaps"], f"{width} px: text under the buttons: {row}")
+                        self.assertFalse(row["outside"], f"{width} px: text outside its link: {row}")
+                        self.assertLessEqual(row["rightmost"], row["rowRight"] + 0.5, f"{width} px: buttons within the row: {row}")
+                    self.assertEqual([row["titleLines"] for row in drawn[:2]], [1, 1], f"{width} px: short titles on one line: {drawn}")
+        finally:
+            server.call("DELETE", f"/v1/crates/{crate['id']}")
 
 
 if __name__ == "__main__":

@@ -20,7 +20,12 @@ let renderCount = 0;
  * [genres/Jazz, artists/3, albums/5]; the screen is the stack's top, its parent the path without it.
  */
 export function parseRoute(location) {
-  const segments = location.pathname.split('/').filter(Boolean).map(decodeURIComponent);
+  // A segment that is not valid percent-encoding (`/discover/genres/100%`) makes the route malformed:
+  // a page that does not exist, rather than an exception.
+  let malformed = false;
+  const segments = location.pathname.split('/').filter(Boolean).map((segment) => {
+    try { return decodeURIComponent(segment); } catch { malformed = true; return segment; }
+  });
   const tab = tabs.includes(segments[0]) ? segments[0] : 'collection';
   let rest = tabs.includes(segments[0]) ? segments.slice(1) : [];
   // The crates tab names its crate first: `/crates/3/albums/5` is crate 3, then album 5.
@@ -31,21 +36,27 @@ export function parseRoute(location) {
     (tab === 'crates' && index === 0 && entry.kind === 'crates' ? '' : `/${entry.kind}`) + `/${encodeURIComponent(entry.id)}`).join('');
   const path = pathOf(stack);
   const parent = stack.length ? pathOf(stack.slice(0, -1)) : null;
-  return { tab, stack, path, parent, params: new URLSearchParams(location.search) };
+  return { tab, stack, path, parent, malformed, params: new URLSearchParams(location.search) };
 }
 
 const app = {
   player,
   navigate(href, { replace = false } = {}) {
-    if (replace) history.replaceState(null, '', href); else history.pushState(null, '', href);
+    // Each entry notes the one it was opened from, so that ‹ Back can go back in history to it.
+    if (replace) history.replaceState(history.state, '', href);
+    else history.pushState({ from: location.pathname + location.search }, '', href);
     render();
   },
   refresh() { render({ keepScroll: true }); },
-  /** Each tab remembers where its reader was. */
+  /** Each tab remembers where its reader was, and each list its sort, filters or search. */
   rememberTab() {
     const route = parseRoute(location);
+    if (route.malformed) return;
     sessionStorage.setItem(`tab:${route.tab}`, location.pathname + location.search);
+    sessionStorage.setItem(`query:${route.path}`, location.search);
   },
+  /** A path with the query its list had when last shown: where ‹ Back leads. */
+  withQuery(path) { return path + (sessionStorage.getItem(`query:${path}`) ?? ''); },
 };
 
 async function render({ keepScroll = false } = {}) {
@@ -65,7 +76,8 @@ async function render({ keepScroll = false } = {}) {
   if (!keepScroll) window.scrollTo(0, 0);
   try {
     let stop;
-    if (!top) {
+    if (route.malformed) view.append(message('There is no such page.', 'alert'));
+    else if (!top) {
       const root = { collection: views.collection, crates: views.crates, discover: views.discover, search: views.search, history: views.historyView }[route.tab];
       stop = await root(view, route, app);
     } else if (top.kind === 'albums') stop = await views.album(view, route, app, top.id);
@@ -90,6 +102,7 @@ function showSignIn() {
   setCsrfToken(null);
   bar.hidden = true;
   viewElement.replaceChildren();
+  document.title = 'Sign in · crated';
   signInForm.hidden = false;
   document.getElementById('sign-in-name').focus();
 }
@@ -136,6 +149,10 @@ document.addEventListener('click', (event) => {
   if (!link || link.origin !== location.origin || link.target) return;
   event.preventDefault();
   let href = link.getAttribute('href');
+  // The skip link only moves the keyboard to the content: no navigation, no redraw.
+  if (href.startsWith('#')) { document.getElementById(href.slice(1))?.focus(); return; }
+  // ‹ Back to the entry this one was opened from goes back in history, where the list was scrolled.
+  if (link.classList.contains('back') && history.state?.from === href) { history.back(); return; }
   const tab = link.dataset.tab;
   if (tab) href = tab === parseRoute(location).tab ? `/${tab}` : (sessionStorage.getItem(`tab:${tab}`) ?? `/${tab}`);
   if (href === location.pathname + location.search) return;
@@ -154,7 +171,14 @@ document.addEventListener('visibilitychange', () => {
   if (document.hidden) player.suspend(); else player.resume();
 });
 window.addEventListener('pagehide', () => player.suspend());
-window.addEventListener('pageshow', (event) => { if (event.persisted && signedIn() && !document.hidden) player.resume(); });
+window.addEventListener('pageshow', (event) => {
+  if (!event.persisted || !signedIn()) return;
+  if (!document.hidden) player.resume();
+  // Shown again as it was left, signed in: the session may have ended meanwhile (signed out in the
+  // page that came after this one).
+  session.current().then((current) => setCsrfToken(current.csrfToken),
+    (error) => { if (error.status === 401) showSignIn(); });
+});
 onUnauthorized(showSignIn);
 
 session.current().then(startApp, showSignIn);

@@ -36,6 +36,8 @@ export class AlbumGrid {
     this.element = h('section', { class: 'grid-view' }, this.jump, this.top, this.list, this.bottom, this.status);
     this.generation = 0;
     this.loading = { next: false, previous: false };
+    this.failures = 0;
+    this.retryTimer = 0;
     this.observer = new IntersectionObserver((entries) => {
       for (const entry of entries) {
         if (!entry.isIntersecting) continue;
@@ -73,6 +75,44 @@ export class AlbumGrid {
     window.removeEventListener('resize', this.onResize);
     window.removeEventListener('scroll', this.onScroll);
     clearTimeout(this.resizeTimer);
+    clearTimeout(this.retryTimer);
+  }
+
+  /**
+   * A page that did not load (crated down, the network gone): says so, and tries again after 1 s,
+   * then 2, 4... up to 30 s, or at once from its button. Until then nothing else asks for a page.
+   */
+  failed(error, retry) {
+    const delay = Math.min(30_000, 1000 * 2 ** this.failures);
+    this.failures++;
+    const again = () => {
+      clearTimeout(this.retryTimer);
+      this.retryTimer = 0;
+      this.status.replaceChildren();
+      retry();
+    };
+    clearTimeout(this.retryTimer);
+    this.retryTimer = setTimeout(again, delay);
+    this.status.replaceChildren(`Could not load the albums (${error.message}). Trying again in ${Math.round(delay / 1000)} s. `,
+      h('button', { type: 'button', onclick: again }, 'Retry'));
+  }
+
+  /** load() for the reader (a letter, a resize): a failure is shown and retried instead of thrown. */
+  async reload(position, albumId) {
+    const generation = this.generation + 1; // the one load() takes
+    await this.attempt(generation, () => this.load(position, albumId), () => this.reload(position, albumId));
+  }
+
+  /** Runs a page load; a failure is shown and retried instead of thrown. */
+  async attempt(generation, load, retry) {
+    try {
+      await load();
+      if (generation === this.generation) this.failures = 0;
+      return true;
+    } catch (error) {
+      if (generation === this.generation) this.failed(error, retry);
+      return false;
+    }
   }
 
   /**
@@ -88,6 +128,8 @@ export class AlbumGrid {
   async load(position, albumId) {
     const generation = ++this.generation;
     this.observer.disconnect();
+    clearTimeout(this.retryTimer);
+    this.retryTimer = 0;
     const size = windowLayoutParameters();
     this.requestedSize = size;
     const page = await this.request(position, size);
@@ -145,35 +187,34 @@ export class AlbumGrid {
   }
 
   async loadNext() {
-    if (!this.next || this.loading.next) return;
+    if (!this.next || this.loading.next || this.retryTimer) return;
     this.loading.next = true;
     const generation = this.generation;
-    try {
-      await this.appendNext(generation);
-    } finally {
-      this.loading.next = false;
-      if (generation === this.generation) this.reobserve(this.bottom);
-    }
+    const loaded = await this.attempt(generation, () => this.appendNext(generation), () => this.loadNext());
+    this.loading.next = false;
+    // Observed anew only after a success: a failed page waits for its retry.
+    if (loaded && generation === this.generation) this.reobserve(this.bottom);
   }
 
   async loadPrevious() {
-    if (!this.previous || this.loading.previous) return;
+    if (!this.previous || this.loading.previous || this.retryTimer) return;
     this.loading.previous = true;
     const generation = this.generation;
-    try {
-      const page = await this.request({ cursor: this.previous });
-      if (generation !== this.generation) return;
-      const firstCell = this.list.firstElementChild;
-      const seen = firstCell ? Number(firstCell.dataset.position) : Infinity;
-      const before = firstCell?.getBoundingClientRect().top ?? 0;
-      this.list.prepend(...page.items.filter((item) => item.position < seen).map((item) => this.cell(item)));
-      // Keep what the reader was looking at where it was.
-      if (firstCell) window.scrollBy(0, firstCell.getBoundingClientRect().top - before);
-      this.previous = page.previous ?? null;
-    } finally {
-      this.loading.previous = false;
-      if (generation === this.generation) this.reobserve(this.top);
-    }
+    const loaded = await this.attempt(generation, () => this.prependPrevious(generation), () => this.loadPrevious());
+    this.loading.previous = false;
+    if (loaded && generation === this.generation) this.reobserve(this.top);
+  }
+
+  /** The page before the first drawn, keeping what the reader was looking at where it was. */
+  async prependPrevious(generation) {
+    const page = await this.request({ cursor: this.previous });
+    if (generation !== this.generation) return;
+    const firstCell = this.list.firstElementChild;
+    const seen = firstCell ? Number(firstCell.dataset.position) : Infinity;
+    const before = firstCell?.getBoundingClientRect().top ?? 0;
+    this.list.prepend(...page.items.filter((item) => item.position < seen).map((item) => this.cell(item)));
+    if (firstCell) window.scrollBy(0, firstCell.getBoundingClientRect().top - before);
+    this.previous = page.previous ?? null;
   }
 
   /** Observing anew reports the sentinel's state now: it may have left and come back between frames. */
@@ -190,7 +231,7 @@ export class AlbumGrid {
       // A resize event can arrive after a load already measured the new size: nothing to do then.
       const current = this.requestedSize ?? this.size;
       if (current && size.width === current.width && size.height === current.height && size.scale === current.scale) return;
-      await this.load(top ? { around: top } : {}, top);
+      await this.reload(top ? { around: top } : {}, top);
     } finally {
       if (this.anchor === top) this.anchor = undefined;
     }
@@ -214,11 +255,14 @@ export class AlbumGrid {
   renderSections(sections) {
     if (!sections || sections.length < 2) { this.jump.hidden = true; this.jump.replaceChildren(); return; }
     this.jump.hidden = false;
+    // The letters are drawn anew for each page a letter starts: the keyboard stays on the one pressed.
+    const focused = this.jump.contains(document.activeElement) ? document.activeElement.textContent : null;
     this.jump.replaceChildren(h('ul', {}, sections.map((section) =>
       h('li', {}, h('button', {
         type: 'button', 'aria-label': `Jump to ${section.letter}`,
-        onclick: () => this.load({ at: section.position }).catch(() => {}),
+        onclick: () => this.reload({ at: section.position }),
       }, section.letter)))));
+    if (focused) [...this.jump.querySelectorAll('button')].find((button) => button.textContent === focused)?.focus({ preventScroll: true });
   }
 
   cell(item) {

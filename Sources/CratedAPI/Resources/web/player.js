@@ -39,6 +39,7 @@ export class MiniPlayer {
     this.state = null;
     this.region.hidden = true;
     this.region.replaceChildren();
+    document.body.classList.remove('has-player');
   }
 
   show(state) {
@@ -66,12 +67,14 @@ export class MiniPlayer {
     return state.durationMs ? Math.min(position, state.durationMs) : position;
   }
 
+  /** Sends a command; a refusal other than a stale revision (409) is thrown, for the caller to say why. */
   async command(name, body = {}) {
     try {
       this.show(await api(`/v1/player/${name}`, { method: 'POST', body: { ...body, expectedRevision: this.state?.revision } }));
     } catch (error) {
       // Another device moved first: show what is current now.
       if (error.body?.current) this.show(error.body.current);
+      else throw error;
     }
   }
 
@@ -83,11 +86,11 @@ export class MiniPlayer {
     this.range = h('input', {
       type: 'range', min: 0, max: state.durationMs ?? 0, step: 1000, value: this.position(),
       'aria-label': 'Position', disabled: !state.durationMs || state.needsFlip,
-      onchange: (event) => this.command('seek', { positionMs: Number(event.target.value) }),
+      onchange: (event) => this.command('seek', { positionMs: Number(event.target.value) }).catch((error) => this.refused(error)),
     });
     this.elapsed = h('span', { class: 'time' }, duration(this.position()));
     const button = (label, name, text, disabled = false) =>
-      h('button', { type: 'button', 'aria-label': label, disabled, onclick: () => this.command(name) }, text);
+      h('button', { type: 'button', 'aria-label': label, disabled, onclick: () => this.command(name).catch((error) => this.refused(error)) }, text);
     this.region.replaceChildren(
       cover(state.artwork, ''),
       h('div', { class: 'now' },
@@ -102,6 +105,12 @@ export class MiniPlayer {
         button('Stop', 'stop', '■')));
     this.region.dataset.state = state.state;
     this.region.dataset.revision = String(state.revision);
+  }
+
+  /** A command of the player's own refused: said in place of the album line until the next state. */
+  refused(error) {
+    const detail = this.region.querySelector('.detail');
+    if (detail) { detail.setAttribute('role', 'alert'); detail.textContent = error.message; }
   }
 
   updatePosition() {

@@ -12,11 +12,21 @@ function albumPath(base, albumId) { return `${base}/albums/${albumId}`; }
 /** The window's pixel ratio as the API's `scale` (1 to 3), so covers come at the pixels drawn. */
 function scale() { return Math.min(3, Math.max(1, Math.round(devicePixelRatio || 1))); }
 
+/**
+ * A play started from a page: the player refuses some (an empty crate, a record without tracks),
+ * and says why in `status`.
+ */
+function playing(command, status) {
+  status.textContent = '';
+  command.catch((failure) => { status.textContent = failure.message; });
+}
+
 function heading(text, ...rest) { return h('header', { class: 'view-head' }, h('h1', {}, text), ...rest); }
 
-function backLink(route) {
+/** Back to the list this page was opened from, with its sort, filters or search as they were. */
+function backLink(route, app) {
   if (!route.parent) return null;
-  return h('a', { href: route.parent, class: 'back' }, '‹ Back');
+  return h('a', { href: app.withQuery(route.parent), class: 'back' }, '‹ Back');
 }
 
 async function mountGrid(view, endpoint, params, route, label, empty) {
@@ -43,7 +53,11 @@ function filterBar(route, app) {
     const next = new URLSearchParams();
     for (const [key, value] of new FormData(form)) if (value && !(key === 'sort' && value === 'artist')) next.set(key, value);
     const text = next.toString();
+    const focused = [...form.elements].indexOf(document.activeElement);
     app.navigate(route.path + (text ? `?${text}` : ''), { replace: true });
+    // The view is drawn anew, its filter bar first: the keyboard goes back to the control it was on
+    // (the Sort select, a field, Apply), so arrow keys keep stepping through the sorts.
+    if (focused >= 0) document.querySelector('form.filters')?.elements[focused]?.focus();
   };
   form.addEventListener('submit', apply);
   form.querySelector('select').addEventListener('change', apply);
@@ -92,11 +106,12 @@ export async function crate(view, route, app, id) {
     catch (failure) { error.textContent = failure.message; }
   });
   const remove = h('button', { type: 'button', class: 'danger', onclick: async () => {
-    if (!window.confirm(`Delete the crate “${detail.name}”? The records stay in your collection.`)) return;
+    // The name shown, which a rename since the page was drawn has changed.
+    if (!window.confirm(`Delete the crate “${title.textContent}”? The records stay in your collection.`)) return;
     try { await api(`/v1/crates/${id}`, { method: 'DELETE' }); app.navigate('/crates'); } catch (failure) { error.textContent = failure.message; }
   } }, 'Delete crate');
-  const play = h('button', { type: 'button', onclick: () => app.player.command('play', { crateId: Number(id) }) }, 'Play crate');
-  view.append(h('header', { class: 'view-head' }, backLink(route), title, h('div', { class: 'actions' }, play, rename, remove)), error);
+  const play = h('button', { type: 'button', onclick: () => playing(app.player.command('play', { crateId: Number(id) }), error) }, 'Play crate');
+  view.append(h('header', { class: 'view-head' }, backLink(route, app), title, h('div', { class: 'actions' }, play, rename, remove)), error);
 
   // The crate's order, editable: move a copy up or down (before/after its neighbour) or take it out.
   const order = h('ol', { class: 'rows order', 'aria-label': 'Crate order' });
@@ -137,7 +152,7 @@ export async function discover(view) {
 
 export async function genre(view, route, app, kind, name) {
   const data = await api(`/v1/${kind}/${enc(name)}/artists`);
-  view.append(h('header', { class: 'view-head' }, backLink(route), h('h1', {}, name)),
+  view.append(h('header', { class: 'view-head' }, backLink(route, app), h('h1', {}, name)),
     h('h2', {}, 'Artists'),
     h('ul', { class: 'chips', 'aria-label': 'Artists' }, data.artists.map((artist) =>
       h('li', {}, h('a', { href: `${route.path}/artists/${artist.id}` }, artist.name, ' ', h('span', { class: 'count' }, String(artist.albums)))))),
@@ -147,7 +162,7 @@ export async function genre(view, route, app, kind, name) {
 
 export async function artist(view, route, app, id) {
   const data = await api(`/v1/artists/${id}`);
-  view.append(h('header', { class: 'view-head' }, backLink(route), h('h1', {}, data.name)));
+  view.append(h('header', { class: 'view-head' }, backLink(route, app), h('h1', {}, data.name)));
   return mountGrid(view, `/v1/grid/artists/${id}`, {}, route, `Albums by ${data.name}`);
 }
 
@@ -203,22 +218,23 @@ export async function album(view, route, app, id) {
   const facts = [data.year, data.country, data.labels.map((label) => [label.name, label.catalogNumber].filter(Boolean).join(' ')).join(', '),
     data.formats.map((format) => [format.quantity > 1 ? `${format.quantity}×` : '', format.name, ...format.descriptions].join(' ').trim()).join(' + ')]
     .filter(Boolean).join(' · ');
-  const play = h('button', { type: 'button', onclick: () => app.player.command('play', { albumId: Number(id) }) }, 'Play');
+  const playError = h('p', { class: 'error', role: 'alert' });
+  const play = h('button', { type: 'button', onclick: () => playing(app.player.command('play', { albumId: Number(id) }), playError) }, 'Play');
   view.append(h('header', { class: 'album-head' }, cover(data.artwork, data.title),
-    h('div', {}, backLink(route), h('h1', {}, data.title), artists, h('p', { class: 'facts' }, facts),
+    h('div', {}, backLink(route, app), h('h1', {}, data.title), artists, h('p', { class: 'facts' }, facts),
       h('p', { class: 'tags' }, [...data.genres, ...data.styles].join(', ')),
       h('p', { class: 'plays' }, data.playCount ? `Played ${data.playCount} ${data.playCount === 1 ? 'time' : 'times'}` : ''),
-      data.sides.length ? play : message('No tracklist yet: sync fills it in from Discogs.'))));
+      data.sides.length ? [play, playError] : message('No tracklist yet: sync fills it in from Discogs.'))));
 
   for (const side of data.sides) {
     view.append(h('section', { class: 'side', 'aria-label': side.side ? `Side ${side.side}` : 'Tracks' },
       h('h2', {}, side.side ? `Side ${side.side}` : 'Tracks', ' ', h('span', { class: 'count' }, duration(side.durationMs)),
         side.side ? h('button', { type: 'button', class: 'quiet', 'aria-label': `Play side ${side.side}`,
-          onclick: () => app.player.command('play', { albumId: Number(id), side: side.side }) }, '▶') : null),
+          onclick: () => playing(app.player.command('play', { albumId: Number(id), side: side.side }), playError) }, '▶') : null),
       h('ol', { class: 'tracks' }, side.tracks.map((track) => h('li', { class: track.kind },
         track.kind === 'heading' ? h('span', { class: 'title' }, track.title) :
           h('button', { type: 'button', class: 'track', 'aria-label': `Play ${track.position} ${track.title}`,
-            onclick: () => app.player.command('play', { albumId: Number(id), trackId: track.id }) },
+            onclick: () => playing(app.player.command('play', { albumId: Number(id), trackId: track.id }), playError) },
           h('span', { class: 'position' }, track.position), h('span', { class: 'title' }, track.title),
           h('span', { class: 'time' }, duration(track.durationMs))))))));
   }
