@@ -266,6 +266,34 @@ class T0Layout(unittest.TestCase):
                 self.assertGreaterEqual(drawn["lettersLeft"], drawn["coversRight"] - 0.5, f"{width} px: {drawn}")
                 self.assertLessEqual(drawn["lettersRight"], drawn["windowRight"] + 0.5, f"{width} px: {drawn}")
 
+    def test_the_jump_bar_stops_above_the_mini_player(self):
+        signed_in()
+        # A phone held sideways: the letters need all the height there is, and the player takes some.
+        harness.set_viewport(driver, 844, 390)
+        self.assertEqual(server.call("POST", "/v1/player/play", {"albumId": server.played_album})[0], 200)
+        try:
+            driver.get(server.base + "/collection")
+            grid_ready()
+            player = driver.find_element(By.ID, "player")
+            wait(lambda: player.is_displayed(), message="the mini-player")
+            wait(lambda: js("return !document.querySelector('nav.jump').hidden"), message="the jump bar")
+            measure = """const buttons = [...document.querySelectorAll('nav.jump button')];
+                         const letters = buttons.map((button) => button.getBoundingClientRect());
+                         return { shown: buttons.map((button) => button.textContent).join(''),
+                                  fontSize: Math.min(...buttons.map((button) => parseFloat(getComputedStyle(button).fontSize))),
+                                  lettersBottom: Math.max(...letters.map((rect) => rect.bottom)),
+                                  jumpBottom: document.querySelector('nav.jump').getBoundingClientRect().bottom,
+                                  playerTop: document.getElementById('player').getBoundingClientRect().top };"""
+            wait(lambda: js(measure)["lettersBottom"] <= js(measure)["playerTop"], message=lambda: f"letters above the player: {js(measure)}")
+            drawn = js(measure)
+            self.assertLessEqual(drawn["jumpBottom"], drawn["playerTop"], f"{drawn}")
+            # Too little room for all 27: every second letter, still readable, rather than a scrolling bar.
+            self.assertGreaterEqual(drawn["fontSize"], 10, f"{drawn}")
+            self.assertTrue(drawn["shown"].startswith("ACEG"), f"{drawn}")
+            driver.save_screenshot(str(ARTEFACTS / "jump-bar-above-player-844x390.png"))
+        finally:
+            server.call("POST", "/v1/player/stop")
+
     def test_resize_keeps_the_top_album_and_reload_restores_it(self):
         harness.set_viewport(driver, 1366, 1024)
         driver.get("about:blank")

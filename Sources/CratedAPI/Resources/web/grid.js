@@ -45,6 +45,8 @@ export class AlbumGrid {
         else if (entry.target === this.top) this.loadPrevious();
       }
     }, { rootMargin: '800px 0px' });
+    // The bar's height changes with the window and with the mini-player: its letters are fitted anew.
+    this.jumpResize = new ResizeObserver(() => { if (this.sections) this.renderSections(this.sections); });
     this.onResize = () => {
       // The window has already reflowed the old layout: the album to keep is the one that was at
       // the top before, noted as the reader scrolled, not the one there now.
@@ -60,6 +62,7 @@ export class AlbumGrid {
 
   /** Draws the first page: where the last visit left off when there is one, else the start. */
   async start() {
+    this.jumpResize.observe(this.jump);
     window.addEventListener('resize', this.onResize);
     window.addEventListener('scroll', this.onScroll, { passive: true });
     const saved = Number(sessionStorage.getItem(this.storageKey));
@@ -72,6 +75,7 @@ export class AlbumGrid {
   stop() {
     this.generation++;
     this.observer.disconnect();
+    this.jumpResize.disconnect();
     window.removeEventListener('resize', this.onResize);
     window.removeEventListener('scroll', this.onScroll);
     clearTimeout(this.resizeTimer);
@@ -253,15 +257,25 @@ export class AlbumGrid {
   }
 
   renderSections(sections) {
+    this.sections = sections;
     if (!sections || sections.length < 2) { this.jump.hidden = true; this.jump.replaceChildren(); return; }
     this.jump.hidden = false;
     // The letters are drawn anew for each page a letter starts: the keyboard stays on the one pressed.
     const focused = this.jump.contains(document.activeElement) ? document.activeElement.textContent : null;
-    this.jump.replaceChildren(h('ul', {}, sections.map((section) =>
+    const draw = (shown) => this.jump.replaceChildren(h('ul', {}, shown.map((section) =>
       h('li', {}, h('button', {
         type: 'button', 'aria-label': `Jump to ${section.letter}`,
         onclick: () => this.reload({ at: section.position }),
       }, section.letter)))));
+    draw(sections);
+    // A bar too short for every letter (a phone held sideways, the player showing) keeps every
+    // second or third, as iOS's index does, rather than scrolling or shrinking them past reading.
+    const row = this.jump.querySelector('button').getBoundingClientRect().height;
+    const fits = Math.max(2, Math.floor(this.jump.clientHeight / row));
+    if (sections.length > fits) {
+      const step = Math.ceil(sections.length / fits);
+      draw(sections.filter((_, index) => index % step === 0));
+    }
     if (focused) [...this.jump.querySelectorAll('button')].find((button) => button.textContent === focused)?.focus({ preventScroll: true });
   }
 
