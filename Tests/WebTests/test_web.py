@@ -700,7 +700,9 @@ class T8Contrast(unittest.TestCase):
                 text: ratio(pick('.cell .title')), secondary: ratio(pick('.cell .artist')),
                 brand: ratio(pick('.brand')), tab: ratio(pick('.tabs a[aria-current="page"]')),
                 inactiveTab: ratio(pick('.tabs a:not([aria-current])')), letter: ratio(pick('nav.jump button')),
+                player: ratio(pick('.player .now p')),
             };"""
+        self.assertEqual(server.call("POST", "/v1/player/play", {"albumId": server.played_album})[0], 200)
         try:
             for scheme in ["light", "dark"]:
                 with self.subTest(scheme=scheme):
@@ -708,11 +710,15 @@ class T8Contrast(unittest.TestCase):
                     driver.get(server.base + "/collection?sort=title")
                     grid_ready()
                     wait(lambda: js("return !document.querySelector('nav.jump').hidden"), message="the jump bar")
+                    wait(lambda: driver.find_element(By.ID, "player").is_displayed(), message="the mini-player")
+                    # The mini-player is opaque: no page text shows through it, and its own colour is the one behind its text.
+                    self.assertEqual(js("return getComputedStyle(document.getElementById('player')).backgroundColor"), "rgb(28, 21, 18)")
                     ratios = js(contrasts)
                     low = {name: round(value, 2) for name, value in ratios.items() if value < 4.5}
                     self.assertEqual(low, {}, f"contrast below 4.5:1 in {scheme}: {ratios}")
         finally:
             driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": []})
+            server.call("POST", "/v1/player/stop")
 
 
 def view_ready():
