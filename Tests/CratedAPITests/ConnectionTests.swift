@@ -122,4 +122,20 @@ import Testing
             #expect(second.hasPrefix("HTTP/1.1 200"), "\(second.prefix(40))")
         }
     }
+
+    /// Requests sent before the first is answered (HTTP/1.1 pipelining) are each answered, in order;
+    /// the last one's `Connection: close` closes the connection after its own answer, not the first's.
+    @Test func pipelinedRequestsAreEachAnsweredInOrder() async throws {
+        let server = try TestServer()
+        try await Self.application(server).test(.live) { client in
+            let connection = try RawConnection(port: try #require(client.port))
+            connection.send("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"
+                + "HEAD /v1/me HTTP/1.1\r\nHost: x\r\n\r\n"
+                + "GET /v1/me HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(server.readToken)\r\nConnection: close\r\n\r\n")
+            let answer = try #require(await connection.readUntilClosed(timeout: Self.answerTimeout))
+            let statuses = answer.components(separatedBy: "HTTP/1.1 ").dropFirst().map { String($0.prefix(3)) }
+            #expect(statuses == ["200", "401", "200"], "\(answer)")
+            #expect(answer.hasSuffix("}") && answer.contains(#""name":"collector""#), "\(answer)")
+        }
+    }
 }

@@ -124,7 +124,10 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     private let connections: OpenConnections
     private var id: UInt64?
     private var timeout: Scheduled<Void>?
-    private var keepAlive = true
+    /// For each request read and not yet answered, in order, whether the connection stays open after
+    /// its answer: a pipelining client sends its next requests (the last with `Connection: close`)
+    /// before the first is answered.
+    private var owedKeepAlive: [Bool] = []
 
     init(limits: ConnectionLimits, idleTimeout: TimeAmount, connections: OpenConnections) {
         self.limits = limits
@@ -150,7 +153,7 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch unwrapInboundIn(data) {
         case .head(let head):
-            keepAlive = head.isKeepAlive
+            owedKeepAlive.append(head.isKeepAlive)
             if let id { connections.gotHead(id: id) }
             closeUnlessDone(in: limits.bodyTimeout, context: context)
         case .body:
@@ -167,8 +170,12 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
             context.write(data, promise: promise)
             return
         }
+        let keepAlive = owedKeepAlive.isEmpty ? true : owedKeepAlive.removeFirst()
         if keepAlive {
             context.write(data, promise: promise)
+            // A request read already keeps the timer its head or body set (none once it is whole):
+            // the connection waits on the server, not on the client.
+            guard owedKeepAlive.isEmpty else { return }
             if let id { self.id = connections.waitsForHead(id: id, context.channel) }
             closeUnlessDone(in: nextHeadTimeout, context: context)
         } else {
