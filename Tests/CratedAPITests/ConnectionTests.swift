@@ -123,6 +123,32 @@ import Testing
         }
     }
 
+    /// What the HTTP parser refuses answers in the API's error shape, then closes.
+    @Test func aRequestThatCannotBeParsedIsAnsweredInTheErrorShape() async throws {
+        let server = try TestServer()
+        try await Self.application(server).test(.live) { client in
+            let port = try #require(client.port)
+            let cases = [
+                ("GET /v1/search?q=\(String(repeating: "x", count: 100_000)) HTTP/1.1\r\nHost: x\r\n\r\n", "431", "http_431"),
+                ("NOT HTTP AT ALL\r\n\r\n", "400", "http_400"),
+            ]
+            for (request, status, code) in cases {
+                let connection = try RawConnection(port: port)
+                connection.send(request)
+                let answer = try #require(await connection.readUntilClosed(timeout: Self.answerTimeout), "left open: \(request.prefix(30))")
+                #expect(answer.hasPrefix("HTTP/1.1 \(status)"), "\(answer.prefix(200))")
+                #expect(answer.contains("Content-Type: application/json"), "\(answer.prefix(200))")
+                let body = try #require(answer.components(separatedBy: "\r\n\r\n").last)
+                let error = try JSONDecoder().decode(ErrorBody.self, from: Data(body.utf8)).error
+                #expect(error.code == code, "\(body)")
+            }
+            // The server goes on answering.
+            let fresh = try RawConnection(port: port)
+            fresh.send("GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+            #expect(try #require(await fresh.readUntilClosed(timeout: Self.answerTimeout)).hasPrefix("HTTP/1.1 200"))
+        }
+    }
+
     /// Requests sent before the first is answered (HTTP/1.1 pipelining) are each answered, in order;
     /// the last one's `Connection: close` closes the connection after its own answer, not the first's.
     @Test func pipelinedRequestsAreEachAnsweredInOrder() async throws {

@@ -1,3 +1,4 @@
+import CratedJSON
 import Hummingbird
 import HummingbirdCore
 import Logging
@@ -183,6 +184,26 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
             context.write(data, promise: written)
             written.futureResult.whenComplete { _ in context.close(promise: nil) }
         }
+    }
+
+    /// A request that cannot be parsed (a head too large, a line that is not HTTP) is answered in the
+    /// API's error shape, `http_400` or `http_431`, and the connection closed: the decoder reads
+    /// nothing more from it. With answers still owed, Hummingbird answers in turn (a bare 400).
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        guard let parserError = error as? HTTPParserError, owedKeepAlive.isEmpty else {
+            context.fireErrorCaught(error)
+            return
+        }
+        let tooLarge = parserError == .headerOverflow
+        let status: HTTPResponseStatus = tooLarge ? .requestHeaderFieldsTooLarge : .badRequest
+        let message = tooLarge ? "the request line or its header fields are too large" : "the request is not valid HTTP/1.1 (\(parserError))"
+        let body = (try? StreamingJSONEncoder().encode(ErrorBody(code: "http_\(status.code)", message: message, field: nil))) ?? []
+        let headers: HTTPHeaders = [
+            "Content-Type": "application/json; charset=utf-8", "Content-Length": String(body.count), "Connection": "close",
+        ]
+        context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: status, headers: headers))), promise: nil)
+        context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: body)))), promise: nil)
+        context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in context.close(promise: nil) }
     }
 
     private func closeUnlessDone(in time: TimeAmount, context: ChannelHandlerContext) {
