@@ -45,6 +45,23 @@ import Testing
     }
 
 
+    /// Another program's SQLite file, named by mistake, is refused and left as it was.
+    @Test func aSQLiteDatabaseThatIsNotCratedsIsRefusedUntouched() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("photos.sqlite")
+        try DatabaseQueue(path: path).write { db in try db.execute(sql: "CREATE TABLE photo (id INTEGER PRIMARY KEY, name TEXT)") }
+        #expect(throws: MigrationError.notCrated(tables: ["photo"])) { try AppDatabase.open(path: path) }
+        let tables = try DatabaseQueue(path: path).read { db in
+            try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
+        }
+        #expect(tables == ["photo"])
+        #expect("\(MigrationError.notCrated(tables: ["photo"]))".contains("not crated's"))
+        // An empty SQLite file is a new database.
+        let empty = directory.path("empty.sqlite")
+        _ = try DatabaseQueue(path: empty)
+        #expect(try AppDatabase.open(path: empty).migrate().isEmpty)
+    }
+
     @Test func aChangedAppliedFileIsRefusedByName() throws {
         let directory = try TemporaryDirectory()
         let database = try directory.database()

@@ -35,6 +35,8 @@ public enum MigrationError: Error, CustomStringConvertible, Equatable {
     case changedAfterApplying(fileName: String)
     case unknownAppliedVersion(version: Int, fileName: String)
     case failed(fileName: String, reason: String)
+    /// A SQLite database of something else: tables, but none of crated's record of migrations.
+    case notCrated(tables: [String])
 
     public var description: String {
         switch self {
@@ -48,6 +50,8 @@ public enum MigrationError: Error, CustomStringConvertible, Equatable {
             "this database has migration \(version) (\(name)) applied, which this crated does not know: it was written by a newer version"
         case .failed(let name, let reason):
             "migration \(name) failed: \(reason)"
+        case .notCrated(let tables):
+            "this SQLite database is not crated's: it has tables (\(tables.prefix(5).joined(separator: ", "))\(tables.count > 5 ? ", ..." : "")) but no schema_migration; crated adds its tables only to its own database or an empty one"
         }
     }
 }
@@ -70,6 +74,11 @@ struct Migrator {
     @discardableResult
     func migrate(_ writer: some DatabaseWriter) throws -> [String] {
         try writer.barrierWriteWithoutTransaction { db in
+            // A mistyped --database naming another program's SQLite file must not gain crated's tables.
+            if try !db.tableExists("schema_migration") {
+                let tables = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")
+                guard tables.isEmpty else { throw MigrationError.notCrated(tables: tables) }
+            }
             try db.execute(sql: """
                 CREATE TABLE IF NOT EXISTS schema_migration (
                     version     INTEGER PRIMARY KEY,
