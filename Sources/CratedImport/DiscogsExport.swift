@@ -23,8 +23,9 @@ struct DiscogsExportHeader {
 
     static let required = ["release_id", "Artist", "Title", "Date Added"]
     static let expected = "Catalog#,Artist,Title,Label,Format,Rating,Released,release_id,CollectionFolder,Date Added,Collection Media Condition,Collection Sleeve Condition,Collection Notes"
+    /// Lowercased, as headers are matched.
     private static let knownCollectionColumns: Set<String> = [
-        "Collection Media Condition", "Collection Sleeve Condition", "Collection Notes",
+        "collection media condition", "collection sleeve condition", "collection notes",
     ]
 
     init(fields: [String]) throws {
@@ -63,7 +64,8 @@ struct DiscogsExportHeader {
         sleeveCondition = index("Collection Sleeve Condition")
         notes = index("Collection Notes")
         customFields = names.enumerated().compactMap { offset, name in
-            guard name.hasPrefix("Collection "), !Self.knownCollectionColumns.contains(name) else { return nil }
+            // Case-insensitively, as every column is found: `collection notes` is the notes.
+            guard name.lowercased().hasPrefix("collection "), !Self.knownCollectionColumns.contains(name.lowercased()) else { return nil }
             let field = String(name.dropFirst("Collection ".count)).trimmingCharacters(in: .whitespaces)
             return field.isEmpty ? nil : (offset, field)
         }

@@ -141,6 +141,31 @@ import Testing
         #expect(dry.copiesAdded == real.copiesAdded && dry.albumsAdded == real.albumsAdded && dry.crates == real.crates)
     }
 
+    /// Collection columns are found by name whatever their case, as every column is: `collection
+    /// notes` is the notes, not a custom field, and `collection purchased at` keeps its values.
+    @Test func collectionColumnsMatchWhateverTheirCase() throws {
+        let directory = try TemporaryDirectory()
+        let text = try String(contentsOfFile: sample, encoding: .utf8)
+        let lines = text.split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: false)
+        let header = lines[0].replacingOccurrences(of: "Collection Notes", with: "collection notes")
+            .replacingOccurrences(of: "Collection Media Condition", with: "COLLECTION MEDIA CONDITION")
+            .replacingOccurrences(of: "Collection Purchased At", with: "collection Purchased At")
+        #expect(header != String(lines[0]))
+        let changed = try directory.write("cased.csv", header + "\n" + lines[1])
+        let asWritten = try directory.database("as-written.sqlite")
+        let cased = try directory.database("cased.sqlite")
+        let expected = try DiscogsImporter(database: asWritten).importFile(at: sample)
+        let summary = try DiscogsImporter(database: cased).importFile(at: changed)
+        #expect(summary.customFields == ["Purchased At"])
+        #expect(summary.copiesAdded == expected.copiesAdded)
+        let copies = { (database: AppDatabase) in
+            try database.reader.read { db in
+                try Row.fetchAll(db, sql: "SELECT notes, media_condition, custom_fields FROM collection_item ORDER BY id").map { "\($0)" }
+            }
+        }
+        #expect(try copies(cased) == copies(asWritten))
+    }
+
     @Test func byteOrderMarkAndLineEndingsDoNotMatter() throws {
         let directory = try TemporaryDirectory()
         let text = try String(contentsOfFile: sample, encoding: .utf8)
