@@ -12,7 +12,7 @@ public enum DiscogsExportWriter {
     public static let defaultColumns = DiscogsExportHeader.expected.split(separator: ",").map(String.init)
 
     public static func write(_ export: CollectionExport, to output: BufferedOutput) throws -> ExportSummary {
-        let customFields = try export.customFieldNames()
+        let customFields = columnNames(of: try export.customFieldNames())
         var summary = ExportSummary(user: export.user.name)
         try output.write(header(customFields: customFields) + "\n")
         for id in try export.copyIdsKeepingFolderOrder() {
@@ -29,6 +29,13 @@ public enum DiscogsExportWriter {
         return summary
     }
 
+    /// One column per field as the import finds columns, case-insensitively: names that differ only
+    /// in case (`Color` on one copy, `color` on another) share the first one's column.
+    static func columnNames(of fieldNames: [String]) -> [String] {
+        var seen = Set<String>()
+        return fieldNames.filter { seen.insert($0.lowercased()).inserted }
+    }
+
     public static func header(customFields: [String]) -> String {
         (defaultColumns + customFields.map { "Collection \($0)" }).map(quoted).joined(separator: ",")
     }
@@ -36,7 +43,7 @@ public enum DiscogsExportWriter {
     /// The copy's line, or nil when its album has no Discogs release id (the import requires one).
     public static func row(_ copy: ExportedCopy, customFields: [String]) -> String? {
         guard let releaseId = copy.discogsReleaseId else { return nil }
-        let values = Dictionary(copy.customFields.map { ($0.name, $0.value) }, uniquingKeysWith: { first, _ in first })
+        let values = Dictionary(copy.customFields.map { ($0.name.lowercased(), $0.value) }, uniquingKeysWith: { first, _ in first })
         let fields: [String] = [
             catalogNumbers(copy.labels),
             copy.discogsArtistCredit,
@@ -51,7 +58,7 @@ public enum DiscogsExportWriter {
             copy.mediaCondition ?? "",
             copy.sleeveCondition ?? "",
             copy.notes ?? "",
-        ] + customFields.map { values[$0] ?? "" }
+        ] + customFields.map { values[$0.lowercased()] ?? "" }
         return fields.map(quoted).joined(separator: ",")
     }
 

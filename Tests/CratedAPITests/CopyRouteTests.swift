@@ -75,6 +75,10 @@ import Testing
                 (#"{"colour": "red"}"#, .badRequest, "colour"),
                 (#"{"customFields": {"": "x"}}"#, .unprocessableContent, "customFields"),
                 (#"{"customFields": {"a": 1}}"#, .badRequest, "customFields"),
+                // An export would write these as the copy's own columns, or one column twice.
+                (#"{"customFields": {"Notes": "x"}}"#, .unprocessableContent, "customFields"),
+                (#"{"customFields": {" media condition ": "x"}}"#, .unprocessableContent, "customFields"),
+                (#"{"customFields": {"Color": "Red", "color": "blue"}}"#, .unprocessableContent, "customFields"),
                 (#"{"rating": 4, "crateIds": [999]}"#, .notFound, nil),
                 // Stored, a NUL would cut the text short: refused instead.
                 (#"{"notes": "before\u0000after"}"#, .unprocessableContent, "notes"),

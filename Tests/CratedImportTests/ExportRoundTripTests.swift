@@ -83,6 +83,31 @@ import Testing
         #expect(after.copies.values.contains { $0.contains("Matrix") && $0.contains("Honest Jon") })
     }
 
+    /// Names that differ only in case, on different copies, are one column, as the import reads
+    /// columns: before, the export wrote `Collection Color` and `Collection color`, which its own
+    /// import refused as one column named twice.
+    @Test func fieldNamesThatDifferOnlyInCaseShareAColumn() async throws {
+        let directory = try TemporaryDirectory()
+        let first = try directory.database("first.sqlite")
+        _ = try DiscogsImporter(database: first).importFile(at: Paths.ownFixture("sample-collection.csv"))
+        let user = try #require(try first.user(named: "collector"))
+        let plain = try first.copies(ofUser: user.id!).filter { $0.customFields == "{}" }.map(\.id!)
+        _ = try await first.updateCopy(id: plain[0], userId: user.id!, changes: CopyChanges(customFields: ["Color": "Red"]))
+        _ = try await first.updateCopy(id: plain[1], userId: user.id!, changes: CopyChanges(customFields: ["color": "blue"]))
+
+        let exported = try Self.exportCSV(first, in: directory)
+        let header = try #require(try String(contentsOfFile: exported, encoding: .utf8).split(separator: "\n").first)
+        #expect(header.components(separatedBy: "Collection Color").count == 2, "\(header)")
+        #expect(!header.contains("Collection color"), "\(header)")
+        let second = try directory.database("second.sqlite")
+        let summary = try DiscogsImporter(database: second).importFile(at: exported)
+        #expect(Set(summary.customFields) == ["Purchased At", "Color"])
+        let values = try await second.reader.read { db in
+            try String.fetchAll(db, sql: "SELECT custom_fields FROM collection_item WHERE custom_fields LIKE '%Color%' ORDER BY id")
+        }
+        #expect(values == [#"{"Color":"Red"}"#, #"{"Color":"blue"}"#])
+    }
+
     @Test func catalogueNumbersAreWrittenSoThatTheImportPairsThemTheSameWay() {
         func cell(_ labels: [(String, String?)]) -> String {
             DiscogsExportWriter.catalogNumbers(labels.map { ExportedLabel(name: $0.0, catalogNumber: $0.1) })

@@ -287,6 +287,9 @@ extension AppDatabase {
     }
 
     /// Applies the changes in one transaction after checking every one of them.
+    /// The copy's own fields as a Discogs export names them (`Collection Notes`), lowercased.
+    static let builtInFieldNames: Set<String> = ["media condition", "sleeve condition", "notes"]
+
     public func updateCopy(id: Int64, userId: Int64, changes: CopyChanges) async throws -> (copy: CollectionItem, crates: [Crate]) {
         if case .some(.some(let rating)) = changes.rating, !(1...5).contains(rating) {
             throw CollectionError.invalid(field: "rating", message: "rating must be from 1 to 5, or null to clear it")
@@ -310,6 +313,15 @@ extension AppDatabase {
             }
             guard !fields.contains(where: { $0.key.utf8.contains(0) || $0.value.utf8.contains(0) }) else {
                 throw CollectionError.invalid(field: "customFields", message: "customFields cannot contain a NUL character")
+            }
+            // An export names each field's column `Collection <name>`, and the import finds columns
+            // case-insensitively: these would be read back as the copy's own fields, or twice.
+            let names = fields.keys.map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+            if let taken = fields.keys.first(where: { Self.builtInFieldNames.contains($0.trimmingCharacters(in: .whitespaces).lowercased()) }) {
+                throw CollectionError.invalid(field: "customFields", message: "'\(taken)' is the name of a copy's own field; name the custom field otherwise")
+            }
+            guard Set(names).count == names.count else {
+                throw CollectionError.invalid(field: "customFields", message: "customFields names two fields alike but for case or spaces")
             }
         }
         try await write { db in
