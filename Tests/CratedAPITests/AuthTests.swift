@@ -44,6 +44,11 @@ import Testing
             #expect(try server.database.authenticate(bearer: created.token) == nil)
         }
         #expect(throws: TokenError.notFound("000000000000")) { try server.database.revokeToken("crt_000000000000") }
+        // A whole token with another secret revokes nothing, though its prefix names a token.
+        let kept = try server.database.createToken(userName: "collector", scope: .read, label: "tablet")
+        let forged = String(kept.token.prefix(17)) + "not-the-secret"
+        #expect(throws: TokenError.notThisToken(prefix: kept.record.tokenPrefix)) { try server.database.revokeToken(forged) }
+        #expect(try server.database.authenticate(bearer: kept.token) != nil)
     }
 
     @Test func readScopeCannotWrite() async throws {

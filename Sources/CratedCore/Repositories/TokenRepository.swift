@@ -20,10 +20,13 @@ public struct Principal: Sendable, Equatable {
 public enum TokenError: Error, Equatable, CustomStringConvertible {
     case notFound(String)
     case invalidLabel(String)
+    /// A whole token whose prefix names a token but whose secret is not that token's.
+    case notThisToken(prefix: String)
 
     public var description: String {
         switch self {
         case .notFound(let prefix): "no token with the prefix '\(prefix)'"
+        case .notThisToken(let prefix): "the token given is not token \(prefix) (its secret differs): nothing revoked; give the prefix alone to revoke \(prefix)"
         case .invalidLabel(let reason): "invalid token label: \(reason)"
         }
     }
@@ -76,9 +79,12 @@ extension AppDatabase {
     /// Revokes the token whose prefix (or whole token) is given. Revoked tokens stay listed.
     /// The prefix may come as `token list` shows it or as the token begins (`crt_<prefix>`).
     public func revokeToken(_ prefixOrToken: String) throws -> APIToken {
+        let wholeToken = TokenSecret.prefix(of: prefixOrToken) != nil
         let prefix = TokenSecret.prefix(of: prefixOrToken) ?? String(prefixOrToken.trimmingPrefix("crt_"))
         return try writeBlocking { db in
             guard var token = try APIToken.filter(Column("token_prefix") == prefix).fetchOne(db) else { throw TokenError.notFound(prefix) }
+            // A mistyped whole token must not revoke the one its prefix happens to name.
+            if wholeToken, token.tokenHash != TokenSecret.hash(prefixOrToken) { throw TokenError.notThisToken(prefix: prefix) }
             if token.revokedAt == nil {
                 token.revokedAt = Timestamp.now()
                 try token.update(db)
