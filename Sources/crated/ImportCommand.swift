@@ -18,7 +18,7 @@ struct ImportCommand: AsyncParsableCommand {
     @Argument(help: "The CSV file exported from Discogs (Collection > Export).")
     var file: String
 
-    @Option(help: "The owner of the copies (created if missing). Default: the only user, or the default user.")
+    @Option(help: "The owner of the copies (created if missing). Default: the only user; with none, the default user; with several, required.")
     var user: String?
 
     @Flag(help: "Check the file and report what would change, without writing.")

@@ -45,7 +45,7 @@ struct SyncCommand: AsyncParsableCommand {
         let database = try global.openDatabase(configuration)
         var logger = Logger(label: "crated.sync")
         // Failures are listed in the summary; the log adds detail only when asked for.
-        let configured = Logger.Level(rawValue: configuration.logLevel) ?? .info
+        let configured = Logger.Level(rawValue: configuration.logLevel.lowercased()) ?? .info
         logger.logLevel = configured <= .debug ? configured : .error
 
         let client: DiscogsClient

@@ -92,6 +92,12 @@ import Testing
             ("CRATED_ARTWORK_SIZES_AHEAD", "artwork.sizesAhead", "-1", "must be from 0 to 8, got -1"),
             ("CRATED_WEB_SESSION_DAYS", "web.sessionDays", "0", "must be from 1 to 365, got 0"),
             ("CRATED_WEB_SESSION_DAYS", "web.sessionDays", "366", "must be from 1 to 365, got 366"),
+            // Once silently clamped to a pass every second, or taken as they came.
+            ("CRATED_SYNC_INTERVAL_SECONDS", "sync.intervalSeconds", "0", "must be from 60 to 2592000 (30 days), got 0"),
+            ("CRATED_SYNC_INTERVAL_SECONDS", "sync.intervalSeconds", "-1", "must be from 60 to 2592000 (30 days), got -1"),
+            ("CRATED_SYNC_STALE_AFTER_DAYS", "sync.staleAfterDays", "-1", "must be from 1 to 3650, got -1"),
+            ("CRATED_LOG_LEVEL", "log.level", "loud",
+             "must be one of trace, debug, info, notice, warning, error, critical, got 'loud'"),
         ] {
             await #expect(throws: ConfigurationError.invalidValue(key: key, reason: reason)) {
                 try await CratedConfiguration.load(environment: [variable: value])

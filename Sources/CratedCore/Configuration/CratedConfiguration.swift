@@ -126,6 +126,16 @@ public struct CratedConfiguration: Sendable, Equatable {
         guard (1...365).contains(webSessionDays) else {
             throw ConfigurationError.invalidValue(key: "web.sessionDays", reason: "must be from 1 to 365, got \(webSessionDays)")
         }
+        guard (60...2_592_000).contains(syncIntervalSeconds) else {
+            throw ConfigurationError.invalidValue(key: "sync.intervalSeconds", reason: "must be from 60 to 2592000 (30 days), got \(syncIntervalSeconds)")
+        }
+        guard (1...3650).contains(syncStaleAfterDays) else {
+            throw ConfigurationError.invalidValue(key: "sync.staleAfterDays", reason: "must be from 1 to 3650, got \(syncStaleAfterDays)")
+        }
+        let levels = ["trace", "debug", "info", "notice", "warning", "error", "critical"]
+        guard levels.contains(logLevel.lowercased()) else {
+            throw ConfigurationError.invalidValue(key: "log.level", reason: "must be one of \(levels.joined(separator: ", ")), got '\(logLevel)'")
+        }
     }
 
     /// The artwork directory: `artwork.directory`, else beside the database (`crated.sqlite` keeps
