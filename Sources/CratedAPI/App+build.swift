@@ -162,6 +162,8 @@ struct WALCheckpointer: Service {
     private func checkpoint() async {
         do {
             try await database.checkpointWAL()
+        } catch is CancellationError {
+            // The daemon is stopping without a graceful shutdown (it could not start): nothing to say.
         } catch {
             logger.warning("cannot checkpoint the database's WAL", metadata: ["error": "\(error)"])
         }

@@ -61,7 +61,11 @@ struct ServeCommand: AsyncParsableCommand {
         let app = buildApplication(configuration: configuration, services: services, logger: logger) { port in
             printNow("crated \(CratedVersion.current) listening on http://\(host):\(port) (database \(configuration.databasePath))")
         }
-        try await app.runService()
+        do {
+            try await app.runService()
+        } catch let error as IOError where error.errnoCode == EADDRINUSE {
+            throw CommandFailure("cannot listen on \(host):\(configuration.serverPort): the address is already in use (another crated, or another server); choose another with --port")
+        }
     }
 }
 
