@@ -44,6 +44,8 @@ import Testing
             #expect(try server.database.authenticate(bearer: created.token) == nil)
         }
         #expect(throws: TokenError.notFound("000000000000")) { try server.database.revokeToken("crt_000000000000") }
+        #expect(throws: UserError.notFound("nobody")) { try server.database.tokens(userName: "nobody") }
+        #expect(try server.database.tokens(userName: "COLLECTOR").count == 2 + 3, "the server's two and the three revoked above")
         // A whole token with another secret revokes nothing, though its prefix names a token.
         let kept = try server.database.createToken(userName: "collector", scope: .read, label: "tablet")
         let forged = String(kept.token.prefix(17)) + "not-the-secret"

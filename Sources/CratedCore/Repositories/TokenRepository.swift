@@ -67,6 +67,8 @@ extension AppDatabase {
             var sql = "SELECT api_token.*, user.name AS user_name FROM api_token JOIN user ON user.id = api_token.user_id"
             var arguments: StatementArguments = []
             if let userName {
+                // A name no one has is a mistake to say, not an empty list.
+                guard try User.named(userName).fetchOne(db) != nil else { throw UserError.notFound(userName) }
                 sql += " WHERE user.name = ? COLLATE NOCASE"
                 arguments = [userName]
             }
