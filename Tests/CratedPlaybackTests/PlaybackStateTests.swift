@@ -165,13 +165,19 @@ import Testing
         #expect(player.isPlaying)
     }
 
-    @Test func seekingAnywhereIntoATrackOfUnknownLengthIsAllowed() async throws {
+    /// A user playing an album whose one track has no known length.
+    private func playingATrackOfUnknownLength() async throws -> (TestLibrary, PlaybackService, userId: Int64) {
         let library = try TestLibrary()
         let service = library.service()
         let userId = try library.addUser("collector")
         let albumId = try library.addAlbum("Untimed", tracks: [.track("A1", nil)])
         try library.addCopy(userId: userId, albumId: albumId)
         try await service.perform(.play(.album(id: albumId)), userId: userId)
+        return (library, service, userId)
+    }
+
+    @Test func seekingAnywhereIntoATrackOfUnknownLengthIsAllowed() async throws {
+        let (_, service, userId) = try await playingATrackOfUnknownLength()
         let player = try await service.perform(.seek(positionMs: 5_000_000), userId: userId).miniPlayer(scale: 1)
         #expect(player.positionMs == 5_000_000)
     }
@@ -180,12 +186,7 @@ import Testing
     /// later read overflowed, and the daemon trapped on each start.
     @Test(arguments: [Deck.unknownLengthSeekLimitMs + 1, Int64.max])
     func aSeekIntoATrackOfUnknownLengthStopsAtADay(positionMs: Int64) async throws {
-        let library = try TestLibrary()
-        let service = library.service()
-        let userId = try library.addUser("collector")
-        let albumId = try library.addAlbum("Untimed", tracks: [.track("A1", nil)])
-        try library.addCopy(userId: userId, albumId: albumId)
-        try await service.perform(.play(.album(id: albumId)), userId: userId)
+        let (library, service, userId) = try await playingATrackOfUnknownLength()
 
         let refusal = await failure { try await service.perform(.seek(positionMs: positionMs), userId: userId) }
         #expect(refusal?.code == "seek_past_end")
