@@ -248,7 +248,7 @@ public struct DiscogsImporter: Sendable {
                 case .updated: summary.copiesUpdated += 1
                 case .unchanged: summary.copiesUnchanged += 1
                 }
-                try writer.addToCrate(folderOf: prepared, itemId: copy.id, copyIsNew: copy.outcome == .added)
+                try writer.addToCrate(folderOf: prepared, itemId: copy.id, outcome: copy.outcome)
             }
         }
         progress?(ImportProgress(bytesRead: bytesRead, totalBytes: size, rowsRead: summary.rowsRead))
@@ -260,6 +260,10 @@ public struct DiscogsImporter: Sendable {
         // The new albums' search text has been handed to the search builder with the rows; it indexes
         // them now, on another core, beside the grid recount and the index builds that follow.
         try writer.flush()
+        // A copy whose folder changed on Discogs has changed, though its fields may not have.
+        let moved = try writer.moveCopiesOutOfOtherFolders()
+        summary.copiesUnchanged -= moved
+        summary.copiesUpdated += moved
         try triggers?.restore(db)
         searchBuilder?.finish()
         try writer.finishGridUpkeep()

@@ -16,6 +16,26 @@ import Testing
         #expect(try directory.database().migrate().isEmpty)
     }
 
+    /// Migration 0014: crates that sync had linked to a Discogs folder stand for it; the rest cannot
+    /// be told from the user's own and wait for an import to name their folder.
+    @Test func cratesLinkedToAFolderBecomeFolderCrates() throws {
+        let directory = try TemporaryDirectory()
+        let before = Array(Migration.embedded.prefix { $0.fileName < "0014" })
+        let database = try AppDatabase.open(path: directory.path("crated.sqlite"), migrations: before)
+        try database.writer.write { db in
+            try db.execute(sql: "INSERT INTO user (id, name, created_at) VALUES (1, 'collector', '2026-01-01T00:00:00Z')")
+            for (name, folder) in [("Jazz", 7 as Int64?), ("Imported", nil)] {
+                try db.execute(sql: """
+                    INSERT INTO crate (user_id, name, discogs_folder_id, created_at, updated_at)
+                    VALUES (1, ?, ?, '2026-01-01T00:00:00Z', '2026-01-01T00:00:00Z')
+                    """, arguments: [name, folder])
+            }
+        }
+        #expect(try database.migrate().first == "0014_folder_crates.sql")
+        let folders = try database.reader.read { db in try Crate.order(Column("name")).fetchAll(db).map { "\($0.name) \($0.isFolder)" } }
+        #expect(folders == ["Imported false", "Jazz true"])
+    }
+
     @Test func walForeignKeysAndBusyTimeoutAreOn() throws {
         let directory = try TemporaryDirectory()
         let database = try directory.database(busyTimeoutMs: 300)

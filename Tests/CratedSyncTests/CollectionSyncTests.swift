@@ -131,6 +131,7 @@ import Testing
             crates = try h.database.crates(ofUser: user.id!)
             #expect(crates.map(\.crate.name) == ["Dub", "Jazz"], "a deleted folder leaves an ordinary crate")
             #expect(crates.map(\.crate.discogsFolderId) == [nil, 7])
+            #expect(crates.map(\.crate.isFolder) == [false, true])
             #expect(crates.map(\.itemIds.count) == [0, 2])
 
             // Another account's listing (no instance in common) adds its copies and removes none.
@@ -139,6 +140,35 @@ import Testing
             let third = try await runner.runPass(SyncPassOptions(userName: "dj", collectionUser: "dj k", limit: 1))
             #expect(third.collection?.copiesAdded == 1 && third.collection?.copiesRemoved == 0)
             #expect(try h.database.copies(ofUser: user.id!).count == 3)
+        }
+    }
+
+    /// A crate a CSV import made from a folder that Discogs no longer has (renamed or deleted since
+    /// the export) stands for that folder until a sync: the copy leaves it for its folder's crate, and
+    /// the crate stays as an ordinary one. The user's own crate keeps the copy.
+    @Test func aCSVFolderCrateThatDiscogsNoLongerHasBecomesOrdinary() async throws {
+        try await SyncHarness.run { h in
+            try h.importCSV(try writeCSV(h, [#"C1,Band 11 (3),Record 11,Label,"2xLP",,0,11,Old Jazz,2021-05-02 08:00:00,,,"#]))
+            let user = try #require(try h.database.user(named: "collector"))
+            let copy = try #require(try h.database.copies(ofUser: user.id!).first)
+            let keepers = try await h.database.createCrate(userId: user.id!, name: "Keepers")
+            _ = try await h.database.addToCrate(id: keepers.id!, userId: user.id!, copyIds: [copy.id!])
+            h.fake.serve("/users/dj/collection/folders", json: """
+                {"folders": [{"id": 0, "name": "All", "count": 1}, {"id": 7, "name": "Jazz", "count": 1}]}
+                """)
+            h.fake.serve("/users/dj/collection/folders/0/releases", json: """
+                {"pagination": {"page": 1, "pages": 1, "items": 1}, "releases": [{"id": 11, "instance_id": 1, "folder_id": 7,
+                 "rating": 0, "date_added": "2021-05-02T10:00:00+02:00", "basic_information": {"id": 11, "title": "Record 11",
+                 "year": 0, "master_id": 0, "artists": [{"id": 61, "name": "Band 11 (3)", "anv": "", "join": ""}], "formats": []}}]}
+                """)
+
+            let summary = try await h.database.applyCollection(try await h.client().collection(user: "dj"), userId: user.id!, at: h.clock.date)
+
+            #expect(summary.copiesMatched == 1 && summary.cratesAdded == 1)
+            let crates = try h.database.crates(ofUser: user.id!)
+            #expect(crates.map(\.crate.name) == ["Jazz", "Keepers", "Old Jazz"])
+            #expect(crates.map(\.itemIds) == [[copy.id!], [copy.id!], []])
+            #expect(crates.map(\.crate.isFolder) == [true, false, false])
         }
     }
 

@@ -334,6 +334,8 @@ public struct Crate: CratedRecord, Identifiable, Equatable {
     public var userId: Int64
     public var name: String
     public var discogsFolderId: Int64?
+    /// Whether the crate stands for a Discogs folder (migration 0014).
+    public var isFolder = false
     public var createdAt: String
     public var updatedAt: String
 
@@ -341,8 +343,8 @@ public struct Crate: CratedRecord, Identifiable, Equatable {
     public mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
 
     public enum CodingKeys: String, CodingKey, CaseIterable {
-        case id, userId = "user_id", name, discogsFolderId = "discogs_folder_id", createdAt = "created_at"
-        case updatedAt = "updated_at"
+        case id, userId = "user_id", name, discogsFolderId = "discogs_folder_id", isFolder = "is_folder"
+        case createdAt = "created_at", updatedAt = "updated_at"
     }
 
     public enum Columns {
@@ -350,6 +352,7 @@ public struct Crate: CratedRecord, Identifiable, Equatable {
         public static let userId = Column(CodingKeys.userId)
         public static let name = Column(CodingKeys.name)
         public static let discogsFolderId = Column(CodingKeys.discogsFolderId)
+        public static let isFolder = Column(CodingKeys.isFolder)
         public static let createdAt = Column(CodingKeys.createdAt)
         public static let updatedAt = Column(CodingKeys.updatedAt)
     }

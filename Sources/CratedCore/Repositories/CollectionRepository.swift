@@ -65,7 +65,8 @@ extension AppDatabase {
             var cratesByCopy: [Int64: [Crate]] = [:]
             try db.forEachRow(AlbumPageSQL.crates, ids: [albumId, userId]) { columns in
                 let crate = Crate(id: try columns.int64(1), userId: try columns.int64(2), name: try columns.string(3),
-                                  discogsFolderId: try columns.optionalInt64(4), createdAt: try columns.string(5), updatedAt: try columns.string(6))
+                                  discogsFolderId: try columns.optionalInt64(4), isFolder: try columns.int(7) != 0,
+                                  createdAt: try columns.string(5), updatedAt: try columns.string(6))
                 cratesByCopy[try columns.int64(0), default: []].append(crate)
             }
             return AlbumBundle(
@@ -203,7 +204,8 @@ private enum AlbumPageSQL {
     // Crates of the album's copies, by joining from the copies rather than naming their ids, so the
     // statement stays the same for any number of copies.
     static let crates = """
-        SELECT crate_item.item_id, crate.id, crate.user_id, crate.name, crate.discogs_folder_id, crate.created_at, crate.updated_at
+        SELECT crate_item.item_id, crate.id, crate.user_id, crate.name, crate.discogs_folder_id, crate.created_at, crate.updated_at,
+               crate.is_folder
         FROM collection_item ci JOIN crate_item ON crate_item.item_id = ci.id JOIN crate ON crate.id = crate_item.crate_id
         WHERE ci.album_id = ? AND ci.user_id = ? ORDER BY crate.name
         """

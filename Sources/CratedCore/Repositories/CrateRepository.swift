@@ -153,6 +153,11 @@ extension AppDatabase {
         return try await write { db in
             var crate = try Self.crate(db, id: id, userId: userId)
             try Self.ensureCrateNameFree(db, userId: userId, name: name, except: id)
+            if crate.name != name && crate.discogsFolderId == nil {
+                // A CSV import knows a folder's crate by its name only: renamed, it is the user's own
+                // and keeps its copies when an import moves them to the folder's crate.
+                crate.isFolder = false
+            }
             crate.name = name
             crate.updatedAt = Timestamp.now()
             try crate.update(db)

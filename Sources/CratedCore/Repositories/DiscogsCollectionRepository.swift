@@ -149,22 +149,29 @@ extension AppDatabase {
                 crateIds[folder.id] = crate.id!
                 summary.cratesLinked += 1
             } else {
-                var crate = Crate(userId: userId, name: name, discogsFolderId: folder.id, createdAt: now, updatedAt: now)
+                var crate = Crate(userId: userId, name: name, discogsFolderId: folder.id, isFolder: true, createdAt: now, updatedAt: now)
                 try crate.insert(db)
                 crateIds[folder.id] = crate.id!
                 summary.cratesAdded += 1
             }
         }
+        if !crateIds.isEmpty {
+            try db.execute(sql: "UPDATE crate SET is_folder = 1 WHERE is_folder = 0 AND id IN (\(databaseQuestionMarks(count: crateIds.count)))",
+                           arguments: StatementArguments(Array(crateIds.values)))
+        }
         return crateIds
     }
 
-    /// A folder deleted on Discogs leaves its crate as an ordinary crate. Runs after the copies are
-    /// placed, so that copies that moved out of the folder have left its crate first.
+    /// A folder deleted on Discogs leaves its crate as an ordinary crate, and so does a crate a CSV
+    /// import made from a folder name Discogs no longer has (`syncCrates` has linked every other).
+    /// Runs after the copies are placed, so that copies that moved out of the folder have left its
+    /// crate first.
     private static func unlinkDeletedFolders(_ db: Database, folders: [DiscogsCollectionSnapshot.Folder], userId: Int64, now: String) throws {
         let folderIds = folders.map(\.id)
         try db.execute(sql: """
-            UPDATE crate SET discogs_folder_id = NULL, updated_at = ?
-            WHERE user_id = ? AND discogs_folder_id IS NOT NULL AND discogs_folder_id NOT IN (\(databaseQuestionMarks(count: max(1, folderIds.count))))
+            UPDATE crate SET discogs_folder_id = NULL, is_folder = 0, updated_at = ?
+            WHERE user_id = ? AND is_folder = 1
+            AND (discogs_folder_id IS NULL OR discogs_folder_id NOT IN (\(databaseQuestionMarks(count: max(1, folderIds.count)))))
             """, arguments: [now, userId] + StatementArguments(folderIds.isEmpty ? [-1] : folderIds))
     }
 
@@ -239,7 +246,7 @@ extension AppDatabase {
     private static func placeInCrate(_ db: Database, itemId: Int64, crateId: Int64?, userId: Int64, now: String) throws {
         try db.execute(sql: """
             DELETE FROM crate_item WHERE item_id = ?1
-            AND crate_id IN (SELECT id FROM crate WHERE user_id = ?2 AND discogs_folder_id IS NOT NULL AND id IS NOT ?3)
+            AND crate_id IN (SELECT id FROM crate WHERE user_id = ?2 AND is_folder = 1 AND id IS NOT ?3)
             """, arguments: [itemId, userId, crateId])
         guard let crateId else { return }
         try db.execute(sql: """

@@ -39,7 +39,7 @@ public struct ExportedCopy: Codable, Sendable, Equatable {
     /// By name.
     public var customFields: [ExportedField]
     public var discogsInstanceId: Int64?
-    /// The crate the CSV writes as the copy's `CollectionFolder`: the one that came from a Discogs
+    /// The crate the CSV writes as the copy's `CollectionFolder`: the one that stands for a Discogs
     /// folder, else the oldest crate holding the copy; nil when it is in none.
     public var folder: String?
     /// Every crate holding the copy, the folder's first.
@@ -148,11 +148,11 @@ public struct CollectionExport {
         return ids
     }
 
-    /// The crate a copy's row names as its folder: from a Discogs folder first, else the oldest.
+    /// The crate a copy's row names as its folder: a folder's crate (`crate.is_folder`) first, else the oldest.
     private static let folderSQL = """
         SELECT crate.id FROM crate_item JOIN crate ON crate.id = crate_item.crate_id
         WHERE crate_item.item_id = collection_item.id
-        ORDER BY crate.discogs_folder_id IS NULL, crate.id LIMIT 1
+        ORDER BY crate.is_folder DESC, crate.id LIMIT 1
         """
 
     /// One of the user's copies, or nil when `id` is not one.
@@ -165,7 +165,7 @@ public struct CollectionExport {
         let albumId: Int64 = row["album_id"]
         let crates = try Row.fetchAll(db.cachedStatement(sql: """
             SELECT crate.id, crate.name FROM crate_item JOIN crate ON crate.id = crate_item.crate_id
-            WHERE crate_item.item_id = ? ORDER BY crate.discogs_folder_id IS NULL, crate.id
+            WHERE crate_item.item_id = ? ORDER BY crate.is_folder DESC, crate.id
             """), arguments: [id])
         let customFieldsText: String = row["custom_fields"]
         let customFields = (FlatJSON.stringObject(customFieldsText) ?? [:])
