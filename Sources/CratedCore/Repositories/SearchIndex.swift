@@ -73,11 +73,11 @@ public enum SearchIndex {
     private static func insertSQL(albumsWhere condition: String) -> String {
         """
         INSERT INTO album_search (rowid, title, artists, labels, catalog_numbers, tracks)
-        SELECT a.id, a.title,
-               a.artist_credit,
-               COALESCE((SELECT group_concat(name, ' ') FROM album_label WHERE album_id = a.id), ''),
-               COALESCE((SELECT group_concat(catalog_number, ' ') FROM album_label WHERE album_id = a.id), ''),
-               COALESCE((SELECT group_concat(title, ' ') FROM track WHERE album_id = a.id), '')
+        SELECT a.id, crated_search_text(a.title),
+               crated_search_text(a.artist_credit),
+               crated_search_text(COALESCE((SELECT group_concat(name, ' ') FROM album_label WHERE album_id = a.id), '')),
+               crated_search_text(COALESCE((SELECT group_concat(catalog_number, ' ') FROM album_label WHERE album_id = a.id), '')),
+               crated_search_text(COALESCE((SELECT group_concat(title, ' ') FROM track WHERE album_id = a.id), ''))
         FROM album a WHERE \(condition)
         """
     }
@@ -94,7 +94,7 @@ public enum SearchText {
     /// intersects one huge list with itself two hundred times.
     public static func matchExpression(_ text: String) -> String? {
         var seen = Set<String>()
-        var words = text.split { !($0.isLetter || $0.isNumber) }.map(String.init).filter { seen.insert($0.lowercased()).inserted }
+        var words = spelledOut(text).split { !($0.isLetter || $0.isNumber) }.map(String.init).filter { seen.insert($0.lowercased()).inserted }
         if words.contains(where: { $0.count > 1 }) { words.removeAll { $0.count == 1 } }
         guard !words.isEmpty else { return nil }
         return words.prefix(maximumWords).map { "\"" + $0.replacingOccurrences(of: "\"", with: "\"\"") + "\"*" }.joined(separator: " ")
@@ -102,6 +102,35 @@ public enum SearchText {
 
     /// The most words a search takes; later ones are ignored.
     public static let maximumWords = 8
+
+    /// Spells out the letters that FTS5's unicode61 tokenizer keeps apart from the ones a collector
+    /// types for them, as they have no decomposition to fold (`remove_diacritics` folds `é` and `ö`,
+    /// not these): `Røyksopp` is found by `royksopp`, `Guðnadóttir` by `gudnadottir`, `Chœur` by
+    /// `choeur`, `Straße` by `strasse`. The indexed text and a search's words both pass through it.
+    public static func spelledOut(_ text: String) -> String {
+        if text.utf8.isASCII { return text }
+        var result = ""
+        result.unicodeScalars.reserveCapacity(text.unicodeScalars.count + 4)
+        for scalar in text.unicodeScalars {
+            if let spelled = spellings[scalar] { result.unicodeScalars.append(contentsOf: spelled.unicodeScalars) } else { result.unicodeScalars.append(scalar) }
+        }
+        return result
+    }
+
+    private static let spellings: [Unicode.Scalar: String] = [
+        "æ": "ae", "Æ": "AE", "œ": "oe", "Œ": "OE", "ø": "o", "Ø": "O", "ß": "ss", "ẞ": "SS",
+        "ð": "d", "Ð": "D", "þ": "th", "Þ": "Th", "đ": "d", "Đ": "D", "ł": "l", "Ł": "L",
+        "ħ": "h", "Ħ": "H", "ŧ": "t", "Ŧ": "T", "ı": "i", "ĳ": "ij", "Ĳ": "IJ",
+        "ﬀ": "ff", "ﬁ": "fi", "ﬂ": "fl", "ﬃ": "ffi", "ﬄ": "ffl", "ﬅ": "st", "ﬆ": "st",
+    ]
+
+    /// `spelledOut` as the SQL function `crated_search_text(text)`, for the statements that index
+    /// from the catalogue tables (`SearchIndex`, migration 0015). Registered on every connection
+    /// crated opens and by the migrator.
+    public static let sqlFunction = DatabaseFunction("crated_search_text", argumentCount: 1, pure: true) { values in
+        guard let text = String.fromDatabaseValue(values[0]) else { return values[0] }
+        return spelledOut(text)
+    }
 
     /// The folded character, when `text` is one word of one character (a search as its first key is
     /// typed), which `searchAlbums` answers from the title index.
