@@ -373,7 +373,7 @@ public struct SyncRunner: Sendable {
             case .cancelled:
                 continue  // never queued for writing
             case .failed(let candidate, let error):
-                results.append(failure(candidate, error.description))
+                results.append(failure(candidate, error.description, notBefore: error.hostWait))
                 outcomes.append(.failed(AlbumSyncFailure(albumId: candidate.albumId, releaseId: candidate.releaseId, error: error.description)))
                 candidates.append(candidate)
             case .fetched(let candidate, .updated(let release, let etag)):
@@ -437,9 +437,12 @@ public struct SyncRunner: Sendable {
         }
     }
 
-    private func failure(_ candidate: SyncCandidate, _ reason: String) -> AlbumSyncResult {
-        AlbumSyncResult(albumId: candidate.albumId, outcome: .failed(
-            error: reason, retryDelay: { [settings] in settings.failureRetryDelay(attempts: $0) }))
+    /// A failed album's state; its next attempt comes after the usual delay, and no sooner than
+    /// `notBefore` (the wait the host asked for).
+    private func failure(_ candidate: SyncCandidate, _ reason: String, notBefore: Duration? = nil) -> AlbumSyncResult {
+        let hostWait = notBefore.map { $0.seconds } ?? 0
+        return AlbumSyncResult(albumId: candidate.albumId, outcome: .failed(
+            error: reason, retryDelay: { [settings] in max(settings.failureRetryDelay(attempts: $0), hostWait) }))
     }
 
     /// Errors about one release's data (a constraint, a value too big or of the wrong type), as

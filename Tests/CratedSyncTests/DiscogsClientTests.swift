@@ -109,11 +109,35 @@ import Testing
             h.fake.serveRelease(1, json: syntheticRelease(id: 1))
             h.fake.inject(.status(429, retryAfter: "3600"), on: "/releases/1")
 
-            await #expect(throws: DiscogsError.rateLimited(retryAfter: .seconds(3600))) {
-                try await h.client(retry: RetryPolicy(maxRetryAfter: .seconds(600))).release(id: 1)
-            }
+            let client = try h.client(retry: RetryPolicy(maxRetryAfter: .seconds(600)))
+            await #expect(throws: DiscogsError.rateLimited(retryAfter: .seconds(3600))) { try await client.release(id: 1) }
             #expect(h.fake.requests.count == 1)
             #expect(h.clock.sleeps.isEmpty)
+
+            // Not waited out, but kept: every request to the host waits for it, so the next one fails
+            // without being sent, and `GET /v1/sync` shows the pause.
+            h.fake.serveRelease(2, json: syntheticRelease(id: 2))
+            await #expect(throws: DiscogsError.rateLimited(retryAfter: .seconds(3600))) { try await client.release(id: 2) }
+            #expect(h.fake.requests.count == 1)
+            #expect(h.clock.sleeps.isEmpty)
+            let status = await client.limiter.status()
+            #expect(status.pausedUntil == Timestamp.string(from: h.clock.date.addingTimeInterval(3600)))
+        }
+    }
+
+    /// A pause that comes while a request waits its turn reaches it too: it fails rather than wait
+    /// the hour out.
+    @Test func aLongPauseFailsARequestAlreadyWaiting() async throws {
+        try await SyncHarness.run { h in
+            let limiter = RateLimiter(host: "http://example.invalid", limit: 1, clock: h.clock)
+            try await limiter.acquire()
+            await limiter.pause(for: .seconds(3600))
+            await #expect(throws: RateLimiter.WaitTooLong(wait: .seconds(3600))) { try await limiter.acquire(waitingAtMost: .seconds(600)) }
+            // Within the bound, it waits as before.
+            let shortLimiter = RateLimiter(host: "http://example.invalid", limit: 1, clock: h.clock)
+            await shortLimiter.pause(for: .seconds(30))
+            try await shortLimiter.acquire(waitingAtMost: .seconds(600))
+            #expect(h.clock.sleeps == [.seconds(30)])
         }
     }
 

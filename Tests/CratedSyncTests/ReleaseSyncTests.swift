@@ -189,6 +189,32 @@ import Testing
         }
     }
 
+    /// A 429 asking for an hour stops the pass with nothing more sent, and the albums it failed are
+    /// not tried again before the hour is over.
+    @Test func anHoursRetryAfterStopsThePassAndHoldsItsAlbumsBack() async throws {
+        try await SyncHarness.run { h in
+            let ids: [Int64] = [710, 711, 712, 713, 714]
+            try h.importReleases(ids)
+            for id in ids { h.fake.serveRelease(id, json: syntheticRelease(id: id)) }
+            h.fake.inject(.status(429, retryAfter: "3600"), on: "/releases/710")
+            let runner = try h.runner()
+
+            let report = try await runner.runPass()
+
+            #expect(h.fake.requests.count == 1)
+            #expect(report.failed == 3 && report.synced == 0 && report.skipped == 2)
+            #expect(report.error?.contains("stopped after 3 albums in a row failed") == true)
+            let failed = try ids.compactMap { try h.syncState(release: $0) }.filter { $0.status == .failed }
+            #expect(failed.count == 3)
+            #expect(failed.allSatisfy { $0.nextAttemptAt! >= Timestamp.string(from: h.clock.date.addingTimeInterval(3600)) })
+
+            // A pass within the hour sends nothing either.
+            h.clock.advance(by: .seconds(60))
+            _ = try await runner.runPass()
+            #expect(h.fake.requests.count == 1)
+        }
+    }
+
     @Test func aReleaseTheSchemaRefusesFailsAloneAndThePassGoesOn() async throws {
         try await SyncHarness.run { h in
             let ids: [Int64] = [900, 901, 902]

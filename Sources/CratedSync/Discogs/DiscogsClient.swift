@@ -69,6 +69,11 @@ public enum DiscogsError: Error, Equatable, CustomStringConvertible {
     case malformedResponse(String)
     case invalidBaseURL(String)
 
+    /// How long the host asked every request to wait, when it did.
+    public var hostWait: Duration? {
+        if case .rateLimited(let wait) = self { wait } else { nil }
+    }
+
     /// Whether the host, rather than this one resource, is the problem: unreachable, overloaded,
     /// rate limiting or refusing the token. Requests that follow would fail the same way.
     public var isHostProblem: Bool {
@@ -217,7 +222,12 @@ public struct DiscogsClient: Sendable {
         while true {
             attempt += 1
             let isLastAttempt = attempt >= policy.maxAttempts
-            try await limiter.acquire()
+            do {
+                // A pause longer than a request waits out (a 429's long Retry-After) fails it at once.
+                try await limiter.acquire(waitingAtMost: policy.maxRetryAfter)
+            } catch let tooLong as RateLimiter.WaitTooLong {
+                throw DiscogsError.rateLimited(retryAfter: tooLong.wait)
+            }
             let response: HTTPTransportResponse
             do {
                 response = try await transport.send(request)
@@ -245,7 +255,12 @@ public struct DiscogsClient: Sendable {
             case 429, 503:
                 if response.status == 429 { metrics.rateLimited.increment() }
                 let retryAfter = retryAfter(response.headerFields[.retryAfter])
-                if let retryAfter, retryAfter > policy.maxRetryAfter { throw DiscogsError.rateLimited(retryAfter: retryAfter) }
+                if let retryAfter, retryAfter > policy.maxRetryAfter {
+                    // Not waited out here, but the host is over its limit for every request: the
+                    // pause holds them all back (a day at most, whatever the host asked).
+                    await limiter.pause(for: min(retryAfter, .seconds(86_400)))
+                    throw DiscogsError.rateLimited(retryAfter: retryAfter)
+                }
                 guard !isLastAttempt else {
                     throw response.status == 429 ? DiscogsError.rateLimited(retryAfter: retryAfter) : DiscogsError.httpStatus(503)
                 }

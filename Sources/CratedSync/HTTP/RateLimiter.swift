@@ -34,10 +34,18 @@ public actor RateLimiter {
         self.clock = clock
     }
 
+    /// A wait longer than a caller would take (`acquire(waitingAtMost:)`): the host's pause runs this
+    /// much longer.
+    public struct WaitTooLong: Error, Equatable {
+        public var wait: Duration
+    }
+
     /// Waits until a request may go, and counts it. Returns the uptime at which it was let through.
-    /// Throws `CancellationError` when cancelled, or when a graceful shutdown ends the wait.
+    /// Throws `CancellationError` when cancelled, or when a graceful shutdown ends the wait, and
+    /// `WaitTooLong` when the wait (checked again each time it would start) passes `longest`: a
+    /// pause the host asked for while a caller waited reaches it too.
     @discardableResult
-    public func acquire() async throws -> Duration {
+    public func acquire(waitingAtMost longest: Duration? = nil) async throws -> Duration {
         while true {
             try Task.checkCancellation()
             let now = clock.uptime
@@ -50,6 +58,7 @@ public actor RateLimiter {
                 granted.append(now)
                 return now
             }
+            if let longest, earliest - now > longest { throw WaitTooLong(wait: earliest - now) }
             // Other callers may run meanwhile (actor reentrancy), so the check starts over.
             try await clock.sleepUnlessShuttingDown(for: earliest - now)
         }
