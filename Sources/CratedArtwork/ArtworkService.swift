@@ -134,7 +134,9 @@ public final class ArtworkService: Service, Sendable {
         } catch let error as ArtworkServeError {
             throw error
         } catch let error as ArtworkStorageError {
-            throw .storage(error.description)
+            // Its path and reason are the operator's to read, not a client's (no token needed here).
+            logger.error("artwork \(key)/\(width): \(error)")
+            throw .storage(error.isDiskFull ? "the server's disk is full" : "the server cannot write its artwork directory")
         } catch is CancellationError {
             throw .unavailable(reason: "the request ended", retryAfter: 1)
         } catch {
@@ -255,9 +257,10 @@ public final class ArtworkService: Service, Sendable {
         }
         // Hosts that asked every client to wait: their other covers are left for a later pass.
         var busyHosts: Set<String> = []
+        var storageFailed = false
         for record in candidates {
             let host = fetcher.settings.resolve(record.sourceURL)?.host ?? ""
-            if shouldStop() || Task.isCancelled || busyHosts.contains(host) {
+            if shouldStop() || Task.isCancelled || busyHosts.contains(host) || storageFailed {
                 summary.skipped += 1
                 continue
             }
@@ -282,6 +285,12 @@ public final class ArtworkService: Service, Sendable {
                 }
             } catch is CancellationError {
                 summary.skipped += 1
+            } catch let error as ArtworkStorageError {
+                // Every other cover would meet the same directory: they wait for the next pass.
+                logger.error("covers: \(error); the other covers are left for a later pass")
+                summary.error = error.description
+                summary.skipped += 1
+                storageFailed = true
             } catch {
                 summary.failed += 1
                 instruments.fetchFailures.increment()

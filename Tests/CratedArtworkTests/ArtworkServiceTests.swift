@@ -33,10 +33,11 @@ import Testing
             userId = try await temporary.database.writer.write { db in try db.insertUser("collector") }
         }
 
-        /// An album the collector owns whose cover is `path` on the fake host; returns its artwork key.
+        /// An album the collector owns whose cover is `path` on the fake host (or on `otherHost`);
+        /// returns its artwork key.
         @discardableResult
-        func album(_ title: String, cover path: String, width: Int? = 600) throws -> String {
-            let url = host.baseURL + path
+        func album(_ title: String, cover path: String, width: Int? = 600, otherHost: String? = nil) throws -> String {
+            let url = (otherHost ?? host.baseURL) + path
             return try temporary.database.writer.write { db in
                 let albumId = try db.insertAlbum(title: title, artistId: try db.insertArtist("Artist of \(title)"))
                 try db.insertImage(albumId: albumId, uri: url, uri150: "", width: width)
@@ -300,6 +301,63 @@ import Testing
         try FileManager.default.removeItem(atPath: served.path)
         let again = try await fixture.service.variant(key: key, width: 128, accept: nil)
         #expect(try DecodedHeader(try fixture.service.files.read(again.path)).width == 128)
+    }
+
+    /// A host that cannot be reached fails its first cover after the attempts, and for a minute its
+    /// other covers at once: a pass does not spend the attempts on each again, nor does a request.
+    @Test func anUnreachableHostsOtherCoversFailAtOnce() async throws {
+        let fixture = try await Fixture()
+        defer { Task { await fixture.host.stop() } }
+        // Nothing listens on port 1.
+        try fixture.album("First", cover: "/first.jpg", otherHost: "http://127.0.0.1:1")
+        let second = try fixture.album("Second", cover: "/second.jpg", otherHost: "http://127.0.0.1:1")
+
+        let summary = await fixture.service.fetchCovers(userId: nil, staleAfter: 86_400) { false }
+        #expect((summary.fetched, summary.failed, summary.skipped) == (0, 1, 1))
+        #expect(try fixture.record(second).failures == 0)
+        do {
+            _ = try await fixture.service.variant(key: second, width: 128, accept: nil)
+            Issue.record("a cover of an unreachable host was served")
+        } catch {
+            // Failed by the host's pause, without an attempt of its own.
+            guard case .unavailable(let reason, let retryAfter) = error else { throw error }
+            #expect(reason.hasPrefix("the image host is not asked for another"))
+            #expect(retryAfter > 50 && retryAfter <= 62)
+        }
+    }
+
+    /// An artwork directory that cannot be written while serving is the server's problem, not the
+    /// cover's: nothing is recorded against the cover, the answer names no path, and the cover is
+    /// served as soon as the directory can be written again.
+    @Test func aDirectoryThatCannotBeWrittenLaterFailsNoCover() async throws {
+        let fixture = try await Fixture()
+        defer { Task { await fixture.host.stop() } }
+        let jpeg = TestImages.solid(Self.red, width: 200, height: 200, suffix: ".jpg")
+        fixture.host.serve("/a.jpg", bytes: jpeg, contentType: "image/jpeg")
+        fixture.host.serve("/b.jpg", bytes: jpeg, contentType: "image/jpeg")
+        let first = try fixture.album("A", cover: "/a.jpg")
+        let second = try fixture.album("B", cover: "/b.jpg")
+        let originals = fixture.service.files.root + "/originals"
+        try FileManager.default.removeItem(atPath: originals)
+        try Data("in the way".utf8).write(to: URL(fileURLWithPath: originals))
+
+        let summary = await fixture.service.fetchCovers(userId: nil, staleAfter: 86_400) { false }
+        #expect((summary.fetched, summary.failed, summary.skipped) == (0, 0, 2))
+        #expect(summary.error?.contains(originals) == true)
+        #expect(fixture.host.requests(to: "/b.jpg").isEmpty, "the other covers wait for a later pass")
+        do {
+            _ = try await fixture.service.variant(key: first, width: 128, accept: nil)
+            Issue.record("a cover was served without its file")
+        } catch {
+            guard case .storage(let reason) = error else { throw error }
+            #expect(reason == "the server cannot write its artwork directory")
+        }
+        #expect(try fixture.record(first).failures == 0 && fixture.record(first).retryAt == nil)
+
+        try FileManager.default.removeItem(atPath: originals)
+        try FileManager.default.createDirectory(atPath: originals, withIntermediateDirectories: true)
+        let served = try await fixture.service.variant(key: second, width: 128, accept: nil)
+        #expect(try DecodedHeader(try fixture.service.files.read(served.path)).width == 128)
     }
 
     @Test func aDirectoryThatCannotBeWrittenIsAClearErrorAtStart() throws {

@@ -37,7 +37,7 @@ public enum ArtworkFetchOutcome: Sendable, Equatable {
     /// 304 to a conditional request: the stored original is current.
     case unchanged
     /// Nothing usable: no attempt before `retryAt`. `hostBusy`: the host asked every client to wait
-    /// (429, 503), so its other covers wait too.
+    /// (429, 503) or could not be reached, so its other covers wait too.
     case failed(reason: String, retryAt: Date, hostBusy: Bool = false)
 }
 
@@ -57,6 +57,10 @@ public struct ArtworkFetcher: Sendable {
     /// A host's wait longer than this fails the cover rather than hold a request or a pass.
     static let longestQueuedPause: Duration = .seconds(10)
 
+    /// A host not reached after every attempt is not asked again for this long: its other covers
+    /// fail at once rather than each spend the same attempts (seconds of a request, minutes of a pass).
+    static let unreachableHostPause: Duration = .seconds(60)
+
     /// Waits after a failure the host will not fix by itself (404, not an image, too large).
     static let permanentFailureWait: TimeInterval = 7 * 86_400
 
@@ -73,8 +77,9 @@ public struct ArtworkFetcher: Sendable {
         self.jitter = jitter
     }
 
-    /// Fetches `record`'s image and records the outcome. Throws only for the database and for
-    /// cancellation; the host's and the image's problems are `.failed`.
+    /// Fetches `record`'s image and records the outcome. Throws only for the database, for the
+    /// artwork directory (`ArtworkStorageError`: not the cover's failure, so nothing is recorded) and
+    /// for cancellation; the host's and the image's problems are `.failed`.
     public func fetch(_ record: ArtworkRecord) async throws -> ArtworkFetchOutcome {
         let outcome: ArtworkFetchOutcome
         do {
@@ -131,7 +136,8 @@ public struct ArtworkFetcher: Sendable {
             // A host that asked for a long wait is not queued for: the cover is tried after it.
             let hostPause = await limiter.remainingPause()
             if hostPause > Self.longestQueuedPause {
-                throw FetchFailure(reason: "the image host asked to wait \(Int(hostPause.components.seconds)) s", wait: Double(hostPause.components.seconds) + 1, hostBusy: true)
+                throw FetchFailure(reason: "the image host is not asked for another \(Int(hostPause.components.seconds)) s (it asked to wait, or could not be reached)",
+                                   wait: Double(hostPause.components.seconds) + 1, hostBusy: true)
             }
             try await limiter.acquire()
             let response: HTTPTransportResponse
@@ -140,7 +146,10 @@ public struct ArtworkFetcher: Sendable {
             } catch let error as HTTPTransportError {
                 if error == .cancelled { throw CancellationError() }
                 if case .responseTooLarge = error { throw FetchFailure.permanent("larger than \(settings.limits.maxSourceBytes) bytes") }
-                guard error.isTransient, !isLastAttempt else { throw FetchFailure(reason: error.description) }
+                guard error.isTransient, !isLastAttempt else {
+                    if error.isTransient { await limiter.pause(for: Self.unreachableHostPause) }
+                    throw FetchFailure(reason: error.description, hostBusy: error.isTransient)
+                }
                 try await clock.sleepUnlessShuttingDown(for: policy.backoff(afterAttempt: attempt, jitter: jitter()))
                 continue
             }
@@ -182,14 +191,8 @@ public struct ArtworkFetcher: Sendable {
         }
         let sha256 = SHA256.hash(data: response.body).map { String(format: "%02x", $0) }.joined()
         let path = files.originalPath(sha256: sha256)
-        if !files.exists(path) {
-            do {
-                try files.store(response.body, at: path)
-            } catch {
-                // The disk, not the image: worth trying again soon.
-                throw FetchFailure(reason: error.description, wait: 900)
-            }
-        }
+        // The directory's failure is thrown as it is: the disk, not the image or its host.
+        if !files.exists(path) { try files.store(response.body, at: path) }
         return StoredOriginal(sha256: sha256, bytes: response.body.count, format: info.format.rawValue, width: info.width, height: info.height,
                               color: info.dominantColor.hex, etag: response.headerFields[.eTag], lastModified: response.headerFields[.lastModified])
     }

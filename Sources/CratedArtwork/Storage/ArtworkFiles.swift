@@ -12,6 +12,10 @@ public enum ArtworkStorageError: Error, Equatable, CustomStringConvertible {
     case diskFull(path: String)
     case io(path: String, reason: String)
 
+    public var isDiskFull: Bool {
+        if case .diskFull = self { true } else { false }
+    }
+
     public var description: String {
         switch self {
         case .notWritable(let path, let reason): "artwork directory \(path) cannot be written: \(reason)"
