@@ -203,7 +203,15 @@ struct QueryParameters {
     }
 
     func number(_ name: String) throws -> Double? {
-        try value(name, { Double($0.trimmingCharacters(in: .whitespaces)) }, expected: { "must be a number" })
+        try value(name, Self.decimal, expected: { "must be a number" })
+    }
+
+    /// A decimal number, with an exponent or not; not the hexadecimal (`0x10`) or the words (`inf`,
+    /// `nan`) that `Double` also reads, which no client's number formatting writes.
+    static func decimal(_ raw: String) -> Double? {
+        let text = raw.trimmingCharacters(in: .whitespaces)
+        guard text.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || "+-.eE".utf8.contains($0) }) else { return nil }
+        return Double(text)
     }
 
     func integer(_ name: String) throws -> Int? {

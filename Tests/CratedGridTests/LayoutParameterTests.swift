@@ -16,6 +16,9 @@ import Testing
         (["width": "1e308"], "width"),
         (["width": "1e309"], "width"),
         (["width": "wide"], "width"),
+        (["width": "0x10"], "width"),
+        (["width": "0x1p8"], "width"),
+        (["height": "0X200"], "height"),
         (["width": ""], "width"),
         (["layout": "iPadFullscreen", "width": "100"], "width"),
         (["height": "0"], "height"),
@@ -57,5 +60,9 @@ import Testing
         // 3 columns at that width: 500 is 166 whole rows.
         #expect(try LayoutRequest(query: ["width": "10000", "height": "0.5", "scale": "3", "limit": "500"]).resolve().pageSize == 498)
         #expect(try LayoutRequest(query: ["scale": "1", "limit": "1", "hsc": "Regular", "vsc": "REGULAR"]).resolve().environment == .iPadFullscreen)
+        // Decimal in any of the forms a client's number formatting writes.
+        for width in ["390", "390.0", "+390", "3.9e2", "3.9E+2", " 390 "] {
+            #expect(try LayoutRequest(query: ["width": width]).width == 390, "\(width)")
+        }
     }
 }

@@ -552,6 +552,7 @@ class T6CrateEditing(unittest.TestCase):
         name.submit()
         wait(lambda: driver.find_element(By.CSS_SELECTOR, "#view h1").text == "Sunday morning", message="renamed on the page")
         self.assertEqual(server.call("GET", f"/v1/crates/{crate['id']}")[1]["name"], "Sunday morning")
+        self.assertEqual(driver.find_element(By.CSS_SELECTOR, "ol.grid").get_attribute("aria-label"), "Albums in Sunday morning")
 
         # The order panel: the third record moves above the second, then the first leaves the crate.
         driver.find_element(By.CSS_SELECTOR, "details.order-panel summary").click()

@@ -102,8 +102,13 @@ export async function crate(view, route, app, id) {
   const rename = h('form', { class: 'inline-form' }, renameInput, h('button', { type: 'submit' }, 'Rename'));
   rename.addEventListener('submit', async (event) => {
     event.preventDefault();
-    try { const renamed = await api(`/v1/crates/${id}`, { method: 'PATCH', body: { name: renameInput.value } }); title.textContent = renamed.name; error.textContent = ''; }
-    catch (failure) { error.textContent = failure.message; }
+    try {
+      const renamed = await api(`/v1/crates/${id}`, { method: 'PATCH', body: { name: renameInput.value } });
+      title.textContent = renamed.name;
+      // The grid's name for a screen reader, given when it was drawn.
+      view.querySelector('ol.grid')?.setAttribute('aria-label', `Albums in ${renamed.name}`);
+      error.textContent = '';
+    } catch (failure) { error.textContent = failure.message; }
   });
   const remove = h('button', { type: 'button', class: 'danger', onclick: async () => {
     // The name shown, which a rename since the page was drawn has changed.
