@@ -45,6 +45,15 @@ struct ServeCommand: AsyncParsableCommand {
         defer { logWriter.flush() }
         let logger = makeLogger(configuration)
         let database = try global.openDatabase(configuration)
+        // One daemon a database (see ServeLock), held until the process ends.
+        let lock: ServeLock
+        do {
+            lock = try ServeLock.acquire(databasePath: configuration.databasePath)
+        } catch {
+            if case .held = error { throw CommandFailure("\(error); stop it first, or serve another database with --database") }
+            throw CommandFailure(error.description)
+        }
+        defer { withExtendedLifetime(lock) {} }
 
         if let (user, token) = try database.bootstrapDefaultUser(named: configuration.defaultUserName) {
             printNow("""

@@ -42,6 +42,12 @@ struct SyncCommand: AsyncParsableCommand {
 
     func run() async throws {
         let configuration = try await global.loadConfiguration()
+        // Two processes syncing would each spend Discogs' whole budget for this address.
+        let serving = ServeLock.holder(databasePath: configuration.databasePath)
+        if serving.held {
+            throw CommandFailure("crated serve\(serving.pid.map { " (pid \($0))" } ?? "") is running on \(configuration.databasePath) and syncs it "
+                                 + "in the background; start a pass now with POST /v1/sync")
+        }
         let database = try global.openDatabase(configuration)
         var logger = Logger(label: "crated.sync")
         // Failures are listed in the summary; the log adds detail only when asked for.
@@ -89,6 +95,17 @@ struct SyncCommand: AsyncParsableCommand {
             throw CommandFailure(String(describing: error))
         }
 
+        // `serve` keeps the directory within its budget as it goes; a command does it once, at the end.
+        if let covers {
+            do {
+                if let pruned = try await covers.pruneIfOverBudget() {
+                    FileHandle.standardError.write(Data(("crated: the covers went over artwork.maxBytes: \(pruned.variantsRemoved) variants and "
+                        + "\(pruned.originalsRemoved) originals removed (\(pruned.bytesFreed) bytes), least recently used first\n").utf8))
+                }
+            } catch {
+                FileHandle.standardError.write(Data("crated: the covers could not be kept within artwork.maxBytes: \(error)\n".utf8))
+            }
+        }
         if json {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]

@@ -68,6 +68,50 @@ import Testing
         #expect(try database.users().map(\.name) == ["collector"])
     }
 
+    /// One daemon a database: a second `serve` on it, or `crated sync` beside it, is refused and
+    /// names the running one; once it has stopped, both run again.
+    @Test func aSecondServeOrASyncBesideOneIsRefused() async throws {
+        let directory = try TemporaryDirectory()
+        let database = directory.path("crated.sqlite")
+        let config = try directory.write("crated.json", #"{"discogs": {"baseURL": "http://127.0.0.1:9"}, "artwork": {"fetchDuringSync": false}}"#)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Paths.cratedBinary)
+        process.arguments = ["serve", "--database", database, "--port", "0", "--config", config]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+        #expect(LineReader(output.fileHandleForReading).waitFor { $0.contains("listening on http://127.0.0.1:") } != nil)
+
+        // Were it to start, it would serve until killed: it is given 30 s to be refused.
+        let secondProcess = Process()
+        secondProcess.executableURL = URL(fileURLWithPath: Paths.cratedBinary)
+        secondProcess.arguments = ["serve", "--database", database, "--port", "0", "--config", config]
+        let secondError = Pipe()
+        secondProcess.standardOutput = FileHandle.nullDevice
+        secondProcess.standardError = secondError
+        try secondProcess.run()
+        let deadline = Date().addingTimeInterval(30)
+        while secondProcess.isRunning && Date() < deadline { try await Task.sleep(for: .milliseconds(50)) }
+        if secondProcess.isRunning {
+            kill(secondProcess.processIdentifier, SIGKILL)
+            Issue.record("a second serve ran on the same database")
+        }
+        secondProcess.waitUntilExit()
+        let secondStderr = String(decoding: secondError.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(secondProcess.terminationStatus != 0)
+        #expect(secondStderr.contains("crated serve (pid \(process.processIdentifier)) is already running on \(database); stop it first"), "\(secondStderr)")
+        let sync = try run(Paths.cratedBinary, ["sync", "--database", database, "--config", config])
+        #expect(sync.status != 0)
+        #expect(sync.stderr.contains("is running on \(database) and syncs it in the background; start a pass now with POST /v1/sync"), "\(sync.stderr)")
+
+        kill(process.processIdentifier, SIGTERM)
+        process.waitUntilExit()
+        let after = try run(Paths.cratedBinary, ["sync", "--database", database, "--config", config])
+        #expect(after.status == 0, "\(after.stderr)")
+    }
+
     /// A port already taken ends `serve` with a clear error before any sync pass has begun (a pass
     /// begun and then cancelled would log `sync pass failed: CancellationError()`).
     @Test func aTakenPortFailsBeforeSyncBegins() async throws {
