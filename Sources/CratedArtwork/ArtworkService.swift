@@ -334,6 +334,17 @@ public final class ArtworkService: Service, Sendable {
     /// budget by default): variants first, originals only once no variant is left. With `sweep`,
     /// also removes files the database does not know.
     @discardableResult
+    /// What `serve` does within seconds of going over `maxBytes`, for a process that does not run
+    /// as a service (`crated sync`): prunes when over, else only records the use it noted.
+    /// Returns what was pruned, or nil when the directory was within its budget.
+    public func pruneIfOverBudget() async throws -> ArtworkPruneReport? {
+        guard try database.artworkDiskUsage().totalBytes > maxBytes else {
+            try await flushUse()
+            return nil
+        }
+        return try await prune()
+    }
+
     public func prune(target: Int? = nil, sweep: Bool = false) async throws -> ArtworkPruneReport {
         try await flushUse()
         hot.clear()

@@ -272,6 +272,22 @@ import Testing
         #expect(fixture.host.requests(to: "/a.jpg").count == 2)
     }
 
+    /// `crated sync` is no service: it keeps the budget once, at the end (`pruneIfOverBudget`).
+    @Test func aCommandPrunesOnlyWhenOverTheBudget() async throws {
+        let fixture = try await Fixture(maxBytes: 1)
+        defer { Task { await fixture.host.stop() } }
+        fixture.host.serve("/a.jpg", bytes: TestImages.solid([50, 60, 70], width: 500, height: 500, suffix: ".jpg"), contentType: "image/jpeg")
+        try fixture.album("A", cover: "/a.jpg")
+        #expect(try await fixture.service.pruneIfOverBudget() == nil)
+        let summary = await fixture.service.fetchCovers(userId: nil, staleAfter: 86_400) { false }
+        #expect(summary.fetched == 1)
+
+        let pruned = try #require(try await fixture.service.pruneIfOverBudget())
+        #expect(pruned.originalsRemoved == 1 && pruned.bytesFreed > 0)
+        #expect(try fixture.service.database.artworkDiskUsage().totalBytes == 0)
+        #expect(try await fixture.service.pruneIfOverBudget() == nil)
+    }
+
     /// Files are written whole or not at all: what a killed process left in `tmp/` is cleared at
     /// start (what a running one is writing is not), a file the database never recorded is swept,
     /// and a recorded variant whose file is gone is made again rather than served.
