@@ -110,6 +110,7 @@ public final class ArtworkService: Service, Sendable {
                 record = try await fetchOriginal(record)
             }
             let sha256 = record.sha256!
+            let width = ArtworkSize.shared(width, originalWidth: record.width)
             let variantKey = ArtworkVariantKey(sha256: sha256, width: width, format: format.rawValue)
             let path = files.variantPath(variantKey)
             let variant: ArtworkVariantRecord
@@ -167,7 +168,7 @@ public final class ArtworkService: Service, Sendable {
         let format: VariantFormat = Self.acceptsWebP(accept) ? .webp : .jpeg
         if let entry = hot.entry(HotVariants.name(key: key, width: width, format: format.rawValue)) { return entry.served.etag }
         guard Self.isKey(key), ArtworkSize.isKnown(width), let record = try? database.artwork(key: key), let sha256 = record.sha256 else { return nil }
-        return Self.etag(ArtworkVariantKey(sha256: sha256, width: width, format: format.rawValue))
+        return Self.etag(ArtworkVariantKey(sha256: sha256, width: ArtworkSize.shared(width, originalWidth: record.width), format: format.rawValue))
     }
 
     static func isKey(_ text: String) -> Bool {

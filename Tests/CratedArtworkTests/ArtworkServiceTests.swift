@@ -272,6 +272,26 @@ import Testing
         #expect(fixture.host.requests(to: "/a.jpg").count == 2)
     }
 
+    /// Widths past the original's share one variant (crated does not upscale): one file on disk and
+    /// one ETag, whichever of them is asked for, as the answers' URLs already name only that one.
+    @Test func widthsWiderThanTheOriginalShareOneVariant() async throws {
+        let fixture = try await Fixture()
+        defer { Task { await fixture.host.stop() } }
+        fixture.host.serve("/small.jpg", bytes: TestImages.solid([90, 20, 160], width: 300, height: 300, suffix: ".jpg"), contentType: "image/jpeg")
+        let key = try fixture.album("Small", cover: "/small.jpg", width: 300)
+        var etags: Set<String> = []
+        for width in [320, 512, 1024, 1440] {
+            let served = try await fixture.service.variant(key: key, width: width, accept: nil)
+            etags.insert(served.etag)
+            #expect(fixture.service.currentETag(key: key, width: width, accept: nil) == served.etag)
+        }
+        #expect(etags.count == 1)
+        #expect(try fixture.service.database.artworkDiskUsage().variants == 1)
+        let narrower = try await fixture.service.variant(key: key, width: 256, accept: nil)
+        #expect(!etags.contains(narrower.etag))
+        #expect(ArtworkReference(key: key, original: (300, 300), color: nil, pixels: 1440).url == "/v1/artwork/\(key)/320")
+    }
+
     /// `crated sync` is no service: it keeps the budget once, at the end (`pruneIfOverBudget`).
     @Test func aCommandPrunesOnlyWhenOverTheBudget() async throws {
         let fixture = try await Fixture(maxBytes: 1)

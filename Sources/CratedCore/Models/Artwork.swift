@@ -15,6 +15,14 @@ public enum ArtworkSize {
 
     public static func isKnown(_ width: Int) -> Bool { widths.contains(width) }
 
+    /// The width whose variant serves `width` of an original `originalWidth` pixels wide (nil when
+    /// unknown): past the original, every width shares the narrowest that holds it whole, as crated
+    /// does not upscale; so one file serves them all, under one ETag.
+    public static func shared(_ width: Int, originalWidth: Int?) -> Int {
+        guard let originalWidth, originalWidth > 0 else { return width }
+        return min(width, self.width(forPixels: Double(originalWidth)))
+    }
+
     /// Points the client draws a cover at (its design system's `ImageSize`).
     public enum Drawn {
         /// The mini-player's thumbnail.
@@ -83,8 +91,7 @@ public struct ArtworkReference: Codable, Sendable, Equatable {
             self.init(url: Self.path(key: key, width: width), width: width, height: width, color: color)
             return
         }
-        // Wider than the original, every request shares the one width that holds it whole.
-        let shared = min(width, ArtworkSize.width(forPixels: Double(original.width)))
+        let shared = ArtworkSize.shared(width, originalWidth: original.width)
         let served = min(shared, original.width)
         self.init(url: Self.path(key: key, width: shared), width: served, height: Self.height(ofWidth: served, original: original), color: color)
     }
