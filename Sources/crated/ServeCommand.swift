@@ -3,6 +3,7 @@ import CoreMetrics
 import Configuration
 import CratedAPI
 import CratedCore
+import Dispatch
 import Foundation
 import Logging
 import NIOCore
@@ -70,10 +71,27 @@ struct ServeCommand: AsyncParsableCommand {
         let app = buildApplication(configuration: configuration, services: services, logger: logger) { port in
             printNow("crated \(CratedVersion.current) listening on http://\(host):\(port) (database \(configuration.databasePath))")
         }
+        let announcements = announceShutdown(logger)
+        defer { announcements.forEach { $0.cancel() } }
         do {
             try await app.runService()
         } catch let error as IOError where error.errnoCode == EADDRINUSE {
             throw CommandFailure("cannot listen on \(host):\(configuration.serverPort): the address is already in use (another crated, or another server); choose another with --port")
+        }
+        logger.info("stopped cleanly")
+    }
+
+    /// Says in the log when a stop begins and what it waits for: the port closes at once, while a
+    /// transfer to Discogs may take seconds to finish. The service group handles the signals
+    /// themselves; a dispatch source per signal hears them as well.
+    private func announceShutdown(_ logger: Logger) -> [any DispatchSourceSignal] {
+        [(SIGTERM, "SIGTERM"), (SIGINT, "SIGINT")].map { signalNumber, name in
+            let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
+            source.setEventHandler {
+                logger.info("stopping (\(name)): requests in flight finish, event streams end, sync finishes the transfers under way")
+            }
+            source.resume()
+            return source
         }
     }
 }

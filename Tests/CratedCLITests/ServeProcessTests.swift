@@ -62,6 +62,9 @@ import Testing
         while process.isRunning && Date() < deadline { try await Task.sleep(for: .milliseconds(50)) }
         #expect(!process.isRunning, "serve did not stop within 15 s of SIGTERM with a stream open")
         #expect(process.terminationStatus == 0)
+        let logged = try String(contentsOfFile: log, encoding: .utf8)
+        #expect(logged.contains("stopping (SIGTERM): requests in flight finish"), "\(logged.suffix(2000))")
+        #expect(logged.contains("stopped cleanly"), "\(logged.suffix(2000))")
 
         // The database closed cleanly and still holds the user created at first start.
         let database = try AppDatabase.open(path: directory.path("crated.sqlite"))
