@@ -35,10 +35,6 @@ final class BulkStatement {
         sqlite3_bind_int64(handle, index, Int64(value))
     }
 
-    func bind(_ index: Int32, _ value: Int64?) {
-        if let value { sqlite3_bind_int64(handle, index, value) } else { sqlite3_bind_null(handle, index) }
-    }
-
     func bind(_ index: Int32, _ value: Int?) {
         if let value { sqlite3_bind_int64(handle, index, Int64(value)) } else { sqlite3_bind_null(handle, index) }
     }

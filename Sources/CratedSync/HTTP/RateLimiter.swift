@@ -34,8 +34,7 @@ public actor RateLimiter {
         self.clock = clock
     }
 
-    /// A wait longer than a caller would take (`acquire(waitingAtMost:)`): the host's pause runs this
-    /// much longer.
+    /// A wait longer than a caller would take (`acquire(waitingAtMost:)`); `wait` is how long it is.
     public struct WaitTooLong: Error, Equatable {
         public var wait: Duration
     }
