@@ -331,10 +331,6 @@ public final class ArtworkService: Service, Sendable {
 
     // MARK: Budget
 
-    /// Evicts least recently used files until the directory is within `target` bytes (90% of the
-    /// budget by default): variants first, originals only once no variant is left. With `sweep`,
-    /// also removes files the database does not know.
-    @discardableResult
     /// What `serve` does within seconds of going over `maxBytes`, for a process that does not run
     /// as a service (`crated sync`): prunes when over, else only records the use it noted.
     /// Returns what was pruned, or nil when the directory was within its budget.
@@ -346,6 +342,10 @@ public final class ArtworkService: Service, Sendable {
         return try await prune()
     }
 
+    /// Evicts least recently used files until the directory is within `target` bytes (90% of the
+    /// budget by default): variants first, originals only once no variant is left. With `sweep`,
+    /// also removes files the database does not know.
+    @discardableResult
     public func prune(target: Int? = nil, sweep: Bool = false) async throws -> ArtworkPruneReport {
         try await flushUse()
         hot.clear()
