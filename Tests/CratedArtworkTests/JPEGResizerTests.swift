@@ -162,8 +162,10 @@ struct JPEGResizerTests {
             let variant = try #require(try Self.resized(source, width: 64, format: format))
             let pixels = try TestImages.pixels(of: variant.bytes)
             let worst = zip(pixels, colour.cycled(count: pixels.count)).map { abs(Int($0) - Int($1)) }.max() ?? 0
-            // WebP's chroma at quality 80 is coarser: libvips' own WebP of [20, 120, 230] is 4 away.
-            #expect(worst <= (format == .jpeg ? 3 : 4), "\(colour), \(subsampling), \(format): a pixel \(worst) away")
+            // WebP's DC steps at quality 80 are coarser, and where a colour falls between them
+            // depends on the effort: [200, 30, 40] comes out 5 away at effort 0 (3 at effort 2),
+            // [20, 120, 230] 1 away (4 at effort 2).
+            #expect(worst <= (format == .jpeg ? 3 : 5), "\(colour), \(subsampling), \(format): a pixel \(worst) away")
         }
     }
 

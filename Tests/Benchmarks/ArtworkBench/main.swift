@@ -199,7 +199,7 @@ for (side, pixels) in [(small.side, small.pixels), (full.side, full.pixels)] {
     for (label, suffix) in [
         ("JPEG", ".jpg[Q=\(settings.jpegQuality),optimize-coding,strip]"),
         ("WebP", ".webp[Q=\(settings.webpQuality),effort=\(settings.webpEffort),strip]"),
-        ("WebP effort 0", ".webp[Q=\(settings.webpQuality),effort=0,strip]"),
+        ("WebP effort 2", ".webp[Q=\(settings.webpQuality),effort=2,strip]"),
     ] {
         var size = 0
         let result = time { size = encode(pixels, side: side, as: suffix).count }
