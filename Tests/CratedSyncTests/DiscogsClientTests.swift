@@ -187,6 +187,21 @@ import Testing
         }
     }
 
+    @Test func aBodyThatIsNotJSONSaysWhatItIs() async throws {
+        try await SyncHarness.run { h in
+            h.fake.serveRelease(1, json: syntheticRelease(id: 1))
+            let client = try h.client()
+            for (fault, reason) in [
+                (FakeDiscogs.Fault.htmlPage, "an HTML page, not JSON (is a proxy or an outage page answering for the host?)"),
+                (.emptyBody, "an empty body, not JSON"),
+                (.malformedJSON, "not valid JSON"),
+            ] {
+                h.fake.inject(fault, on: "/releases/1")
+                await #expect(throws: DiscogsError.malformedResponse(reason)) { try await client.release(id: 1) }
+            }
+        }
+    }
+
     @Test func notFoundAndNotModifiedAreAnswersNotErrors() async throws {
         try await SyncHarness.run { h in
             h.fake.serveRelease(1, json: syntheticRelease(id: 1))

@@ -16,6 +16,10 @@ public final class FakeDiscogs: Sendable {
         /// Declares the whole length, sends half of the body, and drops the connection.
         case truncated
         case malformedJSON
+        /// A 200 with an HTML page, as a proxy or an outage page sends.
+        case htmlPage
+        /// A 200 with no body at all.
+        case emptyBody
         /// 302 to itself, for ever.
         case redirectLoop
         /// A 200 with a body of this many bytes, with or without a Content-Length.
@@ -201,6 +205,11 @@ public final class FakeDiscogs: Sendable {
             })
         case .malformedJSON?:
             return Response(status: .ok, headers: fields, body: .init(byteBuffer: ByteBuffer(string: #"{"id": 1, "title": "Half a rel"#)))
+        case .htmlPage?:
+            fields[.contentType] = "text/html; charset=utf-8"
+            return Response(status: .ok, headers: fields, body: .init(byteBuffer: ByteBuffer(string: "\n<!DOCTYPE html><html><body>Service Unavailable</body></html>")))
+        case .emptyBody?:
+            return Response(status: .ok, headers: fields, body: .init(byteBuffer: ByteBuffer()))
         case .redirectLoop?:
             fields[.location] = target
             return Response(status: .found, headers: fields)

@@ -290,17 +290,27 @@ public struct DiscogsClient: Sendable {
         do {
             return try JSONDecoder().decode(type, from: Data(body))
         } catch let error as DecodingError {
-            throw DiscogsError.malformedResponse(Self.describe(error))
+            throw DiscogsError.malformedResponse(Self.describe(error, body: body))
         }
     }
 
-    private static func describe(_ error: DecodingError) -> String {
+    /// What a body that is not JSON at all is instead. A proxy, a captive portal or an outage page
+    /// answers HTML with a 200, and "not valid JSON" would send the user looking at Discogs' data.
+    private static func notJSON(_ body: [UInt8]) -> String {
+        guard let first = body.first(where: { !" \t\r\n".utf8.contains($0) }) else { return "an empty body, not JSON" }
+        return first == UInt8(ascii: "<")
+            ? "an HTML page, not JSON (is a proxy or an outage page answering for the host?)"
+            : "not valid JSON"
+    }
+
+    private static func describe(_ error: DecodingError, body: [UInt8]) -> String {
         func path(_ context: DecodingError.Context) -> String {
             let keys = context.codingPath.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined()
             return keys.isEmpty ? "" : " at \(keys)"
         }
         switch error {
-        case .dataCorrupted(let context): return "not valid JSON\(path(context))"
+        case .dataCorrupted(let context):
+            return context.codingPath.isEmpty ? notJSON(body) : "not valid JSON\(path(context))"
         case .keyNotFound(let key, let context): return "missing '\(key.stringValue)'\(path(context))"
         case .typeMismatch(_, let context), .valueNotFound(_, let context): return "unexpected value\(path(context))"
         @unknown default: return "undecodable"
