@@ -7,6 +7,7 @@ import GRDB
 import Hummingbird
 import HummingbirdTesting
 import Logging
+import Prometheus
 import Testing
 
 /// `GET /metrics`: behind a token, in Prometheus's text format, with the daemon's instruments.
@@ -113,7 +114,20 @@ import Testing
             let due = try #require(Self.sample(#"crated_sync_albums{state="due"}"#, in: text))
             #expect(due > 0, "the sample's albums were never synced")
             #expect(Self.sample("crated_sync_rate_limit_remaining", in: text) != nil)
+            #expect(!text.contains("crated_sync_rate_limit_host_remaining"), "Discogs has reported nothing yet")
         }
+    }
+
+    /// What Discogs reports remaining is exported once it has reported, 0 included.
+    @Test func theHostsRemainingShowsFromItsFirstReport() {
+        let registry = PrometheusCollectorRegistry()
+        let instruments = CratedMetrics(factory: PrometheusMetricsFactory(registry: registry))
+        func exported() -> String { String(decoding: registry.emitToBuffer(), as: UTF8.self) }
+        #expect(!exported().contains("crated_sync_rate_limit_host_remaining"))
+        instruments.sync.rateLimitHostRemaining.set(0)
+        #expect(Self.sample("crated_sync_rate_limit_host_remaining", in: exported()) == 0)
+        instruments.sync.rateLimitHostRemaining.set(57)
+        #expect(Self.sample("crated_sync_rate_limit_host_remaining", in: exported()) == 57)
     }
 
     /// Rows imported by `crated import`, a process of its own, show in the daemon's counter: read from

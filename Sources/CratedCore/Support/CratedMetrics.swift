@@ -87,7 +87,7 @@ public struct SyncInstruments: Sendable {
     public let albumsNeverSynced: Meter
     public let albumsFailedState: Meter
     public let rateLimitRemaining: Meter
-    public let rateLimitHostRemaining: Meter
+    public let rateLimitHostRemaining: FirstReportedMeter
 
     init(factory: any MetricsFactory) {
         func albums(_ result: String) -> Counter {
@@ -106,7 +106,27 @@ public struct SyncInstruments: Sendable {
         albumsNeverSynced = albumsIn("never_synced")
         albumsFailedState = albumsIn("failed")
         rateLimitRemaining = Meter(label: "crated_sync_rate_limit_remaining", factory: factory)
-        rateLimitHostRemaining = Meter(label: "crated_sync_rate_limit_host_remaining", factory: factory)
+        rateLimitHostRemaining = FirstReportedMeter(label: "crated_sync_rate_limit_host_remaining", factory: factory)
+    }
+}
+
+/// A gauge that is exported from its first value on: exported as 0 before the host has reported
+/// anything, it would read as a spent limit.
+public final class FirstReportedMeter: Sendable {
+    private let label: String
+    private let factory: any MetricsFactory
+    private let meter = Mutex<Meter?>(nil)
+
+    init(label: String, factory: any MetricsFactory) {
+        self.label = label
+        self.factory = factory
+    }
+
+    public func set(_ value: Double) {
+        meter.withLock { meter in
+            if meter == nil { meter = Meter(label: label, factory: factory) }
+            meter?.set(value)
+        }
     }
 }
 
