@@ -12,25 +12,121 @@
 #include <turbojpeg.h>
 #include <webp/encode.h>
 
-// One 8-bit plane of `width` x `height` samples, rows `stride` bytes apart.
+// MARK: - Per-thread state
+
+// What a thread keeps between variants: its last few scaling contexts and plane buffers.
+//
+// A grid asks for one width of many covers, mostly of one size, and computing a context's Lanczos
+// filter cost about as much as scaling the planes with it (sin() took 15% of a 320 px variant).
+// A context is not safe to share, so each thread keeps its own.
+//
+// glibc returns freed buffers of a cover's planes to the kernel, and every new page costs a fault
+// and zeroing: a 600 px cover took about 190 faults a variant, a tenth of its time. Buffers up to
+// `kept_buffer_bytes` in all stay with the thread (a 600 px cover's variant needs under 1 MB).
+enum { kept_contexts = 4, kept_buffers = 8 };
+static const size_t kept_buffer_bytes = 2u << 20;
+
+typedef struct {
+    struct SwsContext *context;
+    int source_width, source_height, width, height, filter;
+    unsigned long last_used;
+} kept_context;
+
 typedef struct {
     unsigned char *data;
+    size_t capacity;
+} kept_buffer;
+
+typedef struct {
+    kept_context contexts[kept_contexts];
+    unsigned long uses;
+    kept_buffer buffers[kept_buffers];
+    size_t buffer_bytes;
+} thread_state;
+
+static pthread_key_t state_key;
+
+static void state_free(void *pointer) {
+    thread_state *state = pointer;
+    for (int i = 0; i < kept_contexts; i++) sws_freeContext(state->contexts[i].context);
+    for (int i = 0; i < kept_buffers; i++) free(state->buffers[i].data);
+    free(state);
+}
+
+static void state_key_create(void) { pthread_key_create(&state_key, state_free); }
+
+// This thread's state, made on first use and freed when the thread ends; NULL if it cannot be made.
+static thread_state *this_thread(void) {
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, state_key_create);
+    thread_state *state = pthread_getspecific(state_key);
+    if (state == NULL) {
+        state = calloc(1, sizeof *state);
+        if (state == NULL || pthread_setspecific(state_key, state) != 0) {
+            free(state);
+            return NULL;
+        }
+    }
+    return state;
+}
+
+// A buffer of at least `size` bytes: the smallest kept one that is large enough, or a new one.
+static unsigned char *buffer_take(size_t size, size_t *capacity) {
+    thread_state *state = this_thread();
+    kept_buffer *best = NULL;
+    for (int i = 0; state != NULL && i < kept_buffers; i++) {
+        kept_buffer *candidate = &state->buffers[i];
+        if (candidate->data != NULL && candidate->capacity >= size
+            && (best == NULL || candidate->capacity < best->capacity)) best = candidate;
+    }
+    if (best == NULL) {
+        *capacity = size;
+        return malloc(size);
+    }
+    unsigned char *data = best->data;
+    *capacity = best->capacity;
+    state->buffer_bytes -= best->capacity;
+    *best = (kept_buffer){0};
+    return data;
+}
+
+// Keeps a buffer from buffer_take for this thread's next variant, or frees it.
+static void buffer_give(unsigned char *data, size_t capacity) {
+    if (data == NULL) return;
+    thread_state *state = this_thread();
+    for (int i = 0; state != NULL && i < kept_buffers; i++) {
+        if (state->buffers[i].data == NULL && state->buffer_bytes + capacity <= kept_buffer_bytes) {
+            state->buffers[i] = (kept_buffer){.data = data, .capacity = capacity};
+            state->buffer_bytes += capacity;
+            return;
+        }
+    }
+    free(data);
+}
+
+// MARK: - Planes
+
+// One 8-bit plane of `width` x `height` samples, rows `stride` bytes apart, in a buffer of
+// `capacity` bytes.
+typedef struct {
+    unsigned char *data;
+    size_t capacity;
     int width, height, stride;
 } plane;
 
 static int round_up(int value, int block) { return (value + block - 1) / block * block; }
 
 // The buffer is rounded up to whole blocks of `block` samples each way: libjpeg reads and
-// writes whole blocks.
+// writes whole blocks. Its contents are undefined.
 static int plane_alloc(plane *p, int width, int height, int block) {
     int stride = round_up(width, block);
-    *p = (plane){.data = malloc((size_t)stride * (size_t)round_up(height, block)),
-                 .width = width, .height = height, .stride = stride};
+    *p = (plane){.width = width, .height = height, .stride = stride};
+    p->data = buffer_take((size_t)stride * (size_t)round_up(height, block), &p->capacity);
     return p->data == NULL ? -1 : 0;
 }
 
 static void plane_free(plane *p) {
-    free(p->data);
+    buffer_give(p->data, p->capacity);
     *p = (plane){0};
 }
 
@@ -105,51 +201,18 @@ static int decode(tjhandle decoder, const unsigned char *jpeg, size_t length,
 
 // MARK: - Resizing
 
-// A thread's last few scaling contexts. A grid asks for one width of many covers, mostly of one
-// size, and computing a context's Lanczos filter cost about as much as scaling the planes with it
-// (sin() took 15% of a 320 px variant). Each thread keeps its own, since a context is not safe to
-// share, and they are freed when the thread ends.
-enum { kept_contexts = 4 };
-typedef struct {
-    struct SwsContext *context;
-    int source_width, source_height, width, height, filter;
-    unsigned long last_used;
-} kept_context;
-typedef struct {
-    kept_context slots[kept_contexts];
-    unsigned long uses;
-} context_cache;
-
-static pthread_key_t cache_key;
-
-static void cache_free(void *pointer) {
-    context_cache *cache = pointer;
-    for (int i = 0; i < kept_contexts; i++) sws_freeContext(cache->slots[i].context);
-    free(cache);
-}
-
-static void cache_key_create(void) { pthread_key_create(&cache_key, cache_free); }
-
 // A context for scaling GRAY8 planes with `filter` (SWS_LANCZOS, SWS_BICUBIC), owned by this
-// thread's cache; NULL when none can be made.
+// thread; NULL when none can be made.
 static struct SwsContext *scaling_context(int source_width, int source_height, int width, int height, int filter) {
-    static pthread_once_t once = PTHREAD_ONCE_INIT;
-    pthread_once(&once, cache_key_create);
-    context_cache *cache = pthread_getspecific(cache_key);
-    if (cache == NULL) {
-        cache = calloc(1, sizeof *cache);
-        if (cache == NULL || pthread_setspecific(cache_key, cache) != 0) {
-            free(cache);
-            return NULL;
-        }
-    }
-    kept_context *slot = &cache->slots[0];  // the least recently used, if none matches
+    thread_state *state = this_thread();
+    if (state == NULL) return NULL;
+    kept_context *slot = &state->contexts[0];  // the least recently used, if none matches
     for (int i = 0; i < kept_contexts; i++) {
-        kept_context *candidate = &cache->slots[i];
+        kept_context *candidate = &state->contexts[i];
         if (candidate->context != NULL && candidate->source_width == source_width
             && candidate->source_height == source_height && candidate->width == width
             && candidate->height == height && candidate->filter == filter) {
-            candidate->last_used = ++cache->uses;
+            candidate->last_used = ++state->uses;
             return candidate->context;
         }
         if (candidate->last_used < slot->last_used) slot = candidate;
@@ -159,7 +222,7 @@ static struct SwsContext *scaling_context(int source_width, int source_height, i
         .context = sws_getContext(source_width, source_height, AV_PIX_FMT_GRAY8, width, height, AV_PIX_FMT_GRAY8,
                                   filter | SWS_ACCURATE_RND, NULL, NULL, NULL),
         .source_width = source_width, .source_height = source_height, .width = width, .height = height,
-        .filter = filter, .last_used = ++cache->uses};
+        .filter = filter, .last_used = ++state->uses};
     return slot->context;
 }
 

@@ -244,7 +244,7 @@ struct JPEGResizerTests {
         #expect(try Self.resized(fixture, width: 64, format: format) == nil)
     }
 
-    /// The variant made on a thread of its own, which starts with no kept scaling contexts.
+    /// The variant made on a thread of its own, which starts with no kept scaling contexts or buffers.
     static func resizedOnNewThread(_ jpeg: [UInt8], width: Int, format: VariantFormat) throws -> Variant? {
         nonisolated(unsafe) var result: Result<Variant?, any Error> = .success(nil)
         let done = DispatchSemaphore(value: 0)
@@ -257,12 +257,15 @@ struct JPEGResizerTests {
         return try result.get()
     }
 
-    @Test("a thread's kept scaling contexts serve only their own geometry", arguments: VariantFormat.allCases)
-    func keptContexts(format: VariantFormat) throws {
+    @Test("a thread's kept scaling contexts and buffers carry nothing from one variant to the next",
+          arguments: VariantFormat.allCases)
+    func keptState(format: VariantFormat) throws {
         // Three cards that all make 300x200 variants from different sizes, and widths enough to
         // push contexts out of the thread's few: a context kept for one size and used for another
-        // reads the planes wrong. A synchronous loop stays on one thread; each variant must have
-        // the bytes a thread with no kept contexts makes.
+        // reads the planes wrong, and a kept buffer holds the last variant's samples where a new
+        // one from the kernel holds zeros, so a read past what was written shows (the odd sizes
+        // pad their planes). A synchronous loop stays on one thread; each variant must have the
+        // bytes a thread with nothing kept makes.
         let cards = [(600, 400), (601, 400), (600, 399)].map { size in
             (size: size, jpeg: Self.testCard(width: size.0, height: size.1, subsampling: (2, 2)))
         }
