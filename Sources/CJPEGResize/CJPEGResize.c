@@ -389,7 +389,7 @@ static int encode_jpeg(plane planes[3], int quality, unsigned char **output, siz
 // decoder reads it; JPEG's YCbCr is the same matrix in full range.
 static void to_video_range(plane *p, int is_luma) {
     // In locals, and one loop per plane kind, so that the compiler vectorizes the loops: a store
-    // through `row` could change `p->width` for all it knows (0.5 ms at 600 px, scalar).
+    // through `row` could change `p->width` for all it knows (scalar, 0.7 ms of a 600 px variant).
     int width = p->width, height = p->height, stride = p->stride;
     for (int y = 0; y < height; y++) {
         unsigned char *row = p->data + (size_t)y * stride;
