@@ -47,6 +47,36 @@ import Testing
         #expect(missingConfig.stderr.contains("configuration file not found"))
     }
 
+    /// A database its user may not write (a service account pointed at root's files): the error
+    /// says which file or folder to give that user. As root, whom permissions do not stop, the
+    /// command runs as `nobody`.
+    @Test func aDatabaseThisUserCannotWriteSaysWhatToGiveIt() throws {
+        let directory = try TemporaryDirectory()
+        let folder = directory.path("data")
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let database = folder + "/crated.sqlite"
+        #expect(try run(Paths.cratedBinary, ["migrate", "--database", database]).status == 0)
+        try FileManager.default.setAttributes([.posixPermissions: 0o444], ofItemAtPath: database)
+        try FileManager.default.setAttributes([.posixPermissions: 0o555], ofItemAtPath: folder)
+        defer { try? FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: folder) }
+
+        let existing = try runAsAnotherUser(["artwork", "status", "--database", database])
+        #expect(existing.status != 0)
+        #expect(existing.stderr.contains("cannot open database \(database): user "), "\(existing.stderr)")
+        #expect(existing.stderr.contains("cannot write the file \(database) (SQLite said: attempt to write a readonly database)"), "\(existing.stderr)")
+
+        let new = try runAsAnotherUser(["migrate", "--database", folder + "/new.sqlite"])
+        #expect(new.status != 0)
+        #expect(new.stderr.contains("cannot write the folder \(folder), where SQLite keeps the database's -wal and -shm files"), "\(new.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: folder + "/new.sqlite"))
+    }
+
+    /// Runs `crated` as a user whom permissions stop: this one, or `nobody` when this one is root.
+    private func runAsAnotherUser(_ arguments: [String]) throws -> ProcessResult {
+        guard geteuid() == 0 else { return try run(Paths.cratedBinary, arguments) }
+        return try run("/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", Paths.cratedBinary] + arguments)
+    }
+
     /// SIGKILL in the middle of a long import: the database is exactly as it was before.
     @Test func killingAnImportMidwayLeavesTheDatabaseAsItWas() async throws {
         let directory = try TemporaryDirectory()

@@ -140,6 +140,30 @@ import Testing
         }
     }
 
+    /// SQLite's "unable to open database file" and "attempt to write a readonly database" name
+    /// neither the file nor the folder this user may not write; the reason does. (The command-line
+    /// tests open such a database as another user.)
+    @Test func aDatabaseThisUserCannotWriteNamesWhatItCannotWrite() throws {
+        let directory = try TemporaryDirectory()
+        let folder = directory.url.path
+        let path = directory.path("c.sqlite")
+        let cannotOpen = DatabaseError(resultCode: .SQLITE_CANTOPEN, message: "unable to open database file")
+        let readOnly = DatabaseError(resultCode: .SQLITE_READONLY, message: "attempt to write a readonly database")
+
+        let noFolder = AppDatabase.openFailureReason(cannotOpen, path: path) { $0 != folder }
+        #expect(noFolder.hasSuffix("cannot write the folder \(folder), where SQLite keeps the database's -wal and -shm files (SQLite said: unable to open database file)"))
+        #expect(noFolder.hasPrefix("user "))
+        // The database file does not exist yet: only the folder can be at fault.
+        #expect(AppDatabase.openFailureReason(cannotOpen, path: path) { $0 == folder } == "unable to open database file")
+        try directory.write("c.sqlite-wal", "")
+        let noWAL = AppDatabase.openFailureReason(readOnly, path: path) { !$0.hasSuffix("-wal") }
+        #expect(noWAL.hasSuffix("cannot write the file \(path)-wal (SQLite said: attempt to write a readonly database)"))
+        // Every file and the folder writable, or another kind of failure: SQLite's words alone.
+        #expect(AppDatabase.openFailureReason(readOnly, path: path) { _ in true } == "attempt to write a readonly database")
+        let corrupt = DatabaseError(resultCode: .SQLITE_CORRUPT, message: "database disk image is malformed")
+        #expect(AppDatabase.openFailureReason(corrupt, path: path) { _ in false } == "database disk image is malformed")
+    }
+
     /// With automatic checkpoints off, a long WAL stays until `checkpointWAL` copies it into the
     /// database file, on a connection of its own.
     @Test func theWALIsCheckpointedOnlyWhenAsked() async throws {

@@ -57,15 +57,43 @@ public struct AppDatabase: Sendable {
         do {
             pool = try DatabasePool(path: path, configuration: configuration)
         } catch let error as DatabaseError {
-            throw AppDatabaseError.cannotOpen(path: path, reason: error.message ?? error.description)
+            throw AppDatabaseError.cannotOpen(path: path, reason: openFailureReason(error, path: path))
         }
-        try AppDatabase(writer: pool, writeDeadlines: writeDeadlines).migrate(migrations)
+        do {
+            try AppDatabase(writer: pool, writeDeadlines: writeDeadlines).migrate(migrations)
+        } catch let error as DatabaseError where error.resultCode == .SQLITE_READONLY || error.resultCode == .SQLITE_CANTOPEN {
+            // A file this user may read but not write opens, and fails at its first write.
+            throw AppDatabaseError.cannotOpen(path: path, reason: openFailureReason(error, path: path))
+        }
         // Readers wait only for a checkpoint or a recovery, never for a writer: a plain timeout.
         var readConfiguration = configuration
         readConfiguration.busyMode = .timeout(Double(busyTimeoutMs) / 1000)
         // Opened after the migrations: these connections keep the schema they first read.
         return AppDatabase(writer: pool, writeDeadlines: writeDeadlines,
                            readConnections: ReadConnections(path: path, configuration: readConfiguration))
+    }
+
+    /// Why `path` could not be opened. SQLite's words for a file or folder this user may not write
+    /// ("unable to open database file", "attempt to write a readonly database") do not say which, and
+    /// the operator needs to know what to give this user: the folder too, for the -wal and -shm files.
+    static func openFailureReason(_ error: DatabaseError, path: String,
+                                  canWrite: (String) -> Bool = { access($0, W_OK) == 0 }) -> String {
+        let sqliteSays = error.message ?? error.description
+        guard error.resultCode == .SQLITE_CANTOPEN || error.resultCode == .SQLITE_READONLY else { return sqliteSays }
+        let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
+        let unwritable = [path, path + "-wal", path + "-shm"].first { FileManager.default.fileExists(atPath: $0) && !canWrite($0) }
+            ?? (canWrite(directory) ? nil : directory)
+        guard let unwritable else { return sqliteSays }
+        let what = unwritable == directory
+            ? "the folder \(directory), where SQLite keeps the database's -wal and -shm files"
+            : "the file \(unwritable)"
+        return "\(currentUserDescription()) cannot write \(what) (SQLite said: \(sqliteSays))"
+    }
+
+    private static func currentUserDescription() -> String {
+        let uid = geteuid()
+        guard let entry = getpwuid(uid), let name = entry.pointee.pw_name else { return "user id \(uid)" }
+        return "user \(String(cString: name)) (id \(uid))"
     }
 
     /// Applies the migrations that this database lacks; returns the file names applied.
