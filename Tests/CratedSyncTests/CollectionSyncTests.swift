@@ -22,7 +22,7 @@ import Testing
             // API's wall-clock time, one with the UTC instant (2009-08-20T00:00:00-07:00).
             let csv = try writeCSV(h, [
                 "!K7073LP,Kruder & Dorfmeister,The K&D Sessions™,!K7 Records,\"5xLP, Comp\",,2015,6794957,Uncategorized,2015-04-14 03:23:29,,,",
-                "X1,Suburbass / MRMNK,10_Traktion 02,Label,\"12\"\"\",,2009,457553,Collection folder 2,2009-08-20 07:00:00,,,",
+                "X1,Suburbass / MRMNK,10_Traktion 02,Label,\"12\"\"\",,2009,457553,Collection folder 2,2009-08-20 07:00:00,Very Good Plus (VG+),Generic,bought in Leeds",
             ])
             try h.importCSV(csv)
             let user = try #require(try h.database.user(named: "collector"))
@@ -45,6 +45,9 @@ import Testing
             #expect(Set(csvCopies.map(\.id)).isSubset(of: Set(copies.map(\.id))))
             #expect(copies.first { $0.discogsInstanceId == 101 }?.dateAdded == "2015-04-14T03:23:29Z")
             #expect(copies.first { $0.discogsInstanceId == 103 }?.dateAdded == "2009-08-20T00:00:00Z")
+            // The listing has no notes (Discogs shows them to the owner alone): the import's stay.
+            let leeds = try #require(copies.first { $0.discogsInstanceId == 102 })
+            #expect(leeds.mediaCondition == "Very Good Plus (VG+)" && leeds.sleeveCondition == "Generic" && leeds.notes == "bought in Leeds")
 
             // Folder 0 ("All") and folder 1 (uncategorised) are not crates; folder 2 took over the
             // crate the import made from its name, and the copy Discogs keeps in folder 1 left it.
@@ -72,6 +75,44 @@ import Testing
             let reimport = try h.importCSV(csv)
             #expect(reimport.copiesAdded == 0)
             #expect(try h.database.copies(ofUser: user.id!).count == 3)
+        }
+    }
+
+    /// Discogs lists a collection's notes to its owner alone. A listing without them says nothing
+    /// of a copy's conditions and notes, and an imported copy keeps its own; a listing with them
+    /// (the owner's, here with none set) is Discogs' word, and clears them.
+    @Test func aListingWithoutNotesKeepsTheCopysOwn() async throws {
+        try await SyncHarness.run { h in
+            let csv = try writeCSV(h, ["X1,Band,Record,Label,LP,,2001,21,Uncategorized,2021-05-02 10:00:00,Near Mint (NM or M-),Generic,bought in Leeds"])
+            try h.importCSV(csv)
+            let user = try #require(try h.database.user(named: "collector"))
+            h.fake.serve("/users/dj/collection/folders", json: #"{"folders": [{"id": 0, "name": "All", "count": 1}]}"#)
+            h.fake.serve("/users/dj/collection/fields", json: """
+                {"fields": [{"id": 1, "name": "Media Condition"}, {"id": 2, "name": "Sleeve Condition"}, {"id": 3, "name": "Notes"}]}
+                """)
+            func listing(notes: String?) -> String {
+                """
+                {"pagination": {"page": 1, "pages": 1, "items": 1}, "releases": [
+                  {"id": 21, "instance_id": 1, "folder_id": 1, "rating": 3, "date_added": "2021-05-02T10:00:00+02:00",
+                   \(notes.map { #""notes": \#($0),"# } ?? "")
+                   "basic_information": {"id": 21, "title": "Record", "year": 2001,
+                     "artists": [{"id": 5, "name": "Band", "anv": "", "join": ""}], "formats": [{"name": "Vinyl", "qty": "1"}]}}]}
+                """
+            }
+            let path = "/users/dj/collection/folders/0/releases?page=1&per_page=100"
+
+            h.fake.serve(path, json: listing(notes: nil))
+            let withoutNotes = try await h.runner().runPass(SyncPassOptions(collectionUser: "dj"))
+            #expect(withoutNotes.collection?.copiesMatched == 1)
+            var copy = try #require(try h.database.copies(ofUser: user.id!).first)
+            #expect(copy.discogsInstanceId == 1 && copy.rating == 3)
+            #expect(copy.mediaCondition == "Near Mint (NM or M-)" && copy.sleeveCondition == "Generic" && copy.notes == "bought in Leeds")
+
+            h.fake.serve(path, json: listing(notes: "[]"))
+            let withNotes = try await h.runner().runPass(SyncPassOptions(collectionUser: "dj"))
+            #expect(withNotes.collection?.copiesUpdated == 1)
+            copy = try #require(try h.database.copies(ofUser: user.id!).first)
+            #expect(copy.mediaCondition == nil && copy.sleeveCondition == nil && copy.notes == nil)
         }
     }
 

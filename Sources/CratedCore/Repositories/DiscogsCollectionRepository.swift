@@ -24,18 +24,18 @@ public struct DiscogsCollectionSnapshot: Sendable {
         /// Other forms of the same date that a copy imported from CSV may carry.
         public var dateAddedAlternatives: [String]
         public var rating: Int?
-        public var mediaCondition: String?
-        public var sleeveCondition: String?
-        public var notes: String?
-        /// Custom fields by name; nil when their names are unknown (then they are left as they are).
+        /// The conditions and notes; nil when the listing leaves them out, as Discogs does for anyone
+        /// but the collection's owner, and then a copy keeps its own (from an import, say).
+        public var notes: Notes?
+        /// Custom fields by name; nil when their names are unknown or the listing leaves out the
+        /// notes (then they are left as they are).
         public var customFields: [(name: String, value: String)]?
         /// What the listing says about the release: enough for an album until release sync fills it.
         public var release: ReleaseMetadata
 
         public init(
             instanceId: Int64, releaseId: Int64, folderId: Int64, dateAdded: String, dateAddedAlternatives: [String],
-            rating: Int?, mediaCondition: String?, sleeveCondition: String?, notes: String?,
-            customFields: [(name: String, value: String)]?, release: ReleaseMetadata
+            rating: Int?, notes: Notes?, customFields: [(name: String, value: String)]?, release: ReleaseMetadata
         ) {
             self.instanceId = instanceId
             self.releaseId = releaseId
@@ -43,11 +43,22 @@ public struct DiscogsCollectionSnapshot: Sendable {
             self.dateAdded = dateAdded
             self.dateAddedAlternatives = dateAddedAlternatives
             self.rating = rating
-            self.mediaCondition = mediaCondition
-            self.sleeveCondition = sleeveCondition
             self.notes = notes
             self.customFields = customFields
             self.release = release
+        }
+    }
+
+    /// A copy's conditions and notes, from the notes fields of a collection instance.
+    public struct Notes: Sendable, Equatable {
+        public var mediaCondition: String?
+        public var sleeveCondition: String?
+        public var notes: String?
+
+        public init(mediaCondition: String?, sleeveCondition: String?, notes: String?) {
+            self.mediaCondition = mediaCondition
+            self.sleeveCondition = sleeveCondition
+            self.notes = notes
         }
     }
 
@@ -217,7 +228,7 @@ extension AppDatabase {
                 """, arguments: [userId, albumId, instance.dateAdded]) ?? 0
             var added = CollectionItem(
                 userId: userId, albumId: albumId, dateAdded: instance.dateAdded, copyOrdinal: ordinal, rating: instance.rating,
-                mediaCondition: instance.mediaCondition, sleeveCondition: instance.sleeveCondition, notes: instance.notes,
+                mediaCondition: instance.notes?.mediaCondition, sleeveCondition: instance.notes?.sleeveCondition, notes: instance.notes?.notes,
                 customFields: JSONText.object(instance.customFields ?? []), discogsInstanceId: instance.instanceId)
             try added.insert(db)
             summary.copiesAdded += 1
@@ -226,9 +237,11 @@ extension AppDatabase {
         let before = copy
         copy.discogsInstanceId = instance.instanceId
         copy.rating = instance.rating
-        copy.mediaCondition = instance.mediaCondition
-        copy.sleeveCondition = instance.sleeveCondition
-        copy.notes = instance.notes
+        if let notes = instance.notes {
+            copy.mediaCondition = notes.mediaCondition
+            copy.sleeveCondition = notes.sleeveCondition
+            copy.notes = notes.notes
+        }
         if let fields = instance.customFields { copy.customFields = JSONText.object(fields) }
         if copy != before { try copy.update(db) }
         if matched {

@@ -32,10 +32,8 @@ enum CollectionMapping {
             dateAdded: dates.wallClock,
             dateAddedAlternatives: dates.wallClock == dates.utc ? [] : [dates.utc],
             rating: item.rating.flatMap { (1...5).contains($0) ? $0 : nil },
-            mediaCondition: media,
-            sleeveCondition: sleeve,
-            notes: notes,
-            customFields: fieldNames == nil ? nil : custom,
+            notes: item.notes == nil ? nil : DiscogsCollectionSnapshot.Notes(mediaCondition: media, sleeveCondition: sleeve, notes: notes),
+            customFields: fieldNames == nil || item.notes == nil ? nil : custom,
             release: release)
     }
 
