@@ -66,4 +66,39 @@ import Testing
         let spelled = try database.reader.read { db in try String.fetchOne(db, sql: "SELECT artists FROM album_search WHERE title = 'Chernobyl'") }
         #expect(spelled == "Hildur Gudnadóttir", "ð spelled out; ó is left to the tokenizer, which folds it")
     }
+
+    /// An album's artists credited under other names are searchable by their own; names the credit
+    /// has already add nothing, so a CSV's one-artist credit indexes as it is.
+    @Test func artistsTheCreditDoesNotNameAreSearchable() {
+        #expect(SearchText.searchableArtists(credit: "SPB Ska-Jazz Review", names: "St. Petersburg Ska-Jazz Review")
+                == "SPB Ska-Jazz Review St. Petersburg Ska-Jazz Review")
+        #expect(SearchText.searchableArtists(credit: "Orion Featuring Royal / Theory & Dr.No", names: "Orion\nRoyal\nTheory\nDr. Know")
+                == "Orion Featuring Royal / Theory & Dr.No Dr. Know")
+        #expect(SearchText.searchableArtists(credit: "Persuader, The", names: "The Persuader") == "Persuader, The")
+        #expect(SearchText.searchableArtists(credit: "Røyksopp", names: "Røyksopp") == "Royksopp")
+        #expect(SearchText.searchableArtists(credit: "Trash80 & Dma-Sc", names: nil) == "Trash80 & Dma-Sc")
+    }
+
+    /// Migration 0016 adds those names to the rows indexed before it, and leaves the other rows be.
+    @Test func migration0016AddsTheNamesTheCreditLacks() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("crated.sqlite")
+        let before = Array(Migration.embedded.prefix { $0.fileName < "0016" })
+        _ = try DiscogsImporter(database: try AppDatabase.open(path: path, migrations: before)).importFile(at: export(in: directory))
+        let old = try AppDatabase.open(path: path, migrations: before)
+        let variation = try old.writer.write { db -> Int64 in
+            // What sync writes for a release credited under a name variation, indexed as before 0016.
+            let album = try Int64.fetchOne(db, sql: "SELECT id FROM album WHERE title = 'Chernobyl'")!
+            try db.execute(sql: "UPDATE album SET artist_credit = 'Hildur' WHERE id = ?", arguments: [album])
+            try db.execute(sql: "UPDATE album_search SET artists = 'Hildur' WHERE rowid = ?", arguments: [album])
+            return album
+        }
+        let untouched = try old.writer.read { db in try Row.fetchAll(db, sql: "SELECT rowid, * FROM album_search WHERE rowid <> ? ORDER BY rowid", arguments: [variation]) }
+
+        let migrated = try AppDatabase.open(path: path)
+        let user = try #require(try migrated.user(named: "collector")).id!
+        #expect(try migrated.searchAlbums(userId: user, text: "gudnadottir", limit: 5).map(\.albumId) == [variation])
+        #expect(try migrated.searchAlbums(userId: user, text: "hildur", limit: 5).map(\.albumId) == [variation])
+        #expect(try migrated.writer.read { db in try Row.fetchAll(db, sql: "SELECT rowid, * FROM album_search WHERE rowid <> ? ORDER BY rowid", arguments: [variation]) } == untouched)
+    }
 }

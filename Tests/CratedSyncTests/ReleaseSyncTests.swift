@@ -79,6 +79,11 @@ import Testing
                 try Int64.fetchAll(db, sql: "SELECT rowid FROM album_search WHERE album_search MATCH ?", arguments: ["ostermalm"])
             }
             #expect(found == [stockholm.id!])
+            // The artist credited under a name variation is found by its own name too.
+            let user = try #require(try h.database.user(named: "collector")).id!
+            for text in ["petersburg", "St. Petersburg Ska-Jazz", "SPB ska"] {
+                #expect(try h.database.searchAlbums(userId: user, text: text, limit: 5).map(\.albumId) == [riddim.id!], "\(text)")
+            }
             // The CSV's whole-credit artist that nothing names any more is gone.
             let orphans = try await h.database.reader.read { db in
                 try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM artist WHERE NOT EXISTS (SELECT 1 FROM album_artist WHERE artist_id = artist.id)")

@@ -69,18 +69,25 @@ public enum SearchIndex {
     }
 
     /// The search rows of the albums that match `condition` (on `album a`), from the catalogue tables.
-    /// The credit names every artist as shown; the artists' Discogs names add only their suffixes.
     private static func insertSQL(albumsWhere condition: String) -> String {
         """
         INSERT INTO album_search (rowid, title, artists, labels, catalog_numbers, tracks)
         SELECT a.id, crated_search_text(a.title),
-               crated_search_text(a.artist_credit),
+               crated_search_artists(a.artist_credit, \(artistNamesSQL)),
                crated_search_text(COALESCE((SELECT group_concat(name, ' ') FROM album_label WHERE album_id = a.id), '')),
                crated_search_text(COALESCE((SELECT group_concat(catalog_number, ' ') FROM album_label WHERE album_id = a.id), '')),
                crated_search_text(COALESCE((SELECT group_concat(title, ' ') FROM track WHERE album_id = a.id), ''))
         FROM album a WHERE \(condition)
         """
     }
+}
+
+extension SearchIndex {
+    /// The names of album `a`'s artists in credit order, a line each, for `crated_search_artists`.
+    package static let artistNamesSQL = """
+        (SELECT group_concat(name, char(10)) FROM (SELECT ar.name FROM album_artist aa JOIN artist ar ON ar.id = aa.artist_id
+                                                  WHERE aa.album_id = a.id ORDER BY aa.position))
+        """
 }
 
 /// Turns what a user types into a safe FTS5 query: every word becomes a quoted prefix term, so FTS
@@ -124,12 +131,41 @@ public enum SearchText {
         "ﬀ": "ff", "ﬁ": "fi", "ﬂ": "fl", "ﬃ": "ffi", "ﬄ": "ffl", "ﬅ": "st", "ﬆ": "st",
     ]
 
-    /// `spelledOut` as the SQL function `crated_search_text(text)`, for the statements that index
-    /// from the catalogue tables (`SearchIndex`, migration 0015). Registered on every connection
-    /// crated opens and by the migrator.
-    public static let sqlFunction = DatabaseFunction("crated_search_text", argumentCount: 1, pure: true) { values in
+    /// `spelledOut` as the SQL function `crated_search_text(text)` (see `sqlFunctions`).
+    static let sqlFunction = DatabaseFunction("crated_search_text", argumentCount: 1, pure: true) { values in
         guard let text = String.fromDatabaseValue(values[0]) else { return values[0] }
         return spelledOut(text)
+    }
+
+    /// An album's searchable artists: its credit, as shown, and the names (a line each) of those of
+    /// its artists the credit does not name. A release may credit an artist under a name variation
+    /// (`St. Petersburg Ska-Jazz Review` as `SPB Ska-Jazz Review`), and a search for the artist's
+    /// name must find it. A name whose words the credit has already (`The Persuader` in
+    /// `Persuader, The`, a CSV credit's one artist) adds nothing.
+    public static func searchableArtists(credit: String, names: String?) -> String {
+        guard let names, !names.isEmpty else { return spelledOut(credit) }
+        var text = spelledOut(credit)
+        let credited = Set(words(text))
+        for name in names.split(separator: "\n") {
+            let spelled = spelledOut(String(name))
+            if !words(spelled).allSatisfy(credited.contains) { text += " " + spelled }
+        }
+        return text
+    }
+
+    /// Folded words, as the index's tokenizer splits and folds them closely enough to compare.
+    private static func words(_ text: String) -> [String] {
+        DiscogsText.fold(text).split { !($0.isLetter || $0.isNumber) }.map(String.init)
+    }
+
+    /// The SQL functions the statements that index from the catalogue tables call (`SearchIndex`,
+    /// migrations 0015 and 0016), registered on every connection crated opens and by the migrator.
+    public static let sqlFunctions = [sqlFunction, artistsSQLFunction]
+
+    /// `searchableArtists` as `crated_search_artists(credit, names)`.
+    static let artistsSQLFunction = DatabaseFunction("crated_search_artists", argumentCount: 2, pure: true) { values in
+        guard let credit = String.fromDatabaseValue(values[0]) else { return values[0] }
+        return searchableArtists(credit: credit, names: String.fromDatabaseValue(values[1]))
     }
 
     /// The folded character, when `text` is one word of one character (a search as its first key is
