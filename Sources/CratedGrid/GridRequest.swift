@@ -54,7 +54,7 @@ public struct GridFilters: Sendable, Hashable {
     /// Inclusive; albums of unknown year match no range.
     public var yearFrom: Int?
     public var yearTo: Int?
-    /// A format name as stored: `LP`, `12"`, `7"`, `CD`.
+    /// A format's name (`LP`, `12"` from an import; `Vinyl`, `CD`) or a vinyl's first description (`LP`).
     public var format: String?
     /// Words to find, as typed; every word must match the start of a word of the album.
     public var text: String?

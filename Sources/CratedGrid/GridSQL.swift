@@ -86,11 +86,19 @@ struct GridSQL {
                 members: Fragment(sql: "SELECT album_id FROM album_genre WHERE kind = ? AND name = ?",
                                   arguments: [kind.databaseValue, name.databaseValue]))
         }
+        // A format's name, or a vinyl's first description: an import stores the export's `LP` as
+        // the name, sync stores Discogs' `Vinyl` described `LP` first (the export abbreviates a vinyl
+        // by its first description), and `LP` must find both. Both are indexed (migration 0017).
         func format(_ name: String) -> Restriction {
             Restriction(
-                probe: Fragment(sql: "EXISTS (SELECT 1 FROM album_format f WHERE f.album_id = ca.album_id AND f.name = ?)",
-                                arguments: [name.databaseValue]),
-                members: Fragment(sql: "SELECT album_id FROM album_format WHERE name = ?", arguments: [name.databaseValue]))
+                probe: Fragment(sql: """
+                    EXISTS (SELECT 1 FROM album_format f WHERE f.album_id = ca.album_id
+                            AND (f.name = ? OR (f.name = 'Vinyl' AND json_extract(f.descriptions, '$[0]') = ?)))
+                    """, arguments: [name.databaseValue, name.databaseValue]),
+                members: Fragment(sql: """
+                    SELECT album_id FROM album_format WHERE name = ?
+                    UNION ALL SELECT album_id FROM album_format WHERE name = 'Vinyl' AND json_extract(descriptions, '$[0]') = ?
+                    """, arguments: [name.databaseValue, name.databaseValue]))
         }
         func text(_ text: String) -> Restriction? {
             guard let expression = SearchText.matchExpression(text) else {

@@ -86,6 +86,37 @@ import Testing
         #expect(try fixture.titles(["sort": "rating"]) == ["Abbey Road", "Revolver", "A Love Supreme", "Blue Train"])
     }
 
+    /// `format=LP` finds an imported album (`LP` its format's name) and a synced one (`Vinyl`,
+    /// described `LP` first); other descriptions, and a CD's, are not formats.
+    @Test func theFormatFilterMatchesANameOrAFirstDescription() throws {
+        let temporary = try TemporaryDatabase()
+        let service = GridService(database: temporary.database)
+        let user = try temporary.database.writer.write { db in
+            let user = try db.insertUser("collector")
+            let artist = try db.insertArtist("Band")
+            for (title, name, descriptions) in [("Imported", "LP", "[]"), ("Synced", "Vinyl", #"["LP","Album"]"#),
+                                                ("Compact", "CD", #"["Album","LP"]"#), ("Twelve", "Vinyl", #"["12\"","EP"]"#)] {
+                let album = try db.insertAlbum(title: title, artistId: artist)
+                try db.execute(sql: "INSERT INTO album_format (album_id, position, name, descriptions) VALUES (?, 0, ?, ?)",
+                               arguments: [album, name, descriptions])
+                _ = try db.insertCopy(userId: user, albumId: album, dateAdded: "2024-01-01T10:00:00Z")
+            }
+            return user
+        }
+        func titles(_ format: String, text: String? = nil) throws -> [String] {
+            var query = ["sort": "title", "format": format]
+            query["q"] = text
+            return try service.page(userId: user, request: GridRequest(scope: .collection, query: query)).items.map(\.title)
+        }
+        #expect(try titles("LP") == ["Imported", "Synced"])
+        #expect(try titles("Vinyl") == ["Synced", "Twelve"])
+        #expect(try titles("12\"") == ["Twelve"])
+        #expect(try titles("Album").isEmpty)
+        #expect(try titles("CD") == ["Compact"])
+        // With a search, the format is probed album by album rather than gathered.
+        #expect(try titles("LP", text: "band") == ["Imported", "Synced"])
+    }
+
     @Test func scopesAndFiltersCombine() throws {
         let fixture = try Fixture()
         #expect(try fixture.titles(["sort": "title"], scope: .crate(id: fixture.crate)) == ["Abbey Road", "Blue Train"])
