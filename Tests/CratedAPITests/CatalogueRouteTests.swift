@@ -8,6 +8,29 @@ import HummingbirdTesting
 import Testing
 
 @Suite struct CatalogueRouteTests {
+    /// An index track stored without a side (as sync stored one with no position) joins its
+    /// sub-tracks' side instead of splitting it; a side's duration takes an index track's own when
+    /// its sub-tracks have none, the usual Discogs shape.
+    @Test func indexTracksKeepTheirSideWholeAndTimed() {
+        func track(_ id: Int64, _ position: String, _ side: String?, _ kind: Track.Kind, _ seconds: Int?, parent: Int64? = nil) -> Track {
+            Track(id: id, albumId: 1, parentId: parent, position: position, side: side, sortOrder: Int(id), title: "t\(id)",
+                  durationMs: seconds.map { $0 * 1000 }, kind: kind)
+        }
+        let split = AlbumDetailDTO.sides([
+            track(1, "A1", "A", .track, 180), track(2, "", nil, .index, nil),
+            track(3, "A2", "A", .subtrack, 300, parent: 2), track(4, "A3", "A", .subtrack, 240, parent: 2), track(5, "B1", "B", .track, 200),
+        ])
+        #expect(split.map(\.side) == ["A", "B"])
+        #expect(split[0].tracks.map(\.id) == [1, 2, 3, 4])
+        #expect(split[0].durationMs == 720_000)
+
+        let timedIndex = AlbumDetailDTO.sides([
+            track(1, "A", "A", .index, 1424), track(2, "A.a", "A", .subtrack, nil, parent: 1), track(3, "A.b", "A", .subtrack, nil, parent: 1),
+            track(4, "B", "B", .index, nil), track(5, "B.a", "B", .subtrack, 600, parent: 4), track(6, "B.b", "B", .subtrack, nil, parent: 4),
+        ])
+        #expect(timedIndex.map(\.durationMs) == [1_424_000, nil])
+    }
+
     @Test func albumDetailShowsTheUsersCopiesAndTheirCrates() async throws {
         let server = try TestServer()
         let kindOfBlue = try server.albumId(release: 1)

@@ -62,6 +62,22 @@ import Testing
         #expect(metadata.tracks[3].side == "B")
     }
 
+    /// Discogs often gives an index track no position: it is on the side of its sub-tracks, which
+    /// then keep their own positions' sides.
+    @Test func anIndexTrackWithoutAPositionIsOnItsSubTracksSide() throws {
+        let json = """
+            {"title": "Suite", "tracklist": [
+              {"position": "A1", "type_": "track", "title": "Opening", "duration": "3:00"},
+              {"position": "", "type_": "index", "title": "The Suite", "duration": "", "sub_tracks": [
+                {"position": "A2", "type_": "track", "title": "Part One", "duration": "6:00"},
+                {"position": "A3", "type_": "track", "title": "Part Two", "duration": "6:00"}]},
+              {"position": "B1", "type_": "track", "title": "Closing", "duration": "2:00"}]}
+            """
+        let metadata = ReleaseMapping.metadata(try JSONDecoder().decode(DiscogsRelease.self, from: Data(json.utf8)))
+        #expect(metadata.tracks.map(\.side) == ["A", "A", "B"])
+        #expect(metadata.tracks[1].subTracks.map(\.side) == ["A", "A"])
+    }
+
     @Test func creditsUseNameVariationsAndSuffixlessNames() {
         let artists = ReleaseMapping.artists([
             DiscogsArtistCredit(id: 1, name: "Orion (2)", anv: "", join: "Featuring"),

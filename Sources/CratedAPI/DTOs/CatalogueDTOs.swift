@@ -130,35 +130,54 @@ struct AlbumDetailDTO: ResponseCodable {
     }
 
     /// Tracks grouped by side in tracklist order. A heading has no position of its own, so it joins
-    /// the side of the track that follows it. A side's duration is known only when every playable
-    /// track on it has one.
+    /// the side of the track that follows it, as does an index track without a side (its sub-tracks
+    /// have theirs). A side's duration is known only when every piece on it has one: a track, or an
+    /// index track as the sum of its sub-tracks on the side, or its own duration when they lack one.
     static func sides(_ tracks: [Track]) -> [Side] {
         var sides: [Side] = []
-        var pendingHeadings: [TrackDTO] = []
+        var pending: [TrackDTO] = []
         for track in tracks {
             let dto = TrackDTO(id: track.id!, position: track.position, title: track.title, durationMs: track.durationMs,
                                kind: track.kind.rawValue, parentId: track.parentId)
-            if track.kind == .heading {
-                pendingHeadings.append(dto)
+            if track.kind == .heading || (track.kind == .index && track.side == nil) {
+                pending.append(dto)
                 continue
             }
             if let last = sides.last, last.side == track.side {
-                sides[sides.count - 1].tracks += pendingHeadings + [dto]
+                sides[sides.count - 1].tracks += pending + [dto]
             } else {
-                sides.append(Side(side: track.side, tracks: pendingHeadings + [dto], durationMs: nil))
+                sides.append(Side(side: track.side, tracks: pending + [dto], durationMs: nil))
             }
-            pendingHeadings = []
+            pending = []
         }
-        if !pendingHeadings.isEmpty {
+        if !pending.isEmpty {
             if sides.isEmpty { sides.append(Side(side: nil, tracks: [], durationMs: nil)) }
-            sides[sides.count - 1].tracks += pendingHeadings
+            sides[sides.count - 1].tracks += pending
         }
-        for index in sides.indices {
-            let playable = sides[index].tracks.filter { $0.kind == "track" || $0.kind == "subtrack" }
-            let durations = playable.compactMap(\.durationMs)
-            sides[index].durationMs = !playable.isEmpty && durations.count == playable.count ? durations.reduce(0, +) : nil
-        }
+        for index in sides.indices { sides[index].durationMs = duration(of: sides[index].tracks) }
         return sides
+    }
+
+    /// The sum of a side's pieces' durations; nil when one lacks any, or the side has no piece.
+    private static func duration(of tracks: [TrackDTO]) -> Int? {
+        let indexIds = Set(tracks.filter { $0.kind == "index" }.map(\.id))
+        let subTracks = Dictionary(grouping: tracks.filter { $0.kind == "subtrack" && indexIds.contains($0.parentId ?? -1) }) { $0.parentId! }
+        var pieces: [Int?] = []
+        for track in tracks {
+            switch track.kind {
+            case "track":
+                pieces.append(track.durationMs)
+            case "subtrack" where !indexIds.contains(track.parentId ?? -1):
+                pieces.append(track.durationMs)
+            case "index":
+                let parts = (subTracks[track.id] ?? []).map(\.durationMs)
+                pieces.append(!parts.isEmpty && !parts.contains(nil) ? parts.reduce(0) { $0 + $1! } : track.durationMs)
+            default:
+                continue
+            }
+        }
+        guard !pieces.isEmpty, !pieces.contains(nil) else { return nil }
+        return pieces.reduce(0) { $0 + $1! }
     }
 }
 

@@ -147,7 +147,11 @@ enum ReleaseMapping {
         if kind == .heading {
             return ReleaseMetadata.Track(position: position, side: nil, title: title, durationMs: nil, kind: .heading)
         }
-        let side = self.side(of: position) ?? parentSide
+        var side = self.side(of: position) ?? parentSide
+        if side == nil && kind == .index {
+            // An index track's position is often empty: it is on the side of its sub-tracks.
+            side = subTracks.lazy.compactMap { self.side(of: ($0.position ?? "").trimmed()) }.first
+        }
         return ReleaseMetadata.Track(
             position: position,
             side: side,
