@@ -20,6 +20,22 @@ import Testing
         #expect(DiscogsText.sortKey("Déjà Vu ") == "deja vu")
     }
 
+    /// Real titles from the fixtures' exports: leading punctuation does not decide a place, and
+    /// letters without a decomposition sort as search spells them.
+    @Test func sortKeysSkipLeadingPunctuationAndSpellLettersOut() {
+        #expect(DiscogsText.sortKey("'Allelujah! Don't Bend Ascend") == "allelujah! don't bend ascend")
+        #expect(DiscogsText.sortKey("»Eroica«") == "eroica«")
+        #expect(DiscogsText.sortKey("...And Justice For All") == "and justice for all")
+        #expect(DiscogsText.sortKey("\"The Beatles\"") == "beatles\"")
+        #expect(DiscogsText.sortKey("Chœur Des Moines") == "choeur des moines")
+        #expect(DiscogsText.sortKey("Røyksopp") == "royksopp")
+        #expect(DiscogsText.sortKey("¡Tchkung!") == "tchkung!")
+        #expect(DiscogsText.sortKey("(What's The Story) Morning Glory?") == "what's the story) morning glory?")
+        #expect(DiscogsText.sortKey("10_Traktion 02") == "10_traktion 02")
+        #expect(DiscogsText.sortKey("!!!") == "!!!")
+        #expect(DiscogsText.sortKey("«»") == "«»")
+    }
+
     @Test func labelsPairWithTheirCatalogueNumbers() {
         let pairs = DiscogsText.labels(label: "Bad Boy Entertainment, Wondaland", catalogNumbers: "512256-1, none")
         #expect(pairs.map(\.name) == ["Bad Boy Entertainment", "Wondaland"])

@@ -164,6 +164,37 @@ import Testing
         #expect(AppDatabase.openFailureReason(corrupt, path: path) { _ in false } == "database disk image is malformed")
     }
 
+    /// Migration 0018 rewrites the sort keys written before it, and the grid's copies follow.
+    @Test func migration0018RewritesTheSortKeysThatChanged() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("crated.sqlite")
+        let before = Array(Migration.embedded.prefix { $0.fileName < "0018" })
+        let old = try AppDatabase.open(path: path, migrations: before)
+        let (eroica, beatles) = try old.writer.write { db in
+            let user = try db.insertUser("collector")
+            let choeur = try db.insertArtist("Chœur Des Moines")
+            let eroica = try db.insertAlbum(title: "»Eroica«", artistId: choeur)
+            let beatles = try db.insertAlbum(title: "Abbey Road", artistId: try db.insertArtist("The Beatles"))
+            _ = try db.insertCopy(userId: user, albumId: eroica, dateAdded: "2024-01-01T10:00:00Z")
+            _ = try db.insertCopy(userId: user, albumId: beatles, dateAdded: "2024-01-01T10:00:00Z")
+            // The keys as crated wrote them before 0018.
+            try db.execute(sql: "UPDATE album SET sort_title = '»eroica«', artist_sort_name = 'chœur des moines' WHERE id = ?", arguments: [eroica])
+            try db.execute(sql: "UPDATE artist SET sort_name = 'chœur des moines' WHERE id = ?", arguments: [choeur])
+            return (eroica, beatles)
+        }
+
+        let migrated = try AppDatabase.open(path: path)
+        let keys = try migrated.writer.read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT a.sort_title, a.artist_sort_name, c.title_key, c.artist_key FROM album a JOIN collection_album c ON c.album_id = a.id
+                WHERE a.id IN (?, ?) ORDER BY a.id
+                """, arguments: [eroica, beatles]).map { [$0[0], $0[1], $0[2], $0[3]] as [String] }
+        }
+        #expect(keys == [["eroica«", "choeur des moines", "eroica«", "choeur des moines"], ["abbey road", "beatles", "abbey road", "beatles"]])
+        let artistKeys = try migrated.writer.read { db in try String.fetchAll(db, sql: "SELECT sort_name FROM artist ORDER BY id") }
+        #expect(artistKeys == ["choeur des moines", "beatles"])
+    }
+
     /// With automatic checkpoints off, a long WAL stays until `checkpointWAL` copies it into the
     /// database file, on a connection of its own.
     @Test func theWALIsCheckpointedOnlyWhenAsked() async throws {

@@ -51,7 +51,7 @@ public struct AppDatabase: Sendable {
             // Reads through a memory map instead of a read() per page: the API's reads of a large
             // collection spent most of their time in the kernel copying pages.
             try db.execute(sql: "PRAGMA mmap_size = 1073741824")
-            for function in SearchText.sqlFunctions { db.add(function: function) }
+            for function in DatabaseFunction.crated { db.add(function: function) }
         }
         let pool: DatabasePool
         do {

@@ -74,7 +74,7 @@ struct Migrator {
     @discardableResult
     func migrate(_ writer: some DatabaseWriter) throws -> [String] {
         try writer.barrierWriteWithoutTransaction { db in
-            for function in SearchText.sqlFunctions { db.add(function: function) }
+            for function in DatabaseFunction.crated { db.add(function: function) }
             // A mistyped --database naming another program's SQLite file must not gain crated's tables.
             if try !db.tableExists("schema_migration") {
                 let tables = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")

@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 
 /// How Discogs writes names, credits, formats and labels, and crated's display and sort forms of them.
 ///
@@ -65,22 +66,35 @@ public enum DiscogsText {
         }
     }
 
-    /// The key crated sorts names and titles by: diacritics folded, lowercased, a leading English
-    /// article dropped (`The Beatles` sorts under `beatles`), surrounding spaces trimmed.
+    /// The key crated sorts names and titles by: letters spelled out as search spells them
+    /// (`Chœur` sorts with `choeur`), diacritics folded, lowercased, leading punctuation dropped
+    /// (`'Allelujah!`, `»Eroica«` and `...And Justice` sort by their first word), a leading English
+    /// article dropped (`The Beatles` sorts under `beatles`), surrounding spaces trimmed. Text of
+    /// punctuation alone (`!!!`) keeps it.
     public static func sortKey(_ text: String) -> String {
-        var folded = fold(text).trimmedSpaces
+        let folded = fold(SearchText.spelledOut(text)).trimmedSpaces
         if folded.utf8.isASCII {
-            // Bytes are Characters here (see `asciiDisplayName`): the same test and cut as below.
-            for article in ["the ", "a ", "an "] where folded.utf8.starts(with: article.utf8) && folded.utf8.count > article.utf8.count {
-                return String(folded.dropFirst(article.count))
+            // Bytes are Characters here (see `asciiDisplayName`): the same tests and cuts as below.
+            let bytes = folded.utf8
+            let start = bytes.firstIndex { ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39) } ?? bytes.startIndex
+            let key = start == bytes.startIndex ? folded : String(folded[start...])
+            for article in ["the ", "a ", "an "] where key.utf8.starts(with: article.utf8) && key.utf8.count > article.utf8.count {
+                return String(key.dropFirst(article.count))
             }
-            return folded
+            return key
         }
-        for article in ["the ", "a ", "an "] where folded.hasPrefix(article) && folded.count > article.count {
-            folded.removeFirst(article.count)
-            break
+        var key = Substring(folded)
+        if let start = key.firstIndex(where: { $0.isLetter || $0.isNumber }) { key = key[start...] }
+        for article in ["the ", "a ", "an "] where key.hasPrefix(article) && key.count > article.count {
+            return String(key.dropFirst(article.count))
         }
-        return folded
+        return String(key)
+    }
+
+    /// `sortKey` as the SQL function `crated_sort_key(text)`, for migration 0018.
+    static let sortKeySQLFunction = DatabaseFunction("crated_sort_key", argumentCount: 1, pure: true) { values in
+        guard let text = String.fromDatabaseValue(values[0]) else { return values[0] }
+        return sortKey(text)
     }
 
     /// Diacritics folded and lowercased (`Déjà Vu` -> `deja vu`), for sorting and search.

@@ -158,10 +158,6 @@ public enum SearchText {
         DiscogsText.fold(text).split { !($0.isLetter || $0.isNumber) }.map(String.init)
     }
 
-    /// The SQL functions the statements that index from the catalogue tables call (`SearchIndex`,
-    /// migrations 0015 and 0016), registered on every connection crated opens and by the migrator.
-    public static let sqlFunctions = [sqlFunction, artistsSQLFunction]
-
     /// `searchableArtists` as `crated_search_artists(credit, names)`.
     static let artistsSQLFunction = DatabaseFunction("crated_search_artists", argumentCount: 2, pure: true) { values in
         guard let credit = String.fromDatabaseValue(values[0]) else { return values[0] }
@@ -181,4 +177,11 @@ extension Array {
     func chunked(into size: Int) -> [[Element]] {
         stride(from: 0, to: count, by: size).map { Array(self[$0..<Swift.min($0 + size, count)]) }
     }
+}
+
+extension DatabaseFunction {
+    /// crated's own SQL functions, which the statements that index from the catalogue tables
+    /// (`SearchIndex`) and the migrations that rewrite derived text (0015, 0016, 0018) call:
+    /// registered on every connection crated opens and by the migrator.
+    public static let crated = [SearchText.sqlFunction, SearchText.artistsSQLFunction, DiscogsText.sortKeySQLFunction]
 }
