@@ -377,7 +377,7 @@ import Testing
         }
         #expect(setAside.1 == [])
         #expect(setAside.0 == [
-            "album_artist_artist", "album_format_name", "artist_discogs_name", "artist_sort", "artist_unidentified_name",
+            "album_artist_artist", "album_format_name", "album_format_vinyl_description", "artist_discogs_name", "artist_sort", "artist_unidentified_name",
             "collection_album_added", "collection_album_artist", "collection_album_rating", "collection_album_title",
             "collection_album_year", "collection_item_album", "collection_item_instance", "collection_item_user_added",
             "crate_item_item", "crate_item_order",
