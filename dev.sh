@@ -23,6 +23,13 @@ cd "$(dirname "${BASH_SOURCE[0]}")"
 # With arguments, those packages too (the tests add chromium and chromium-driver for the web client,
 # python3-venv for the Python tools they install from PyPI).
 ensure_system_packages() {
+    # Swift first: without it there is nothing to install packages for.
+    local version
+    version=$(swift --version 2>/dev/null | sed -n 's/.*Swift version \([0-9][0-9]*\.[0-9][0-9]*\).*/\1/p' | head -n 1)
+    if [ -z "$version" ] || ! printf '6.2\n%s\n' "$version" | sort -V -C; then
+        echo "crated needs Swift 6.2 or later on PATH (found: ${version:-none})" >&2
+        exit 1
+    fi
     local missing=()
     for package in libsqlite3-dev libcurl4-openssl-dev libvips-dev libturbojpeg0-dev libjpeg62-turbo-dev \
                    libswscale-dev libwebp-dev pkg-config python3 "$@"; do
@@ -35,7 +42,6 @@ ensure_system_packages() {
         $sudo apt-get update -qq
         DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
     fi
-    command -v swift >/dev/null || { echo "swift is not on PATH: install Swift 6.2 or later" >&2; exit 1; }
 }
 
 case "${1:-}" in
@@ -46,6 +52,8 @@ run)
     database="$data/crated.sqlite"
     mkdir -p "$data"
     crated=".build/debug/crated"
+    # The kept token and password belong to the database they were made in: a fresh one gets new ones.
+    [ -e "$database" ] || rm -f "$data/token" "$data/password"
     # The sample collection (importing it again changes nothing), and one token kept for the
     # next runs so the curl line below stays valid.
     "$crated" import Tests/Fixtures/sample-collection.csv --database "$database" --user collector
