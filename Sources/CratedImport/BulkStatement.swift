@@ -70,6 +70,12 @@ final class BulkStatement {
         return try StatementColumns.step(statement) ? read(StatementColumns(statement)) : nil
     }
 
+    /// Runs a query and reads its rows with `read`, until it returns false.
+    func forEach(_ read: (StatementColumns) throws -> Bool) throws {
+        defer { endRun() }
+        while try StatementColumns.step(statement), try read(StatementColumns(statement)) {}
+    }
+
     /// Runs a query of one integer column and returns its first value.
     func fetchInt64() throws -> Int64? {
         try fetchFirst { try $0.optionalInt64(0) } ?? nil

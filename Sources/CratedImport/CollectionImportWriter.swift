@@ -1,10 +1,13 @@
 import CratedCore
+import CratedJSON
 import Foundation
 import GRDB
 
 /// Writes export rows into one user's collection inside the caller's transaction. Shared catalogue
 /// rows (artists, albums) are reused when they exist; a copy is identified by its release, its date
 /// added and its ordinal among identical rows, so importing the same file again changes nothing.
+/// A date without seconds (or time), as a spreadsheet writes it back, stands for any copy added
+/// within its minute (or day): see `existingCopy`.
 ///
 /// The import is the one bulk write path: its statements are prepared once and bound through the C API
 /// (`BulkStatement`), and it remembers the ids it has resolved instead of reading them again.
@@ -34,6 +37,14 @@ final class CollectionImportWriter {
     /// that joined their folder's crate.
     private var copiesChanged: Set<Int64> = []
     private var copiesJoined: Set<Int64> = []
+    /// The copy fields the file has columns for; a copy found keeps its stored value of the others.
+    private let fileHas: (rating: Bool, mediaCondition: Bool, sleeveCondition: Bool, notes: Bool)
+    /// The file's custom fields, trimmed and lowercased as columns are matched: a copy found keeps its
+    /// stored custom fields of other names.
+    private let fileCustomFields: Set<String>
+    /// Copies that a date without seconds has matched within its minute (or day): the next such
+    /// row takes the next copy.
+    private var copiesMatchedWithinSpan: Set<Int64> = []
     /// Whether `artistIds` and `albumIds` started out holding the whole catalogue (see `init`), so that
     /// a name or release missing from them is missing from the database too.
     private let catalogueInMemory: Bool
@@ -46,6 +57,7 @@ final class CollectionImportWriter {
     private let insertLabels: MultiRowInsert
     private let insertFormats: MultiRowInsert
     private let findCopy: BulkStatement
+    private let findCopiesWithin: BulkStatement
     private let updateCopy: BulkStatement
     private let insertCopies: MultiRowInsert
     private let insertCrateItem: BulkStatement
@@ -93,6 +105,8 @@ final class CollectionImportWriter {
     /// The import holds the write lock from start to end, so the ids after the largest are free;
     /// SQLite would give the same ones.
     private var nextCopyId: Int64
+    /// The copies from this id on are the import's own.
+    private let firstNewCopyId: Int64
 
     private struct PendingEntry {
         var album: Int
@@ -104,6 +118,34 @@ final class CollectionImportWriter {
         var id: Int64
         var albumId: Int64
         var prepared: PreparedRow
+    }
+
+    /// A copy's fields that the export carries and a re-import may change.
+    private struct CopyFields: Equatable {
+        var rating: Int?
+        var mediaCondition: String?
+        var sleeveCondition: String?
+        var notes: String?
+        var customFields: String
+
+        /// The row's fields, none where the file has no column.
+        init(_ prepared: PreparedRow) {
+            let row = prepared.row
+            self.init(rating: row.rating, mediaCondition: row.mediaCondition, sleeveCondition: row.sleeveCondition,
+                      notes: row.notes, customFields: prepared.customFields)
+        }
+
+        init(rating: Int?, mediaCondition: String?, sleeveCondition: String?, notes: String?, customFields: String) {
+            (self.rating, self.mediaCondition, self.sleeveCondition, self.notes, self.customFields) =
+                (rating, mediaCondition, sleeveCondition, notes, customFields)
+        }
+
+        /// Read from `rating, media_condition, sleeve_condition, notes, custom_fields` at `first`.
+        init(_ columns: StatementColumns, from first: Int32) throws {
+            self.init(rating: try columns.optionalInt64(first).map(Int.init), mediaCondition: try columns.optionalString(first + 1),
+                      sleeveCondition: try columns.optionalString(first + 2), notes: try columns.optionalString(first + 3),
+                      customFields: try columns.string(first + 4))
+        }
     }
 
     private(set) var artistsAdded = 0
@@ -122,9 +164,11 @@ final class CollectionImportWriter {
     ///
     /// With `notesGridPending`, the writer notes the new copies of albums it did not create in
     /// `grid_pending` itself, as the trigger set aside does (`ImportTriggers`).
-    init(db: Database, userId: Int64, catalogueInMemory: Bool = false, notesGridPending: Bool = false) throws {
+    init(db: Database, userId: Int64, header: DiscogsExportHeader, catalogueInMemory: Bool = false, notesGridPending: Bool = false) throws {
         self.db = db
         self.userId = userId
+        fileHas = (header.rating != nil, header.mediaCondition != nil, header.sleeveCondition != nil, header.notes != nil)
+        fileCustomFields = Set(header.customFields.map { Self.customFieldKey($0.name) })
         self.now = Timestamp.now()
         self.catalogueInMemory = catalogueInMemory
         if catalogueInMemory {
@@ -167,6 +211,12 @@ final class CollectionImportWriter {
             SELECT id, rating, media_condition, sleeve_condition, notes, custom_fields FROM collection_item
             WHERE user_id = ? AND album_id = ? AND date_added = ? AND copy_ordinal = ?
             """)
+        // Dates are stored as RFC 3339 text of one width, so they order as text.
+        findCopiesWithin = try BulkStatement(db, sql: """
+            SELECT id, rating, media_condition, sleeve_condition, notes, custom_fields FROM collection_item
+            WHERE user_id = ? AND album_id = ? AND date_added > ? AND date_added < ?
+            ORDER BY date_added, copy_ordinal, id
+            """)
         updateCopy = try BulkStatement(db, sql: """
             UPDATE collection_item SET rating = ?, media_condition = ?, sleeve_condition = ?, notes = ?, custom_fields = ?
             WHERE id = ?
@@ -178,6 +228,7 @@ final class CollectionImportWriter {
                                          sleeve_condition, notes, custom_fields)
             """, columns: 10)
         nextCopyId = try Int64.fetchOne(db, sql: "SELECT COALESCE(MAX(id), 0) + 1 FROM collection_item")!
+        firstNewCopyId = nextCopyId
         insertCrateItem = try BulkStatement(db, sql: "INSERT OR IGNORE INTO crate_item (crate_id, item_id, position, added_at) VALUES (?, ?, ?, ?)")
         insertCrateItems = MultiRowInsert(db, "INSERT OR IGNORE INTO crate_item (crate_id, item_id, position, added_at)", columns: 4)
     }
@@ -276,26 +327,15 @@ final class CollectionImportWriter {
 
     /// Adds the copy, updates it when the export's fields changed, or leaves it. Returns its id.
     func upsertCopy(_ prepared: PreparedRow, albumId: Int64, albumIsNew: Bool, ordinal: Int) throws -> (id: Int64, outcome: CopyOutcome) {
-        let (row, dateAdded, customFields) = (prepared.row, prepared.dateAdded, prepared.customFields)
+        let (row, dateAdded) = (prepared.row, prepared.dateAdded)
         // A new album has no copies yet: no need to look.
-        if !albumIsNew {
-            findCopy.bind(1, userId)
-            findCopy.bind(2, albumId)
-            findCopy.bind(3, dateAdded)
-            findCopy.bind(4, ordinal)
-            let found = try findCopy.fetchFirst { stored in
-                (id: try stored.int64(0),
-                 unchanged: try stored.optionalInt64(1) == row.rating.map(Int64.init) && stored.optionalString(2) == row.mediaCondition
-                    && stored.optionalString(3) == row.sleeveCondition && stored.optionalString(4) == row.notes
-                    && stored.string(5) == customFields)
-            }
-            if let found {
-                if found.unchanged { return (found.id, .unchanged) }
-                bindCopyFields(updateCopy, from: 1, row, customFields: customFields)
-                updateCopy.bind(6, found.id)
-                try updateCopy.execute()
-                return (found.id, .updated)
-            }
+        if !albumIsNew, let found = try existingCopy(prepared, albumId: albumId, ordinal: ordinal) {
+            let fields = fields(of: prepared, over: found.fields)
+            if fields == found.fields { return (found.id, .unchanged) }
+            bind(fields, to: updateCopy, from: 1)
+            updateCopy.bind(6, found.id)
+            try updateCopy.execute()
+            return (found.id, .updated)
         }
         // Counted before a full batch is written, so that an album waiting goes in with this copy counted.
         if albumIsNew {
@@ -311,6 +351,61 @@ final class CollectionImportWriter {
         nextCopyId += 1
         pendingCopies.append(PendingCopy(id: id, albumId: albumId, prepared: prepared))
         return (id, .added)
+    }
+
+    /// The stored copy the row stands for: the one of its date added and ordinal. A date without
+    /// seconds (or time) was cut short by a spreadsheet: without a copy at that very date and
+    /// ordinal (one such a row added, or one added on the minute), it stands for the earliest copy
+    /// added later within its minute (or day) that no row has matched yet. The copy keeps its date.
+    private func existingCopy(_ prepared: PreparedRow, albumId: Int64, ordinal: Int) throws -> (id: Int64, fields: CopyFields)? {
+        let row = prepared.row
+        findCopy.bind(1, userId)
+        findCopy.bind(2, albumId)
+        findCopy.bind(3, prepared.dateAdded)
+        findCopy.bind(4, ordinal)
+        if let found = try findCopy.fetchFirst({ (id: try $0.int64(0), fields: try CopyFields($0, from: 1)) }) { return found }
+        if row.dateAddedPrecision == .second { return nil }
+        findCopiesWithin.bind(1, userId)
+        findCopiesWithin.bind(2, albumId)
+        findCopiesWithin.bind(3, prepared.dateAdded)
+        findCopiesWithin.bind(4, Timestamp.string(fromEpochSeconds: row.dateAdded + row.dateAddedPrecision.span))
+        var found: (id: Int64, fields: CopyFields)?
+        try findCopiesWithin.forEach { columns in
+            let id = try columns.int64(0)
+            // The import's own copies are this file's rows, found by their date and ordinal.
+            guard id < firstNewCopyId && !copiesMatchedWithinSpan.contains(id) else { return true }
+            found = (id, try CopyFields(columns, from: 1))
+            return false
+        }
+        if let found { copiesMatchedWithinSpan.insert(found.id) }
+        return found
+    }
+
+    /// The fields a copy found is to have: the file's where it has the column (none for an empty
+    /// cell), the stored ones where it has none.
+    private func fields(of prepared: PreparedRow, over stored: CopyFields) -> CopyFields {
+        let file = CopyFields(prepared)
+        return CopyFields(
+            rating: fileHas.rating ? file.rating : stored.rating,
+            mediaCondition: fileHas.mediaCondition ? file.mediaCondition : stored.mediaCondition,
+            sleeveCondition: fileHas.sleeveCondition ? file.sleeveCondition : stored.sleeveCondition,
+            notes: fileHas.notes ? file.notes : stored.notes,
+            customFields: customFields(of: prepared, over: stored.customFields))
+    }
+
+    /// The stored custom fields with those the file has a column for set from the row (removed for
+    /// an empty cell). Both texts are `JSONText.object`'s, keys sorted, so equal fields are equal text.
+    private func customFields(of prepared: PreparedRow, over stored: String) -> String {
+        if fileCustomFields.isEmpty { return stored }
+        // Most copies: a copy with no fields, or the fields of this same file imported before.
+        if stored == "{}" || stored == prepared.customFields { return prepared.customFields }
+        let kept = (FlatJSON.stringObject(stored) ?? [:]).filter { !fileCustomFields.contains(Self.customFieldKey($0.key)) }
+        return JSONText.object(kept.map { (name: $0.key, value: $0.value) } + prepared.row.customFields)
+    }
+
+    /// A custom field's name as columns are matched (the API refuses two names alike but for these).
+    private static func customFieldKey(_ name: String) -> String {
+        name.trimmingCharacters(in: .whitespaces).lowercased()
     }
 
     /// Counts a new copy of a new album into the album's grid row: the row waiting with the album, or
@@ -416,7 +511,7 @@ final class CollectionImportWriter {
             statement.bind(first + 2, copy.albumId)
             statement.bind(first + 3, copy.prepared.dateAdded)
             statement.bind(first + 4, copy.prepared.ordinal)
-            bindCopyFields(statement, from: first + 5, copy.prepared.row, customFields: copy.prepared.customFields)
+            bind(CopyFields(copy.prepared), to: statement, from: first + 5)
         }
         pendingCopies.removeAll(keepingCapacity: true)
         // A waiting copy is new, so its crate entry is too (OR IGNORE as for any entry).
@@ -430,14 +525,13 @@ final class CollectionImportWriter {
         pendingCrateItems.removeAll(keepingCapacity: true)
     }
 
-    /// Binds the fields of a copy that the export carries and a re-import may change, in column order:
-    /// rating, media condition, sleeve condition, notes, custom fields.
-    private func bindCopyFields(_ statement: BulkStatement, from first: Int32, _ row: DiscogsExportRow, customFields: String) {
-        statement.bind(first, row.rating)
-        statement.bind(first + 1, row.mediaCondition)
-        statement.bind(first + 2, row.sleeveCondition)
-        statement.bind(first + 3, row.notes)
-        statement.bind(first + 4, customFields)
+    /// Binds a copy's fields in column order: rating, media condition, sleeve condition, notes, custom fields.
+    private func bind(_ fields: CopyFields, to statement: BulkStatement, from first: Int32) {
+        statement.bind(first, fields.rating)
+        statement.bind(first + 1, fields.mediaCondition)
+        statement.bind(first + 2, fields.sleeveCondition)
+        statement.bind(first + 3, fields.notes)
+        statement.bind(first + 4, fields.customFields)
     }
 
     /// Puts the copy in the crate named after the row's Discogs folder (created on first use), at the

@@ -40,6 +40,14 @@ struct DiscogsExportHeader {
             if index("release_id") != nil, index("Notes") != nil, index("CollectionFolder") == nil {
                 throw ImportError.wantlist
             }
+            // Excel saves "CSV" with semicolons where the decimal separator is a comma; "Text" with tabs.
+            let line = fields.joined(separator: ",")
+            for (separator, separators) in [(Character(";"), "semicolons"), (Character("\t"), "tabs")] {
+                let split = line.split(separator: separator).map { $0.trimmingCharacters(in: CharacterSet.whitespaces.union(["\""])) }
+                if Self.required.allSatisfy({ column in split.contains { $0.caseInsensitiveCompare(column) == .orderedSame } }) {
+                    throw ImportError.separatedBy(separators)
+                }
+            }
             throw ImportError.notACollectionExport(
                 reason: "its header lacks the column\(missing.count == 1 ? "" : "s") \(missing.joined(separator: ", "))",
                 header: names.joined(separator: ","))
@@ -87,21 +95,21 @@ struct DiscogsExportRow {
     var year: Int?
     var folder: String?
     var dateAdded: Int64            // seconds since 1970, UTC
+    /// How much of the time the file gave: a spreadsheet may drop the seconds, or the time.
+    var dateAddedPrecision: DiscogsDate.Precision
     var mediaCondition: String?
     var sleeveCondition: String?
     var notes: String?
     var customFields: [(name: String, value: String)]
 
-    /// Reads one record, or throws a `RowProblem` that names the line and column.
-    init(record: CSVRecord, header: DiscogsExportHeader) throws(RowProblem) {
+    /// Reads one record, or throws a `RowProblem` that names the line and column. `monthFirst`: the
+    /// file's order for slashed dates that allow both (see `DiscogsDate.SlashedForm`).
+    init(record: CSVRecord, header: DiscogsExportHeader, monthFirst: Bool = false) throws(RowProblem) {
         let fields = record.fields
         line = record.line
         guard fields.count == header.names.count else {
             throw RowProblem(line: record.line, column: nil,
                              reason: "has \(fields.count) field\(fields.count == 1 ? "" : "s") where the header has \(header.names.count)")
-        }
-        if let bad = record.invalidUTF8Fields.first {
-            throw RowProblem(line: record.line, column: bad + 1, columnName: header.columnName(bad), reason: "is not valid UTF-8 text")
         }
         func text(_ index: Int?) -> String {
             guard let index else { return "" }
@@ -125,10 +133,11 @@ struct DiscogsExportRow {
         title = text(header.title)
         guard !title.isEmpty else { throw problem(header.title, "is empty") }
         let dateText = text(header.dateAdded)
-        guard let dateAdded = DiscogsDate.epochSeconds(dateText) else {
+        guard let dateAdded = DiscogsDate.parse(dateText, monthFirst: monthFirst) else {
             throw problem(header.dateAdded, dateText.isEmpty ? "is empty" : "'\(dateText)' is not a date (expected YYYY-MM-DD HH:MM:SS)")
         }
-        self.dateAdded = dateAdded
+        self.dateAdded = dateAdded.seconds
+        dateAddedPrecision = dateAdded.precision
         if let index = header.rating, let ratingText = optional(index) {
             guard let value = Int(ratingText), (0...5).contains(value) else {
                 throw problem(index, "'\(ratingText)' is not a rating from 1 to 5")

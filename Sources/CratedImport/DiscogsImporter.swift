@@ -72,6 +72,10 @@ public enum ImportError: Error, Equatable, CustomStringConvertible {
     case wantlist
     case notACollectionExport(reason: String, header: String)
     case unterminatedQuote(line: Int)
+    /// The header is there, split by this separator (plural: `semicolons`) instead of commas.
+    case separatedBy(String)
+    case notUTF8(line: Int, column: Int, columnName: String)
+    case slashedDatesInBothOrders(monthFirstLine: Int, monthFirstDate: String, dayFirstLine: Int, dayFirstDate: String)
     case invalidRows([RowProblem], total: Int)
     case user(UserError)
     case databaseLocked
@@ -97,6 +101,14 @@ public enum ImportError: Error, Equatable, CustomStringConvertible {
             return "this is not a Discogs collection export: \(reason). Its header is: \(header.prefix(200)). Expected a header like: \(DiscogsExportHeader.expected)"
         case .unterminatedQuote(let line):
             return "line \(line): a quoted field opens here and is never closed; nothing was imported"
+        case .separatedBy(let separators):
+            return "the file is separated by \(separators), not commas; save it as comma-separated CSV (UTF-8) and import that"
+        case .notUTF8(let line, let column, let columnName):
+            return "line \(line), column \(column) (\(columnName)) is not UTF-8 text: the file is not UTF-8 (Excel's plain \"CSV\" saves another encoding); "
+                + "save it as \"CSV UTF-8\" or export it again from Discogs; nothing was imported"
+        case .slashedDatesInBothOrders(let monthFirstLine, let monthFirstDate, let dayFirstLine, let dayFirstDate):
+            return "the Date Added column puts the month first on line \(monthFirstLine) (\(monthFirstDate)) and the day first on line "
+                + "\(dayFirstLine) (\(dayFirstDate)), so a date such as 03/04 could be either; give every date in one order; nothing was imported"
         case .invalidRows(let problems, let total):
             let listed = problems.map { "  \($0)" }.joined(separator: "\n")
             let more = total > problems.count ? "\n  ... and \(total - problems.count) more" : ""
@@ -142,6 +154,10 @@ public struct DiscogsImporter: Sendable {
             throw ImportError.binary(kind: "a file whose header is not UTF-8 text")
         }
         let header = try DiscogsExportHeader(fields: headerRecord.fields)
+        let dateColumn = header.dateAdded
+        let slashedDatesAreMonthFirst: @Sendable () throws -> Bool = {
+            try Self.slashedDatesAreMonthFirst(path: path, skipping: bomLength, dateColumn: dateColumn)
+        }
 
         do {
             return try database.writer.writeWithoutTransaction { db in
@@ -175,8 +191,8 @@ public struct DiscogsImporter: Sendable {
                 // database's write lock by its first statement instead, before it reads anything.
                 try db.inTransaction(searchBuilder == nil ? .immediate : .deferred) {
                     if let searchBuilder { try searchBuilder.lockMainDatabase(db) }
-                    summary = try run(db: db, reader: reader, header: header, path: path, size: size, options: options,
-                                      bulk: bulk, searchBuilder: searchBuilder, progress: progress)
+                    summary = try run(db: db, reader: reader, header: header, slashedDatesAreMonthFirst: slashedDatesAreMonthFirst,
+                                      path: path, size: size, options: options, bulk: bulk, searchBuilder: searchBuilder, progress: progress)
                     if bulk && foreignKeys { try Self.checkGridDeferralEnded(db) }
                     return options.dryRun ? .rollback : .commit
                 }
@@ -192,7 +208,8 @@ public struct DiscogsImporter: Sendable {
     }
 
     private func run(
-        db: Database, reader: CSVReader, header: DiscogsExportHeader, path: String, size: Int,
+        db: Database, reader: CSVReader, header: DiscogsExportHeader, slashedDatesAreMonthFirst: @escaping @Sendable () throws -> Bool,
+        path: String, size: Int,
         options: ImportOptions, bulk: Bool, searchBuilder: SearchIndexBuilder?, progress: (@Sendable (ImportProgress) -> Void)?
     ) throws -> ImportSummary {
         let user = try AppDatabase.resolveUser(db, named: options.userName, defaultName: options.defaultUserName, createIfMissing: true)
@@ -202,7 +219,7 @@ public struct DiscogsImporter: Sendable {
         // the in-memory sorts of the index builds come on top of the cache: half the cache keeps the
         // peak memory under 150 MB at the same speed (measured on 200,000 rows: 160 -> 129 MiB).
         if bulk { try db.execute(sql: "PRAGMA cache_size = -16384") }
-        let writer = try CollectionImportWriter(db: db, userId: user.id!, catalogueInMemory: bulk, notesGridPending: triggers != nil)
+        let writer = try CollectionImportWriter(db: db, userId: user.id!, header: header, catalogueInMemory: bulk, notesGridPending: triggers != nil)
         try writer.deferGridUpkeep()
         let searchBuilder = try bulk && SearchIndexBuilder.canReplace(db) ? searchBuilder : nil
         // At most one new album per row: the file size tells about how many, as for the write mode.
@@ -215,7 +232,8 @@ public struct DiscogsImporter: Sendable {
         var problemCount = 0
 
         // Rows are read and prepared on another thread while this one writes (ImportRowStream).
-        let stream = ImportRowStream(reader: reader, header: header, nextRecord: Self.nextRecord)
+        let stream = ImportRowStream(reader: reader, header: header, nextRecord: Self.nextRecord,
+                                     slashedDatesAreMonthFirst: slashedDatesAreMonthFirst)
         defer { stream.stop() }
         var bytesRead = 0
         // The batch before the one being written: its rows are written by now (see `recycle`).
@@ -316,6 +334,43 @@ public struct DiscogsImporter: Sendable {
         if try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM grid_deferral)")! {
             throw DatabaseError(resultCode: .SQLITE_CONSTRAINT_FOREIGNKEY, message: "FOREIGN KEY constraint failed")
         }
+    }
+
+    /// Whether the file's slashed dates that allow both orders (`03/04/2021`) are month first: a
+    /// spreadsheet writes one order throughout, so the dates that allow only one (`03/25/2021`) tell
+    /// it for the whole file, day first when none does. Reads the file's records once more, on a
+    /// handle of its own; an import asks only once it meets a slashed date.
+    static func slashedDatesAreMonthFirst(path: String, skipping bomLength: Int, dateColumn: Int) throws -> Bool {
+        let handle: FileHandle
+        do {
+            handle = try FileHandle(forReadingFrom: URL(fileURLWithPath: path))
+        } catch {
+            throw ImportError.unreadable(path, reason: (error as NSError).localizedDescription)
+        }
+        defer { try? handle.close() }
+        let reader: CSVReader
+        do {
+            reader = try CSVReader(handle: handle, skipping: bomLength)
+        } catch let error as CSVError {
+            throw ImportError.unreadable(path, reason: error.description)
+        }
+        _ = try nextRecord(reader)  // the header
+        var monthFirst: (line: Int, date: String)?
+        var dayFirst: (line: Int, date: String)?
+        while let record = try nextRecord(reader) {
+            guard dateColumn < record.fields.count else { continue }
+            let text = record.fields[dateColumn]
+            switch DiscogsDate.slashedForm(text) {
+            case .monthFirstOnly: if monthFirst == nil { monthFirst = (record.line, text.trimmedSpaces) }
+            case .dayFirstOnly: if dayFirst == nil { dayFirst = (record.line, text.trimmedSpaces) }
+            case .either, nil: continue
+            }
+            if let monthFirst, let dayFirst {
+                throw ImportError.slashedDatesInBothOrders(monthFirstLine: monthFirst.line, monthFirstDate: monthFirst.date,
+                                                           dayFirstLine: dayFirst.line, dayFirstDate: dayFirst.date)
+            }
+        }
+        return monthFirst != nil
     }
 
     @Sendable private static func nextRecord(_ reader: CSVReader) throws -> CSVRecord? {

@@ -83,6 +83,9 @@ final class ImportRowStream: @unchecked Sendable {
 
     private let reader: CSVReader
     private let header: DiscogsExportHeader
+    /// Reads the file's dates ahead and decides the order of its slashed ones (see `DiscogsImporter`);
+    /// asked at the first slashed date, so that a file without one is read once.
+    private let slashedDatesAreMonthFirst: @Sendable () throws -> Bool
     private let condition = NSCondition()
     private var batches: [Batch] = []
     /// Rows the caller is done with, released by the reading thread (see `recycle`).
@@ -144,9 +147,11 @@ final class ImportRowStream: @unchecked Sendable {
     private static let batchesAhead = 4
 
     /// Starts reading at once. The caller must call `stop()` before it closes the file.
-    init(reader: CSVReader, header: DiscogsExportHeader, nextRecord: @escaping @Sendable (CSVReader) throws -> CSVRecord?) {
+    init(reader: CSVReader, header: DiscogsExportHeader, nextRecord: @escaping @Sendable (CSVReader) throws -> CSVRecord?,
+         slashedDatesAreMonthFirst: @escaping @Sendable () throws -> Bool) {
         self.reader = reader
         self.header = header
+        self.slashedDatesAreMonthFirst = slashedDatesAreMonthFirst
         let thread = Thread { [self] in read(nextRecord) }
         thread.name = "crated import reader"
         thread.start()
@@ -194,10 +199,19 @@ final class ImportRowStream: @unchecked Sendable {
         var releases: [Int64: ReleaseSeen] = [:]
         var credits: [String: Credit] = [:]
         var folders: [String: Int] = [:]
+        var monthFirst: Bool?
         do {
             while let record = try nextRecord(reader) {
+                // Not a row's problem: every row with a letter outside ASCII would be one.
+                if let bad = record.invalidUTF8Fields.first {
+                    throw ImportError.notUTF8(line: record.line, column: bad + 1, columnName: header.columnName(bad))
+                }
+                if monthFirst == nil, header.dateAdded < record.fields.count,
+                   record.fields[header.dateAdded].utf8.contains(UInt8(ascii: "/")) {
+                    monthFirst = try slashedDatesAreMonthFirst()
+                }
                 do throws(RowProblem) {
-                    let row = try DiscogsExportRow(record: record, header: header)
+                    let row = try DiscogsExportRow(record: record, header: header, monthFirst: monthFirst ?? false)
                     let releaseNumber: Int, ordinal: Int
                     if let index = releases.index(forKey: row.releaseId) {
                         releaseNumber = releases.values[index].number

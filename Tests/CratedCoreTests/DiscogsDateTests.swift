@@ -21,6 +21,27 @@ import Testing
         #expect(seconds.map(Timestamp.string(fromEpochSeconds:)) == expected)
     }
 
+    @Test func precisionIsWhatTheTextGives() {
+        #expect(DiscogsDate.parse("2020-11-18 19:17:05")?.precision == .second)
+        #expect(DiscogsDate.parse("2020-11-18T19:17:05Z")?.precision == .second)
+        #expect(DiscogsDate.parse("18/11/2020 19:17")?.precision == .minute)
+        #expect(DiscogsDate.parse("2020-11-18")?.precision == .day)
+        #expect(DiscogsDate.parse("18.11.2020")?.precision == .day)
+    }
+
+    @Test func slashedDatesSayWhichOrdersTheyAllow() {
+        #expect(DiscogsDate.slashedForm("25/03/2021 10:00") == .dayFirstOnly)
+        #expect(DiscogsDate.slashedForm("03/25/2021") == .monthFirstOnly)
+        #expect(DiscogsDate.slashedForm("03/04/2021 10:00:30") == .either)
+        #expect(DiscogsDate.slashedForm("2021-03-04 10:00:00") == nil)
+        #expect(DiscogsDate.slashedForm("04.03.2021") == nil)
+        #expect(DiscogsDate.slashedForm("25/25/2021") == nil)
+        // Month first, as a file decides: only the dates that allow both orders change.
+        #expect(DiscogsDate.epochSeconds("03/04/2021", monthFirst: true).map(Timestamp.string(fromEpochSeconds:)) == "2021-03-04T00:00:00Z")
+        #expect(DiscogsDate.epochSeconds("25/03/2021", monthFirst: true).map(Timestamp.string(fromEpochSeconds:)) == "2021-03-25T00:00:00Z")
+        #expect(DiscogsDate.epochSeconds("04.03.2021", monthFirst: true).map(Timestamp.string(fromEpochSeconds:)) == "2021-03-04T00:00:00Z")
+    }
+
     @Test(arguments: ["", "yesterday", "2020-13-01 00:00:00", "2019-02-29 10:00:00", "2020-11-18 25:00:00",
                       "2020-11-18 10:61", "23/04/23 04:38", "2020/11/18", "12345-01-01", "2020-11-18 10:00:00:00"])
     func rejectedForms(text: String) {

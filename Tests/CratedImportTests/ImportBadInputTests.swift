@@ -71,8 +71,26 @@ import Testing
         precise.append(Data("CAT,Artist,Title,Label,LP,,1999,2,Uncategorized,2020-01-01 10:00:00,,,caf".utf8))
         precise.append(contentsOf: [0xE9])
         precise.append(Data(",\n".utf8))
+        // Windows-1252, as Excel's plain "CSV" saves it: every row with an accent would be invalid,
+        // so the file is refused whole, and skipping rows is not offered.
         let error = try failure(bytes: precise)
-        #expect(error == .invalidRows([RowProblem(line: 3, column: 13, columnName: "Collection Notes", reason: "is not valid UTF-8 text")], total: 1))
+        #expect(error == .notUTF8(line: 3, column: 13, columnName: "Collection Notes"))
+        #expect(error?.description.contains("save it as \"CSV UTF-8\" or export it again from Discogs") == true)
+        #expect(error?.description.contains("skip-invalid") == false)
+        #expect(try failure(bytes: precise, options: ImportOptions(skipInvalid: true)) == error)
+    }
+
+    @Test func aFileSeparatedBySemicolonsOrTabsSaysSo() throws {
+        let row = exportRow(releaseId: "1", dateAdded: "2020-01-01 10:00:00")
+        let semicolons = try failure(exportHeader.replacingOccurrences(of: ",", with: ";") + "\n" + row.replacingOccurrences(of: ",", with: ";") + "\n")
+        #expect(semicolons == .separatedBy("semicolons"))
+        #expect(semicolons?.description.contains("the file is separated by semicolons") == true)
+        #expect(semicolons?.description.contains("save it as comma-separated CSV (UTF-8)") == true)
+        // Quoted names, as some spreadsheets write them.
+        let quoted = exportHeader.split(separator: ",").map { "\"\($0)\"" }.joined(separator: "\t")
+        #expect(try failure(quoted + "\n" + row.replacingOccurrences(of: ",", with: "\t") + "\n") == .separatedBy("tabs"))
+        // A header that lacks the columns whatever it is split on is still not an export.
+        guard case .notACollectionExport = try failure("name;email\nAda;ada@example.com\n") else { Issue.record("not refused as not an export"); return }
     }
 
     @Test func anUnterminatedQuoteNamesItsLine() throws {

@@ -2,13 +2,51 @@
 /// files re-saved by a spreadsheet carry other forms, all accepted here:
 /// `YYYY-MM-DD HH:MM`, `YYYY-MM-DDTHH:MM:SS[Z]`, `YYYY-MM-DD`, `DD/MM/YYYY HH:MM[:SS]`,
 /// `MM/DD/YYYY ...` when the day cannot be a month, `DD.MM.YYYY HH:MM[:SS]`.
-/// A slashed date whose first two numbers could both be a month (`03/04/2023`) is read day first,
-/// as spreadsheets outside the US write it and as Discogs users' re-saved files show.
+/// A slashed date whose first two numbers could both be a month (`03/04/2023`) is read day first
+/// unless the caller says otherwise: the import decides once per file (`SlashedForm`).
 public enum DiscogsDate {
+    /// How much of the time a text gives: Discogs writes seconds; a spreadsheet may drop them, or the
+    /// whole time.
+    public enum Precision: Sendable, Equatable {
+        case second, minute, day
+
+        /// The seconds a text of this precision could mean, from the time it is read as.
+        public var span: Int64 {
+            switch self {
+            case .second: 1
+            case .minute: 60
+            case .day: 86_400
+            }
+        }
+    }
+
+    public struct Parsed: Sendable, Equatable {
+        /// Seconds since 1970 (UTC); the start of the minute or day when the text gives no more.
+        public var seconds: Int64
+        public var precision: Precision
+    }
+
+    /// Which orders of day and month a slashed date allows.
+    public enum SlashedForm: Sendable, Equatable {
+        case dayFirstOnly, monthFirstOnly, either
+    }
+
     /// Seconds since 1970 (UTC), or nil when the text is not a date crated can read.
-    public static func epochSeconds(_ text: String) -> Int64? {
+    public static func epochSeconds(_ text: String, monthFirst: Bool = false) -> Int64? {
+        parse(text, monthFirst: monthFirst)?.seconds
+    }
+
+    /// The date and how precise it is. `monthFirst` reads a slashed date that allows both orders
+    /// month first; one that allows a single order is read that way.
+    public static func parse(_ text: String, monthFirst: Bool = false) -> Parsed? {
         var text = text
-        return text.withUTF8 { epochSeconds(utf8: $0) }
+        return text.withUTF8 { parse(utf8: $0, monthFirst: monthFirst)?.parsed }
+    }
+
+    /// The orders a valid slashed date allows; nil for any other text, valid or not.
+    public static func slashedForm(_ text: String) -> SlashedForm? {
+        var text = text
+        return text.withUTF8 { parse(utf8: $0, monthFirst: false)?.slashed }
     }
 
     /// Up to six numbers and the separator after each (a date and a time). Fixed storage: one date
@@ -41,7 +79,7 @@ public enum DiscogsDate {
         }
     }
 
-    private static func epochSeconds(utf8 untrimmed: UnsafeBufferPointer<UInt8>) -> Int64? {
+    private static func parse(utf8 untrimmed: UnsafeBufferPointer<UInt8>, monthFirst: Bool) -> (parsed: Parsed, slashed: SlashedForm?)? {
         // Spaces and tabs around the text are ignored (as `trimmedSpaces` drops them).
         var first = 0, end = untrimmed.count
         while first < end, untrimmed[first] == 0x20 || untrimmed[first] == 0x09 { first += 1 }
@@ -70,6 +108,7 @@ public enum DiscogsDate {
         guard parts.count >= 3 else { return nil }
 
         var year: Int64, month: Int64, day: Int64
+        var slashed: SlashedForm?
         let firstSeparator = parts.separatorCount > 0 ? parts.separator(0) : 0
         switch firstSeparator {
         case UInt8(ascii: "-"):
@@ -78,7 +117,11 @@ public enum DiscogsDate {
         case UInt8(ascii: "/"), UInt8(ascii: "."):
             guard parts.separatorCount >= 2, parts.separator(1) == firstSeparator else { return nil }
             (day, month, year) = (parts.number(0), parts.number(1), parts.number(2))
-            if firstSeparator == UInt8(ascii: "/") && month > 12 && day <= 12 { swap(&day, &month) }
+            if firstSeparator == UInt8(ascii: "/") {
+                let form: SlashedForm = day > 12 ? .dayFirstOnly : (month > 12 ? .monthFirstOnly : .either)
+                if form == .monthFirstOnly || (form == .either && monthFirst) { swap(&day, &month) }
+                slashed = form
+            }
         default:
             return nil
         }
@@ -93,6 +136,8 @@ public enum DiscogsDate {
             time = (parts.number(3), parts.number(4), timeCount == 3 ? parts.number(5) : 0)
         }
         guard time.hour < 24, time.minute < 60, time.second < 60 else { return nil }
-        return CivilDate.toDays(year: year, month: month, day: day) * 86_400 + time.hour * 3600 + time.minute * 60 + time.second
+        let seconds = CivilDate.toDays(year: year, month: month, day: day) * 86_400 + time.hour * 3600 + time.minute * 60 + time.second
+        let precision: Precision = timeCount == 3 ? .second : (timeCount == 2 ? .minute : .day)
+        return (Parsed(seconds: seconds, precision: precision), slashed)
     }
 }
