@@ -161,6 +161,32 @@ import Testing
         #expect(try DatabaseContents(database) == before)
     }
 
+    /// A database or backup reached through a symbolic link: the file the link names is replaced,
+    /// and the link stays a link.
+    @Test func restoreAndBackupThroughASymbolicLinkReplaceTheFileItNames() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("db1.sqlite")
+        #expect(try run(Paths.cratedBinary, ["import", Paths.ownFixture("sample-collection.csv"), "--database", path]).status == 0)
+        let backup = directory.path("b1.sqlite")
+        #expect(try run(Paths.cratedBinary, ["backup", backup, "--database", path]).status == 0)
+        #expect(try run(Paths.cratedBinary, ["user", "add", "later", "--database", path]).status == 0)
+        let link = directory.path("link.sqlite")
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: "db1.sqlite")
+
+        let restored = try run(Paths.cratedBinary, ["restore", backup, "--database", link])
+        #expect(restored.status == 0, "\(restored.stderr)")
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: link) == "db1.sqlite")
+        #expect(try Self.strings(path, "SELECT name FROM user WHERE name = 'later'") == [])
+
+        let backupLink = directory.path("latest.sqlite")
+        try FileManager.default.createSymbolicLink(atPath: backupLink, withDestinationPath: "b1.sqlite")
+        #expect(try run(Paths.cratedBinary, ["user", "add", "second", "--database", path]).status == 0)
+        let backedUp = try run(Paths.cratedBinary, ["backup", backupLink, "--database", path])
+        #expect(backedUp.status == 0, "\(backedUp.stderr)")
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: backupLink) == "b1.sqlite")
+        #expect(try Self.strings(backup, "SELECT name FROM user WHERE name = 'second'") == ["second"])
+    }
+
     /// A running `crated serve` has the database open: restore refuses, names the reason, and the
     /// database is untouched; once serve has stopped, the same restore goes through.
     @Test func restoreRefusesWhileServeRuns() async throws {

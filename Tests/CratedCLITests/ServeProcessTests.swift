@@ -108,6 +108,12 @@ import Testing
         let sync = try run(Paths.cratedBinary, ["sync", "--database", database, "--config", config])
         #expect(sync.status != 0)
         #expect(sync.stderr.contains("is running on \(database) and syncs it in the background; start a pass now with POST /v1/sync"), "\(sync.stderr)")
+        // The same file by another name is the same database.
+        let link = directory.path("link.sqlite")
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: database)
+        let syncThroughLink = try run(Paths.cratedBinary, ["sync", "--database", link, "--config", config])
+        #expect(syncThroughLink.status != 0)
+        #expect(syncThroughLink.stderr.contains("is running on \(link) and syncs it in the background"), "\(syncThroughLink.stderr)")
 
         kill(process.processIdentifier, SIGTERM)
         process.waitUntilExit()

@@ -49,6 +49,21 @@ public enum AtomicFile {
         }
     }
 
+    /// The file `path` names, with symbolic links followed (in its folder too, when it does not exist
+    /// yet): renaming over a link would replace the link and leave the file it points to as it was.
+    public static func resolved(_ path: String) -> String {
+        if let real = realPath(path) { return real }
+        let url = URL(fileURLWithPath: path)
+        guard let folder = realPath(url.deletingLastPathComponent().path) else { return path }
+        return URL(fileURLWithPath: folder).appending(path: url.lastPathComponent).path
+    }
+
+    private static func realPath(_ path: String) -> String? {
+        guard let real = realpath(path, nil) else { return nil }
+        defer { free(real) }
+        return String(cString: real)
+    }
+
     /// The same file, by device and inode, whatever the paths say (links, `..`, another spelling).
     public static func isSameFile(_ first: String, _ second: String) -> Bool {
         var a = stat(), b = stat()
