@@ -155,7 +155,9 @@ extension AppDatabase {
 
     /// Writes a database into a temporary file beside `path` with `body`, makes it stand alone
     /// (rollback journal), syncs it and puts it in place with `putInPlace`, given the temporary
-    /// file's path; removes the temporary file when any of it fails.
+    /// file's path; removes the temporary file when any of it fails. The file holds password and
+    /// token hashes: it is written readable by its owner only, and takes the owner and permissions
+    /// of the file it replaces, if any.
     private static func writeBeside(_ path: String, putInPlace: (String) throws -> Void,
                                     _ body: (DatabaseQueue) throws -> Void) throws -> BackupSummary {
         AtomicFile.removeAbandonedTemporaryFiles(beside: path)
@@ -165,6 +167,7 @@ extension AppDatabase {
         }
         removeTemporary()
         do {
+            try AtomicFile.createPrivate(temporaryPath)
             let temporary = try sqlite(path) { try DatabaseQueue(path: temporaryPath) }
             try body(temporary)
             var summary = try summarize(temporary, path: path)
@@ -175,6 +178,7 @@ extension AppDatabase {
                 try temporary.close()
             }
             try AtomicFile.sync(temporaryPath)
+            try AtomicFile.matchOwnerAndMode(of: path, on: temporaryPath)
             let attributes = try FileManager.default.attributesOfItem(atPath: temporaryPath)
             summary.bytes = (attributes[.size] as? NSNumber)?.int64Value ?? 0
             try putInPlace(temporaryPath)
