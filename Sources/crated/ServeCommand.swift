@@ -8,6 +8,7 @@ import Foundation
 import Logging
 import NIOCore
 import NIOPosix
+import Synchronization
 
 struct ServeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -71,7 +72,7 @@ struct ServeCommand: AsyncParsableCommand {
         let app = buildApplication(configuration: configuration, services: services, logger: logger) { port in
             printNow("crated \(CratedVersion.current) listening on http://\(host):\(port) (database \(configuration.databasePath))")
         }
-        let announcements = announceShutdown(logger)
+        let announcements = announceShutdown(logger, logWriter: logWriter)
         defer { announcements.forEach { $0.cancel() } }
         do {
             try await app.runService()
@@ -82,18 +83,32 @@ struct ServeCommand: AsyncParsableCommand {
     }
 
     /// Says in the log when a stop begins and what it waits for: the port closes at once, while a
-    /// transfer to Discogs may take seconds to finish. The service group handles the signals
-    /// themselves; a dispatch source per signal hears them as well.
-    private func announceShutdown(_ logger: Logger) -> [any DispatchSourceSignal] {
-        [(SIGTERM, "SIGTERM"), (SIGINT, "SIGINT")].map { signalNumber, name in
+    /// transfer to Discogs, or a client that stalls mid-request, may take seconds to finish. The
+    /// service group handles the first signal; a dispatch source per signal hears it as well, and
+    /// ends the process at once on a second one (SQLite's journal keeps the database whole).
+    private func announceShutdown(_ logger: Logger, logWriter: BackgroundLogWriter) -> [any DispatchSourceSignal] {
+        let stop = StopSignals()
+        return [(SIGTERM, "SIGTERM"), (SIGINT, "SIGINT")].map { signalNumber, name in
             let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
             source.setEventHandler {
-                logger.info("stopping (\(name)): requests in flight finish, event streams end, sync finishes the transfers under way")
+                guard stop.isFirst() else {
+                    logger.info("stopping at once (\(name) during the stop): requests in flight are cut off")
+                    logWriter.flush()
+                    Glibc.exit(128 + signalNumber)
+                }
+                logger.info("stopping (\(name)): requests in flight finish, event streams end, sync finishes the transfers under way; a second SIGINT or SIGTERM stops at once")
             }
             source.resume()
             return source
         }
     }
+}
+
+/// Whether a stop has begun: a signal after the first ends the process at once.
+private final class StopSignals: Sendable {
+    private let heard = Atomic<Bool>(false)
+
+    func isFirst() -> Bool { !heard.exchange(true, ordering: .relaxed) }
 }
 
 func makeLogger(_ configuration: CratedConfiguration) -> Logger {

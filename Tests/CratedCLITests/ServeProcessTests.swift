@@ -121,6 +121,47 @@ import Testing
         #expect(after.status == 0, "\(after.stderr)")
     }
 
+    /// A client that stalls mid-body holds the first stop until the body timeout; a second SIGINT
+    /// ends `serve` at once, and the log says what each signal does.
+    @Test func aSecondSignalDuringTheStopEndsServeAtOnce() async throws {
+        let directory = try TemporaryDirectory()
+        let config = try directory.write("crated.json", #"{"discogs": {"baseURL": "http://127.0.0.1:9"}, "artwork": {"fetchDuringSync": false}}"#)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Paths.cratedBinary)
+        process.arguments = ["serve", "--database", directory.path("crated.sqlite"), "--port", "0", "--config", config]
+        let output = Pipe()
+        process.standardOutput = output
+        let log = directory.path("serve.log")
+        FileManager.default.createFile(atPath: log, contents: nil)
+        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
+        try process.run()
+        defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+        let reader = LineReader(output.fileHandleForReading)
+        let listening = try #require(reader.waitFor { $0.contains("listening on http://127.0.0.1:") })
+        let port = try #require(Int(listening.split(separator: ":").last!.prefix { $0.isNumber }))
+        let token = try #require(reader.lines.first { $0.trimmingCharacters(in: .whitespaces).hasPrefix("crt_") }).trimmingCharacters(in: .whitespaces)
+
+        // A request answered first: the connection is open and read by the time the stalled one comes.
+        let stalled = try RawConnection(port: port)
+        stalled.send("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+        #expect(await stalled.read(endingWith: "}", timeout: .seconds(30)) != nil)
+        stalled.send("POST /v1/crates HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(token)\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"na")
+        try await Task.sleep(for: .seconds(1))
+        kill(process.processIdentifier, SIGINT)
+        try await Task.sleep(for: .seconds(2))
+        #expect(process.isRunning, "the stalled request did not hold the stop; this test shows nothing")
+
+        kill(process.processIdentifier, SIGINT)
+        let deadline = Date().addingTimeInterval(10)
+        while process.isRunning && Date() < deadline { try await Task.sleep(for: .milliseconds(50)) }
+        #expect(!process.isRunning, "serve did not stop within 10 s of a second SIGINT")
+        let logged = try String(contentsOfFile: log, encoding: .utf8)
+        #expect(logged.contains("stopping (SIGINT): requests in flight finish"), "\(logged.suffix(2000))")
+        #expect(logged.contains("a second SIGINT or SIGTERM stops at once"), "\(logged.suffix(2000))")
+        #expect(logged.contains("stopping at once (SIGINT during the stop)"), "\(logged.suffix(2000))")
+        withExtendedLifetime(stalled) {}
+    }
+
     /// A port already taken ends `serve` with a clear error before any sync pass has begun (a pass
     /// begun and then cancelled would log `sync pass failed: CancellationError()`).
     @Test func aTakenPortFailsBeforeSyncBegins() async throws {
