@@ -70,16 +70,26 @@ struct ServeCommand: AsyncParsableCommand {
         if let factory = metrics.factory { MetricsSystem.bootstrap(factory) }
         let services = try AppServices(database: database, configuration: configuration, metrics: metrics, logger: logger)
         let app = buildApplication(configuration: configuration, services: services, logger: logger) { port in
-            printNow("crated \(CratedVersion.current) listening on http://\(host):\(port) (database \(configuration.databasePath))")
+            printNow("crated \(CratedVersion.current) listening on http://\(Self.address(host, port)) (database \(configuration.databasePath))")
         }
+        let address = Self.address(host, configuration.serverPort)
         let announcements = announceShutdown(logger, logWriter: logWriter)
         defer { announcements.forEach { $0.cancel() } }
         do {
             try await app.runService()
         } catch let error as IOError where error.errnoCode == EADDRINUSE {
-            throw CommandFailure("cannot listen on \(host):\(configuration.serverPort): the address is already in use (another crated, or another server); choose another with --port")
+            throw CommandFailure("cannot listen on \(address): the address is already in use (another crated, or another server); choose another with --port")
+        } catch let error as IOError where error.errnoCode == EADDRNOTAVAIL {
+            throw CommandFailure("cannot listen on \(address): no network interface of this machine has that address; choose one it has with --host (127.0.0.1, or 0.0.0.0 for all)")
+        } catch let error as SocketAddressError.UnknownHost {
+            throw CommandFailure("cannot listen on \(address): the host name \(host) is not known (\(error.errorDescription)); give an address or a known name with --host")
         }
         logger.info("stopped cleanly")
+    }
+
+    /// `host:port`, with an IPv6 address in brackets as URLs write it (`[::1]:8080`).
+    static func address(_ host: String, _ port: Int) -> String {
+        host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
     }
 
     /// Says in the log when a stop begins and what it waits for: the port closes at once, while a

@@ -162,6 +162,36 @@ import Testing
         withExtendedLifetime(stalled) {}
     }
 
+    /// An address this machine does not have and a name that does not resolve are said in words;
+    /// an IPv6 address is bracketed in the URL printed.
+    @Test func hostsServeCannotListenOnAreSaidPlainly() async throws {
+        let directory = try TemporaryDirectory()
+        let database = directory.path("crated.sqlite")
+        let config = try directory.write("crated.json", #"{"discogs": {"baseURL": "http://127.0.0.1:9"}, "artwork": {"fetchDuringSync": false}}"#)
+        let foreign = try run(Paths.cratedBinary, ["serve", "--database", database, "--config", config, "--host", "10.99.99.99", "--port", "8089"])
+        #expect(foreign.status != 0)
+        #expect(foreign.stderr.contains("cannot listen on 10.99.99.99:8089: no network interface of this machine has that address"), "\(foreign.stderr)")
+        let unknown = try run(Paths.cratedBinary, ["serve", "--database", database, "--config", config, "--host", "nosuchhost.invalid", "--port", "8089"])
+        #expect(unknown.status != 0)
+        #expect(unknown.stderr.contains("cannot listen on nosuchhost.invalid:8089: the host name nosuchhost.invalid is not known"), "\(unknown.stderr)")
+        #expect(!unknown.stderr.contains("SocketAddressError"), "\(unknown.stderr)")
+
+        // Only where this machine has IPv6 on loopback.
+        guard (try? String(contentsOfFile: "/proc/net/if_inet6", encoding: .utf8))?.contains("00000000000000000000000000000001") == true else { return }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Paths.cratedBinary)
+        process.arguments = ["serve", "--database", database, "--config", config, "--host", "::1", "--port", "0"]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+        let listening = LineReader(output.fileHandleForReading).waitFor { $0.contains("listening on") }
+        #expect(listening?.contains("listening on http://[::1]:") == true, "\(listening ?? "nothing")")
+        kill(process.processIdentifier, SIGTERM)
+        process.waitUntilExit()
+    }
+
     /// A port already taken ends `serve` with a clear error before any sync pass has begun (a pass
     /// begun and then cancelled would log `sync pass failed: CancellationError()`).
     @Test func aTakenPortFailsBeforeSyncBegins() async throws {
