@@ -38,6 +38,8 @@ enum ImportWriteMode: Sendable {
 public struct ImportSummary: Codable, Sendable, Equatable {
     public var file: String
     public var user: String
+    /// Whether this import made the user (or, in a dry run, would have): a mistyped `--user` shows here.
+    public var userCreated = false
     public var dryRun: Bool
     public var rowsRead = 0
     /// Distinct releases in the file.
@@ -212,6 +214,7 @@ public struct DiscogsImporter: Sendable {
         path: String, size: Int,
         options: ImportOptions, bulk: Bool, searchBuilder: SearchIndexBuilder?, progress: (@Sendable (ImportProgress) -> Void)?
     ) throws -> ImportSummary {
+        let usersBefore = try User.fetchCount(db)
         let user = try AppDatabase.resolveUser(db, named: options.userName, defaultName: options.defaultUserName, createIfMissing: true)
         let indexes = bulk ? try ImportIndexes.setAside(db) : nil
         let triggers = bulk ? try ImportTriggers.setAside(db) : nil
@@ -226,6 +229,7 @@ public struct DiscogsImporter: Sendable {
         try searchBuilder?.start(from: db, expectedAlbums: size / Self.estimatedBytesPerRow)
         writer.searchBuilder = searchBuilder
         var summary = ImportSummary(file: path, user: user.name, dryRun: options.dryRun)
+        summary.userCreated = try User.fetchCount(db) > usersBefore
         summary.customFields = header.customFields.map(\.name)
 
         var problems: [RowProblem] = []

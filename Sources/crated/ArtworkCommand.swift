@@ -13,7 +13,7 @@ struct ArtworkCommand: AsyncParsableCommand {
 
     static func service(_ global: GlobalOptions) async throws -> ArtworkService {
         let configuration = try await global.loadConfiguration()
-        let database = try global.openDatabase(configuration)
+        let database = try global.openExistingDatabase(configuration)
         var logger = Logger(label: "crated.artwork")
         logger.logLevel = .warning
         do {
@@ -31,7 +31,7 @@ struct ArtworkCommand: AsyncParsableCommand {
 
         func run() async throws {
             let configuration = try await global.loadConfiguration()
-            let database = try global.openDatabase(configuration)
+            let database = try global.openExistingDatabase(configuration)
             let files = ArtworkFiles(root: configuration.artworkDirectoryPath)
             // Status reports a directory it cannot write rather than failing on it.
             let problem: String?

@@ -46,6 +46,9 @@ struct BackupCommand: AsyncParsableCommand {
         } catch let error as BackupError {
             bar?.finish()
             throw CommandFailure("backup failed: \(error.description)")
+        } catch let error as AtomicFileError {
+            bar?.finish()
+            throw CommandFailure("backup failed: \(error.description)")
         } catch {
             bar?.finish()
             throw CommandFailure("backup failed: \(error.localizedDescription)")

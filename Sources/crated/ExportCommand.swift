@@ -33,7 +33,7 @@ struct ExportCommand: AsyncParsableCommand {
 
     func run() async throws {
         let configuration = try await global.loadConfiguration()
-        let database = try global.openDatabase(configuration)
+        let database = try global.openExistingDatabase(configuration)
         let toFile = out.flatMap { $0 == "-" ? nil : $0 }
         let summary: ExportSummary
         do {

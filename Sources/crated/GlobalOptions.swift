@@ -24,6 +24,17 @@ struct GlobalOptions: ParsableArguments {
         }
     }
 
+    /// Opens the database for a command that only reads it or changes what is in it: a mistyped
+    /// path is refused rather than made into a new, empty database.
+    func openExistingDatabase(_ configuration: CratedConfiguration) throws -> AppDatabase {
+        let path = configuration.databasePath
+        guard FileManager.default.fileExists(atPath: path) else {
+            throw CommandFailure("there is no database at \(path); `crated import` or `crated serve` makes one (or name another with --database)")
+        }
+        return try openDatabase(configuration)
+    }
+
+    /// Opens the database, creating it if there is none: for the commands that make one.
     func openDatabase(_ configuration: CratedConfiguration) throws -> AppDatabase {
         do {
             return try AppDatabase.open(path: configuration.databasePath, busyTimeoutMs: configuration.databaseBusyTimeoutMs)

@@ -18,7 +18,7 @@ struct ImportCommand: AsyncParsableCommand {
     @Argument(help: "The CSV file exported from Discogs (Collection > Export).")
     var file: String
 
-    @Option(help: "The owner of the copies (created if missing). Default: the only user; with none, the default user; with several, required.")
+    @Option(help: "The owner of the copies (created if missing, which the summary says). Default: the only user; with none, the default user; with several, required.")
     var user: String?
 
     @Flag(help: "Check the file and report what would change, without writing.")
@@ -59,6 +59,11 @@ struct ImportCommand: AsyncParsableCommand {
     static func describe(_ s: ImportSummary) -> String {
         var lines = [
             "\(s.dryRun ? "Dry run: nothing was written. " : "")Imported \(s.file) for \(s.user)",
+        ]
+        if s.userCreated {
+            lines.append(s.dryRun ? "  would create user '\(s.user)' (no user has that name)" : "  created user '\(s.user)' (no user had that name)")
+        }
+        lines += [
             "  rows read         \(s.rowsRead)",
             "  albums            \(s.albums) (\(s.albumsAdded) new to the catalogue)",
             "  artists           \(s.artists) (\(s.artistsAdded) new)",

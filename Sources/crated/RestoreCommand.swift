@@ -27,6 +27,8 @@ struct RestoreCommand: AsyncParsableCommand {
             summary = try AppDatabase.restore(backupAt: path, into: database)
         } catch let error as BackupError {
             throw CommandFailure("restore refused: \(error.description)")
+        } catch let error as AtomicFileError {
+            throw CommandFailure("restore failed: \(error.description)")
         } catch {
             throw CommandFailure("restore failed: \(error.localizedDescription)")
         }

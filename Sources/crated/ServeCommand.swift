@@ -8,6 +8,7 @@ import Foundation
 import Logging
 import NIOCore
 import NIOPosix
+import Synchronization
 
 struct ServeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -69,31 +70,55 @@ struct ServeCommand: AsyncParsableCommand {
         if let factory = metrics.factory { MetricsSystem.bootstrap(factory) }
         let services = try AppServices(database: database, configuration: configuration, metrics: metrics, logger: logger)
         let app = buildApplication(configuration: configuration, services: services, logger: logger) { port in
-            printNow("crated \(CratedVersion.current) listening on http://\(host):\(port) (database \(configuration.databasePath))")
+            printNow("crated \(CratedVersion.current) listening on http://\(Self.address(host, port)) (database \(configuration.databasePath))")
         }
-        let announcements = announceShutdown(logger)
+        let address = Self.address(host, configuration.serverPort)
+        let announcements = announceShutdown(logger, logWriter: logWriter)
         defer { announcements.forEach { $0.cancel() } }
         do {
             try await app.runService()
         } catch let error as IOError where error.errnoCode == EADDRINUSE {
-            throw CommandFailure("cannot listen on \(host):\(configuration.serverPort): the address is already in use (another crated, or another server); choose another with --port")
+            throw CommandFailure("cannot listen on \(address): the address is already in use (another crated, or another server); choose another with --port")
+        } catch let error as IOError where error.errnoCode == EADDRNOTAVAIL {
+            throw CommandFailure("cannot listen on \(address): no network interface of this machine has that address; choose one it has with --host (127.0.0.1, or 0.0.0.0 for all)")
+        } catch let error as SocketAddressError.UnknownHost {
+            throw CommandFailure("cannot listen on \(address): the host name \(host) is not known (\(error.errorDescription)); give an address or a known name with --host")
         }
         logger.info("stopped cleanly")
     }
 
+    /// `host:port`, with an IPv6 address in brackets as URLs write it (`[::1]:8080`).
+    static func address(_ host: String, _ port: Int) -> String {
+        host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
+    }
+
     /// Says in the log when a stop begins and what it waits for: the port closes at once, while a
-    /// transfer to Discogs may take seconds to finish. The service group handles the signals
-    /// themselves; a dispatch source per signal hears them as well.
-    private func announceShutdown(_ logger: Logger) -> [any DispatchSourceSignal] {
-        [(SIGTERM, "SIGTERM"), (SIGINT, "SIGINT")].map { signalNumber, name in
+    /// transfer to Discogs, or a client that stalls mid-request, may take seconds to finish. The
+    /// service group handles the first signal; a dispatch source per signal hears it as well, and
+    /// ends the process at once on a second one (SQLite's journal keeps the database whole).
+    private func announceShutdown(_ logger: Logger, logWriter: BackgroundLogWriter) -> [any DispatchSourceSignal] {
+        let stop = StopSignals()
+        return [(SIGTERM, "SIGTERM"), (SIGINT, "SIGINT")].map { signalNumber, name in
             let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
             source.setEventHandler {
-                logger.info("stopping (\(name)): requests in flight finish, event streams end, sync finishes the transfers under way")
+                guard stop.isFirst() else {
+                    logger.info("stopping at once (\(name) during the stop): requests in flight are cut off")
+                    logWriter.flush()
+                    Glibc.exit(128 + signalNumber)
+                }
+                logger.info("stopping (\(name)): requests in flight finish, event streams end, sync finishes the transfers under way; a second SIGINT or SIGTERM stops at once")
             }
             source.resume()
             return source
         }
     }
+}
+
+/// Whether a stop has begun: a signal after the first ends the process at once.
+private final class StopSignals: Sendable {
+    private let heard = Atomic<Bool>(false)
+
+    func isFirst() -> Bool { !heard.exchange(true, ordering: .relaxed) }
 }
 
 func makeLogger(_ configuration: CratedConfiguration) -> Logger {

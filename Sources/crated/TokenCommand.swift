@@ -37,7 +37,7 @@ struct TokenCommand: AsyncParsableCommand {
         @Option(help: "Only this user's tokens.") var user: String?
 
         func run() async throws {
-            let database = try global.openDatabase(try await global.loadConfiguration())
+            let database = try global.openExistingDatabase(try await global.loadConfiguration())
             print("PREFIX        USER          SCOPE  CREATED               LAST USED             STATUS   LABEL")
             for (token, userName) in try database.tokens(userName: user) {
                 let columns = [
@@ -60,7 +60,7 @@ struct TokenCommand: AsyncParsableCommand {
         @Argument(help: "The token's prefix, or the whole token.") var token: String
 
         func run() async throws {
-            let database = try global.openDatabase(try await global.loadConfiguration())
+            let database = try global.openExistingDatabase(try await global.loadConfiguration())
             do {
                 let revoked = try database.revokeToken(token)
                 print("revoked token \(revoked.tokenPrefix)")

@@ -34,8 +34,12 @@ struct UserCommand: AsyncParsableCommand {
         @OptionGroup var global: GlobalOptions
 
         func run() async throws {
-            let database = try global.openDatabase(try await global.loadConfiguration())
-            for user in try database.users() { print(user.name) }
+            let configuration = try await global.loadConfiguration()
+            let database = try global.openExistingDatabase(configuration)
+            let users = try database.users()
+            // On standard error: standard output stays the list, empty.
+            if users.isEmpty { FileHandleOutput.standardError("no users in \(configuration.databasePath)\n") }
+            for user in users { print(user.name) }
         }
     }
 
@@ -52,7 +56,7 @@ struct UserCommand: AsyncParsableCommand {
         @Argument(help: "The user's name.") var name: String
 
         func run() async throws {
-            let database = try global.openDatabase(try await global.loadConfiguration())
+            let database = try global.openExistingDatabase(try await global.loadConfiguration())
             guard try database.user(named: name) != nil else { throw CommandFailure(UserError.notFound(name).description) }
             let password: String
             if isatty(STDIN_FILENO) == 1 {

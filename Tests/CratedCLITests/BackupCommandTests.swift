@@ -161,6 +161,64 @@ import Testing
         #expect(try DatabaseContents(database) == before)
     }
 
+    /// A database or backup reached through a symbolic link: the file the link names is replaced,
+    /// and the link stays a link.
+    @Test func restoreAndBackupThroughASymbolicLinkReplaceTheFileItNames() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("db1.sqlite")
+        #expect(try run(Paths.cratedBinary, ["import", Paths.ownFixture("sample-collection.csv"), "--database", path]).status == 0)
+        let backup = directory.path("b1.sqlite")
+        #expect(try run(Paths.cratedBinary, ["backup", backup, "--database", path]).status == 0)
+        #expect(try run(Paths.cratedBinary, ["user", "add", "later", "--database", path]).status == 0)
+        let link = directory.path("link.sqlite")
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: "db1.sqlite")
+
+        let restored = try run(Paths.cratedBinary, ["restore", backup, "--database", link])
+        #expect(restored.status == 0, "\(restored.stderr)")
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: link) == "db1.sqlite")
+        #expect(try Self.strings(path, "SELECT name FROM user WHERE name = 'later'") == [])
+
+        let backupLink = directory.path("latest.sqlite")
+        try FileManager.default.createSymbolicLink(atPath: backupLink, withDestinationPath: "b1.sqlite")
+        #expect(try run(Paths.cratedBinary, ["user", "add", "second", "--database", path]).status == 0)
+        let backedUp = try run(Paths.cratedBinary, ["backup", backupLink, "--database", path])
+        #expect(backedUp.status == 0, "\(backedUp.stderr)")
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: backupLink) == "b1.sqlite")
+        #expect(try Self.strings(backup, "SELECT name FROM user WHERE name = 'second'") == ["second"])
+    }
+
+    /// The database holds password and token hashes: a restore keeps the owner and permissions of
+    /// the file it replaces, and a new backup is readable by its owner only (one written over
+    /// another keeps that one's permissions).
+    @Test func restoreKeepsTheDatabasesOwnerAndPermissionsAndBackupsArePrivate() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("crated.sqlite")
+        #expect(try run(Paths.cratedBinary, ["import", Paths.ownFixture("sample-collection.csv"), "--database", path]).status == 0)
+        let backup = directory.path("backup.sqlite")
+        let backedUp = try run(Paths.cratedBinary, ["backup", backup, "--database", path])
+        #expect(backedUp.status == 0, "\(backedUp.stderr)")
+        #expect(try Self.permissions(backup) == 0o600)
+
+        let shared = directory.path("shared.sqlite")
+        #expect(FileManager.default.createFile(atPath: shared, contents: nil, attributes: [.posixPermissions: 0o640]))
+        #expect(try run(Paths.cratedBinary, ["backup", shared, "--database", path]).status == 0)
+        #expect(try Self.permissions(shared) == 0o640)
+
+        // As root the file is given to `nobody`, as a service account's database would be.
+        let owner = geteuid() == 0 ? 65534 : Int(geteuid())
+        try FileManager.default.setAttributes([.posixPermissions: 0o600, .ownerAccountID: owner, .groupOwnerAccountID: owner], ofItemAtPath: path)
+        let restored = try run(Paths.cratedBinary, ["restore", backup, "--database", path])
+        #expect(restored.status == 0, "\(restored.stderr)")
+        let attributes = try FileManager.default.attributesOfItem(atPath: path)
+        #expect(try Self.permissions(path) == 0o600)
+        #expect((attributes[.ownerAccountID] as? NSNumber)?.intValue == owner)
+        #expect((attributes[.groupOwnerAccountID] as? NSNumber)?.intValue == owner)
+    }
+
+    static func permissions(_ path: String) throws -> Int {
+        try #require((FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? NSNumber)?.intValue)
+    }
+
     /// A running `crated serve` has the database open: restore refuses, names the reason, and the
     /// database is untouched; once serve has stopped, the same restore goes through.
     @Test func restoreRefusesWhileServeRuns() async throws {

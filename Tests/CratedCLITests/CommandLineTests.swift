@@ -47,6 +47,53 @@ import Testing
         #expect(missingConfig.stderr.contains("configuration file not found"))
     }
 
+    /// A mistyped --database: the commands that only read a database, or change what is already in
+    /// it, refuse one that does not exist instead of making it, empty; `user list` says when there
+    /// are no users.
+    @Test func commandsThatReadRefuseADatabaseThatDoesNotExist() throws {
+        let directory = try TemporaryDirectory()
+        let typo = directory.path("typo.sqlite")
+        let commands = [["user", "list"], ["user", "passwd", "collector"], ["token", "list"], ["token", "revoke", "crt_0123"],
+                        ["export", "--user", "collector"], ["artwork", "status"], ["artwork", "prune"]]
+        for arguments in commands {
+            let result = try run(Paths.cratedBinary, arguments + ["--database", typo])
+            #expect(result.status != 0, "\(arguments)")
+            #expect(result.stderr.contains("there is no database at \(typo); `crated import` or `crated serve` makes one"), "\(arguments): \(result.stderr)")
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.url.path) == [])
+
+        let empty = directory.path("empty.sqlite")
+        #expect(try run(Paths.cratedBinary, ["migrate", "--database", empty]).status == 0)
+        let noUsers = try run(Paths.cratedBinary, ["user", "list", "--database", empty])
+        #expect(noUsers.status == 0)
+        #expect(noUsers.stdout.isEmpty)
+        #expect(noUsers.stderr.contains("no users in \(empty)"), "\(noUsers.stderr)")
+    }
+
+    /// `--user` names the owner, and makes them when there is none of that name: the summary says so,
+    /// lest a typo go unseen, and a dry run says it would, without making them.
+    @Test func importSaysWhenItCreatesTheUser() throws {
+        let directory = try TemporaryDirectory()
+        let database = directory.path("c.sqlite")
+        let csv = Paths.ownFixture("sample-collection.csv")
+        #expect(try run(Paths.cratedBinary, ["import", csv, "--database", database, "--user", "collector"]).status == 0)
+
+        let dryRun = try run(Paths.cratedBinary, ["import", csv, "--database", database, "--user", "colector", "--dry-run"])
+        #expect(dryRun.status == 0, "\(dryRun.stderr)")
+        #expect(dryRun.stdout.contains("would create user 'colector'"), "\(dryRun.stdout)")
+        #expect(try AppDatabase.open(path: database).user(named: "colector") == nil)
+
+        let json = try run(Paths.cratedBinary, ["import", csv, "--database", database, "--user", "colector", "--json"])
+        #expect(json.status == 0, "\(json.stderr)")
+        #expect(try JSONDecoder().decode(ImportSummary.self, from: Data(json.stdout.utf8)).userCreated)
+        let again = try run(Paths.cratedBinary, ["import", csv, "--database", database, "--user", "colector"])
+        #expect(again.status == 0)
+        #expect(!again.stdout.contains("create"), "\(again.stdout)")
+
+        let text = try run(Paths.cratedBinary, ["import", csv, "--database", database, "--user", "third"])
+        #expect(text.stdout.contains("created user 'third' (no user had that name)"), "\(text.stdout)")
+    }
+
     /// A database its user may not write (a service account pointed at root's files): the error
     /// says which file or folder to give that user. As root, whom permissions do not stop, the
     /// command runs as `nobody`.

@@ -108,11 +108,88 @@ import Testing
         let sync = try run(Paths.cratedBinary, ["sync", "--database", database, "--config", config])
         #expect(sync.status != 0)
         #expect(sync.stderr.contains("is running on \(database) and syncs it in the background; start a pass now with POST /v1/sync"), "\(sync.stderr)")
+        // The same file by another name is the same database.
+        let link = directory.path("link.sqlite")
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: database)
+        let syncThroughLink = try run(Paths.cratedBinary, ["sync", "--database", link, "--config", config])
+        #expect(syncThroughLink.status != 0)
+        #expect(syncThroughLink.stderr.contains("is running on \(link) and syncs it in the background"), "\(syncThroughLink.stderr)")
 
         kill(process.processIdentifier, SIGTERM)
         process.waitUntilExit()
         let after = try run(Paths.cratedBinary, ["sync", "--database", database, "--config", config])
         #expect(after.status == 0, "\(after.stderr)")
+    }
+
+    /// A client that stalls mid-body holds the first stop until the body timeout; a second SIGINT
+    /// ends `serve` at once, and the log says what each signal does.
+    @Test func aSecondSignalDuringTheStopEndsServeAtOnce() async throws {
+        let directory = try TemporaryDirectory()
+        let config = try directory.write("crated.json", #"{"discogs": {"baseURL": "http://127.0.0.1:9"}, "artwork": {"fetchDuringSync": false}}"#)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Paths.cratedBinary)
+        process.arguments = ["serve", "--database", directory.path("crated.sqlite"), "--port", "0", "--config", config]
+        let output = Pipe()
+        process.standardOutput = output
+        let log = directory.path("serve.log")
+        FileManager.default.createFile(atPath: log, contents: nil)
+        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
+        try process.run()
+        defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+        let reader = LineReader(output.fileHandleForReading)
+        let listening = try #require(reader.waitFor { $0.contains("listening on http://127.0.0.1:") })
+        let port = try #require(Int(listening.split(separator: ":").last!.prefix { $0.isNumber }))
+        let token = try #require(reader.lines.first { $0.trimmingCharacters(in: .whitespaces).hasPrefix("crt_") }).trimmingCharacters(in: .whitespaces)
+
+        // A request answered first: the connection is open and read by the time the stalled one comes.
+        let stalled = try RawConnection(port: port)
+        stalled.send("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+        #expect(await stalled.read(endingWith: "}", timeout: .seconds(30)) != nil)
+        stalled.send("POST /v1/crates HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(token)\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"na")
+        try await Task.sleep(for: .seconds(1))
+        kill(process.processIdentifier, SIGINT)
+        try await Task.sleep(for: .seconds(2))
+        #expect(process.isRunning, "the stalled request did not hold the stop; this test shows nothing")
+
+        kill(process.processIdentifier, SIGINT)
+        let deadline = Date().addingTimeInterval(10)
+        while process.isRunning && Date() < deadline { try await Task.sleep(for: .milliseconds(50)) }
+        #expect(!process.isRunning, "serve did not stop within 10 s of a second SIGINT")
+        let logged = try String(contentsOfFile: log, encoding: .utf8)
+        #expect(logged.contains("stopping (SIGINT): requests in flight finish"), "\(logged.suffix(2000))")
+        #expect(logged.contains("a second SIGINT or SIGTERM stops at once"), "\(logged.suffix(2000))")
+        #expect(logged.contains("stopping at once (SIGINT during the stop)"), "\(logged.suffix(2000))")
+        withExtendedLifetime(stalled) {}
+    }
+
+    /// An address this machine does not have and a name that does not resolve are said in words;
+    /// an IPv6 address is bracketed in the URL printed.
+    @Test func hostsServeCannotListenOnAreSaidPlainly() async throws {
+        let directory = try TemporaryDirectory()
+        let database = directory.path("crated.sqlite")
+        let config = try directory.write("crated.json", #"{"discogs": {"baseURL": "http://127.0.0.1:9"}, "artwork": {"fetchDuringSync": false}}"#)
+        let foreign = try run(Paths.cratedBinary, ["serve", "--database", database, "--config", config, "--host", "10.99.99.99", "--port", "8089"])
+        #expect(foreign.status != 0)
+        #expect(foreign.stderr.contains("cannot listen on 10.99.99.99:8089: no network interface of this machine has that address"), "\(foreign.stderr)")
+        let unknown = try run(Paths.cratedBinary, ["serve", "--database", database, "--config", config, "--host", "nosuchhost.invalid", "--port", "8089"])
+        #expect(unknown.status != 0)
+        #expect(unknown.stderr.contains("cannot listen on nosuchhost.invalid:8089: the host name nosuchhost.invalid is not known"), "\(unknown.stderr)")
+        #expect(!unknown.stderr.contains("SocketAddressError"), "\(unknown.stderr)")
+
+        // Only where this machine has IPv6 on loopback.
+        guard (try? String(contentsOfFile: "/proc/net/if_inet6", encoding: .utf8))?.contains("00000000000000000000000000000001") == true else { return }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Paths.cratedBinary)
+        process.arguments = ["serve", "--database", database, "--config", config, "--host", "::1", "--port", "0"]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+        let listening = LineReader(output.fileHandleForReading).waitFor { $0.contains("listening on") }
+        #expect(listening?.contains("listening on http://[::1]:") == true, "\(listening ?? "nothing")")
+        kill(process.processIdentifier, SIGTERM)
+        process.waitUntilExit()
     }
 
     /// A port already taken ends `serve` with a clear error before any sync pass has begun (a pass

@@ -53,6 +53,9 @@ import Testing
         } catch let error as ConfigurationError {
             guard case .malformedFile(let path, _) = error else { Issue.record("unexpected \(error)"); return }
             #expect(path == malformed)
+            // Foundation's words on what is wrong, without its error's wrapping.
+            #expect(error.description.hasPrefix("configuration file \(malformed) is not valid JSON"), "\(error)")
+            #expect(!error.description.contains("Error Domain") && !error.description.contains("UserInfo"), "\(error)")
         }
     }
 
@@ -67,10 +70,22 @@ import Testing
         await #expect(throws: ConfigurationError.unknownKey(key: "serve.port", path: section)) {
             try await CratedConfiguration.load(configFile: section, environment: [:])
         }
-        #expect(ConfigurationError.unknownKey(key: "discogs.tokn", path: typo).description.contains("'discogs.tokn'"))
+        let description = ConfigurationError.unknownKey(key: "discogs.tokn", path: typo).description
+        #expect(description.contains("'discogs.tokn'"))
+        // An installed binary has no Config/crated.json beside it to look in.
+        #expect(description.contains("the Configuration table of crated's README") && !description.contains("Config/crated.json"))
     }
 
     @Test func outOfRangeValuesAreRefused() async throws {
+        // Each of the two request budgets is named for itself.
+        let directory = try TemporaryDirectory()
+        let unauthenticated = try directory.write("budget.json", #"{"discogs":{"unauthenticatedRequestsPerMinute":-3}}"#)
+        await #expect(throws: ConfigurationError.invalidValue(key: "discogs.unauthenticatedRequestsPerMinute", reason: "must be positive, got -3")) {
+            try await CratedConfiguration.load(configFile: unauthenticated, environment: [:])
+        }
+        await #expect(throws: ConfigurationError.invalidValue(key: "discogs.requestsPerMinute", reason: "must be positive, got 0")) {
+            try await CratedConfiguration.load(environment: ["CRATED_DISCOGS_REQUESTS_PER_MINUTE": "0"])
+        }
         await #expect(throws: ConfigurationError.invalidValue(key: "server.port", reason: "must be between 0 and 65535, got 70000")) {
             try await CratedConfiguration.load(environment: ["CRATED_SERVER_PORT": "70000"])
         }

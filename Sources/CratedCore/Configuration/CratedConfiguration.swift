@@ -108,8 +108,9 @@ public struct CratedConfiguration: Sendable, Equatable {
         guard !defaultUserName.trimmingCharacters(in: .whitespaces).isEmpty else {
             throw ConfigurationError.invalidValue(key: "import.defaultUser", reason: "must not be empty")
         }
-        guard discogsRequestsPerMinute > 0, discogsUnauthenticatedRequestsPerMinute > 0 else {
-            throw ConfigurationError.invalidValue(key: "discogs.requestsPerMinute", reason: "must be positive")
+        for (key, value) in [("discogs.requestsPerMinute", discogsRequestsPerMinute),
+                             ("discogs.unauthenticatedRequestsPerMinute", discogsUnauthenticatedRequestsPerMinute)] {
+            guard value > 0 else { throw ConfigurationError.invalidValue(key: key, reason: "must be positive, got \(value)") }
         }
         guard artworkMaxBytes >= 16 << 20 else {
             throw ConfigurationError.invalidValue(key: "artwork.maxBytes", reason: "must be at least 16777216 (16 MiB), got \(artworkMaxBytes)")
@@ -188,7 +189,7 @@ public struct CratedConfiguration: Sendable, Equatable {
         do {
             provider = try await FileProvider<JSONSnapshot>(filePath: FilePath(path))
         } catch {
-            throw ConfigurationError.malformedFile(path: path, reason: String(describing: error))
+            throw ConfigurationError.malformedFile(path: path, reason: jsonProblem(error))
         }
         try checkKeys(ofFile: path)
         return provider
@@ -202,11 +203,21 @@ public struct CratedConfiguration: Sendable, Equatable {
         do {
             object = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path)))
         } catch {
-            throw ConfigurationError.malformedFile(path: path, reason: String(describing: error))
+            throw ConfigurationError.malformedFile(path: path, reason: jsonProblem(error))
         }
         if let unknown = flattened(object).keys.filter({ !known.contains($0) }).sorted().first {
             throw ConfigurationError.unknownKey(key: unknown, path: path)
         }
+    }
+
+    /// What Foundation says is wrong with the JSON ("Unexpected end of file"), without the wrapping
+    /// of its error ("Error Domain=NSCocoaErrorDomain Code=3840 ... UserInfo={...}"); nothing when
+    /// that is long, as a byte dump can be.
+    static func jsonProblem(_ error: any Error) -> String {
+        let foundationError = error as NSError
+        guard foundationError.domain == NSCocoaErrorDomain else { return String(describing: error) }
+        guard let text = foundationError.userInfo[NSDebugDescriptionErrorKey] as? String, text.count <= 160 else { return "" }
+        return text
     }
 
     private static func embeddedDefaultsJSON() throws -> Any {
@@ -271,9 +282,9 @@ public enum ConfigurationError: Error, CustomStringConvertible, Equatable {
         switch self {
         case .missingFile(let path): "configuration file not found: \(path)"
         case .notAFile(let path): "configuration path is a directory, not a JSON file: \(path)"
-        case .malformedFile(let path, let reason): "configuration file \(path) is not valid JSON: \(reason)"
+        case .malformedFile(let path, let reason): "configuration file \(path) is not valid JSON\(reason.isEmpty ? "" : ": \(reason)")"
         case .invalidValue(let key, let reason): "configuration value '\(key)' \(reason)"
-        case .unknownKey(let key, let path): "configuration file \(path) has an unknown key '\(key)' (see Config/crated.json for the keys)"
+        case .unknownKey(let key, let path): "configuration file \(path) has an unknown key '\(key)' (the keys are in the Configuration table of crated's README)"
         }
     }
 }

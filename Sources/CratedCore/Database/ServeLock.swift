@@ -21,8 +21,10 @@ public final class ServeLock: Sendable {
         close(descriptor)
     }
 
+    /// Beside the file the path names, links followed: a database reached through a symbolic link
+    /// and by its own name has one lock.
     public static func path(forDatabase databasePath: String) -> String {
-        databasePath + ".serve-lock"
+        AtomicFile.resolved(databasePath) + ".serve-lock"
     }
 
     /// Takes the lock for `databasePath`, or throws `ServeLockError.held` naming the process that has it.

@@ -85,9 +85,11 @@ extension AppDatabase {
         }
         let sourceQueue = try openExisting(source, busyTimeoutMs: busyTimeoutMs, readonly: false)
         _ = try appliedMigrations(sourceQueue, path: source)
-        try FileManager.default.createDirectory(at: URL(fileURLWithPath: destination).deletingLastPathComponent(), withIntermediateDirectories: true)
+        // A link is followed: the file it names is replaced, and the link kept.
+        let file = AtomicFile.resolved(destination)
+        try FileManager.default.createDirectory(at: URL(fileURLWithPath: file).deletingLastPathComponent(), withIntermediateDirectories: true)
 
-        return try writeBeside(destination, putInPlace: { try AtomicFile.replace(destination, with: $0) }) { copy in
+        var summary = try writeBeside(file, putInPlace: { try AtomicFile.replace(file, with: $0) }) { copy in
             try sqlite(destination) {
                 try copy.writeWithoutTransaction { copyDb in
                     try sourceQueue.read { sourceDb in
@@ -104,6 +106,8 @@ extension AppDatabase {
             }
             try checkIntegrity(copy, path: destination)
         }
+        summary.path = destination
+        return summary
     }
 
     /// Replaces the database at `target` with the backup at `source`, after checking that it is a
@@ -129,10 +133,12 @@ extension AppDatabase {
             guard migration.checksum == applied.checksum else { throw BackupError.changedMigration(path: source, fileName: applied.fileName) }
         }
         try checkIntegrity(backupQueue, path: source)
-        try FileManager.default.createDirectory(at: URL(fileURLWithPath: target).deletingLastPathComponent(), withIntermediateDirectories: true)
+        // A database reached through a link is restored into the file it names, and the link kept.
+        let file = AtomicFile.resolved(target)
+        try FileManager.default.createDirectory(at: URL(fileURLWithPath: file).deletingLastPathComponent(), withIntermediateDirectories: true)
 
         var migrationsApplied: [String] = []
-        var summary = try writeBeside(target, putInPlace: { try replaceUnusedDatabase(target, with: $0, busyTimeoutMs: busyTimeoutMs) }) { copy in
+        var summary = try writeBeside(file, putInPlace: { try replaceUnusedDatabase(file, with: $0, busyTimeoutMs: busyTimeoutMs) }) { copy in
             try sqlite(target) { try backupQueue.backup(to: copy) }
             do {
                 migrationsApplied = try Migrator(migrations: migrations).migrate(copy)
@@ -141,6 +147,7 @@ extension AppDatabase {
             }
         }
         summary.migrationsApplied = migrationsApplied
+        summary.path = target
         return summary
     }
 
@@ -148,7 +155,9 @@ extension AppDatabase {
 
     /// Writes a database into a temporary file beside `path` with `body`, makes it stand alone
     /// (rollback journal), syncs it and puts it in place with `putInPlace`, given the temporary
-    /// file's path; removes the temporary file when any of it fails.
+    /// file's path; removes the temporary file when any of it fails. The file holds password and
+    /// token hashes: it is written readable by its owner only, and takes the owner and permissions
+    /// of the file it replaces, if any.
     private static func writeBeside(_ path: String, putInPlace: (String) throws -> Void,
                                     _ body: (DatabaseQueue) throws -> Void) throws -> BackupSummary {
         AtomicFile.removeAbandonedTemporaryFiles(beside: path)
@@ -158,6 +167,7 @@ extension AppDatabase {
         }
         removeTemporary()
         do {
+            try AtomicFile.createPrivate(temporaryPath)
             let temporary = try sqlite(path) { try DatabaseQueue(path: temporaryPath) }
             try body(temporary)
             var summary = try summarize(temporary, path: path)
@@ -168,6 +178,7 @@ extension AppDatabase {
                 try temporary.close()
             }
             try AtomicFile.sync(temporaryPath)
+            try AtomicFile.matchOwnerAndMode(of: path, on: temporaryPath)
             let attributes = try FileManager.default.attributesOfItem(atPath: temporaryPath)
             summary.bytes = (attributes[.size] as? NSNumber)?.int64Value ?? 0
             try putInPlace(temporaryPath)

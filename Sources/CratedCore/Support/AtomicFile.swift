@@ -49,6 +49,49 @@ public enum AtomicFile {
         }
     }
 
+    /// Creates an empty file at `path` that only its owner may read or write: what is written into it
+    /// (a database, with password and token hashes) is never readable by others on the way.
+    public static func createPrivate(_ path: String) throws {
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { throw AtomicFileError(path: path, operation: "create", errno: errno) }
+        close(descriptor)
+    }
+
+    /// Gives `temporary` the owner, group and permissions of the file at `path`, when there is one,
+    /// so that renaming it over that file changes only the contents.
+    public static func matchOwnerAndMode(of path: String, on temporary: String) throws {
+        var existing = stat()
+        guard stat(path, &existing) == 0 else { return }
+        let descriptor = open(temporary, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw AtomicFileError(path: temporary, operation: "open", errno: errno) }
+        defer { close(descriptor) }
+        var current = stat()
+        guard fstat(descriptor, &current) == 0 else { throw AtomicFileError(path: temporary, operation: "stat", errno: errno) }
+        if current.st_uid != existing.st_uid || current.st_gid != existing.st_gid {
+            guard fchown(descriptor, existing.st_uid, existing.st_gid) == 0 else {
+                throw AtomicFileError(path: path, operation: "keep the owner (user id \(existing.st_uid), group id \(existing.st_gid)) of", errno: errno)
+            }
+        }
+        guard fchmod(descriptor, existing.st_mode & 0o7777) == 0 else {
+            throw AtomicFileError(path: path, operation: "keep the permissions of", errno: errno)
+        }
+    }
+
+    /// The file `path` names, with symbolic links followed (in its folder too, when it does not exist
+    /// yet): renaming over a link would replace the link and leave the file it points to as it was.
+    public static func resolved(_ path: String) -> String {
+        if let real = realPath(path) { return real }
+        let url = URL(fileURLWithPath: path)
+        guard let folder = realPath(url.deletingLastPathComponent().path) else { return path }
+        return URL(fileURLWithPath: folder).appending(path: url.lastPathComponent).path
+    }
+
+    private static func realPath(_ path: String) -> String? {
+        guard let real = realpath(path, nil) else { return nil }
+        defer { free(real) }
+        return String(cString: real)
+    }
+
     /// The same file, by device and inode, whatever the paths say (links, `..`, another spelling).
     public static func isSameFile(_ first: String, _ second: String) -> Bool {
         var a = stat(), b = stat()
