@@ -37,21 +37,25 @@ public final class RawConnection {
         return received.hasSuffix(suffix) ? received : nil
     }
 
-    /// Reads until `done` says so, the server closes (`closed`), or `timeout` passes.
+    /// Reads until `done` says so, the server closes (`closed`), or `timeout` passes. The socket is
+    /// looked at once more after the deadline: a task kept waiting by others past it still sees
+    /// what came meanwhile.
     private func receive(timeout: Duration, until done: (String) -> Bool) async -> (received: String, closed: Bool) {
         var received: [UInt8] = []
         let deadline = ContinuousClock.now + timeout
         var buffer = [UInt8](repeating: 0, count: 65536)
-        while ContinuousClock.now < deadline {
+        while true {
+            let late = ContinuousClock.now >= deadline
             var descriptor = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
             guard poll(&descriptor, 1, 0) > 0 else {
+                if late { break }
                 try? await Task.sleep(for: .milliseconds(5))
                 continue
             }
             let count = recv(socket, &buffer, buffer.count, 0)
             if count <= 0 { return (String(decoding: received, as: UTF8.self), true) }
             received += buffer[..<count]
-            if done(String(decoding: received, as: UTF8.self)) { return (String(decoding: received, as: UTF8.self), false) }
+            if done(String(decoding: received, as: UTF8.self)) || late { return (String(decoding: received, as: UTF8.self), false) }
         }
         return (String(decoding: received, as: UTF8.self), false)
     }
