@@ -104,7 +104,8 @@ struct ServeCommand: AsyncParsableCommand {
                 guard stop.isFirst() else {
                     logger.info("stopping at once (\(name) during the stop): requests in flight are cut off")
                     logWriter.flush()
-                    Glibc.exit(128 + signalNumber)
+                    // Not exit(): its handlers would run beside threads still at work.
+                    _exit(128 + signalNumber)
                 }
                 logger.info("stopping (\(name)): requests in flight finish, event streams end, sync finishes the transfers under way; a second SIGINT or SIGTERM stops at once")
             }
