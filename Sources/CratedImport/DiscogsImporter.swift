@@ -145,12 +145,7 @@ public struct DiscogsImporter: Sendable {
     ) throws -> ImportSummary {
         let (handle, size, bomLength) = try Self.open(path)
         defer { try? handle.close() }
-        let reader: CSVReader
-        do {
-            reader = try CSVReader(handle: handle, skipping: bomLength)
-        } catch let error as CSVError {
-            throw ImportError.unreadable(path, reason: error.description)
-        }
+        let reader = try Self.csvReader(handle, path: path, skipping: bomLength)
         guard let headerRecord = try Self.nextRecord(reader) else { throw ImportError.emptyFile }
         guard headerRecord.invalidUTF8Fields.isEmpty else {
             throw ImportError.binary(kind: "a file whose header is not UTF-8 text")
@@ -340,6 +335,15 @@ public struct DiscogsImporter: Sendable {
         }
     }
 
+    /// The records of `handle`, the file at `path`, from after its byte order mark.
+    private static func csvReader(_ handle: FileHandle, path: String, skipping bomLength: Int) throws -> CSVReader {
+        do {
+            return try CSVReader(handle: handle, skipping: bomLength)
+        } catch let error as CSVError {
+            throw ImportError.unreadable(path, reason: error.description)
+        }
+    }
+
     /// Whether the file's slashed dates that allow both orders (`03/04/2021`) are month first: a
     /// spreadsheet writes one order throughout, so the dates that allow only one (`03/25/2021`) tell
     /// it for the whole file, day first when none does. Reads the file's records once more, on a
@@ -352,12 +356,7 @@ public struct DiscogsImporter: Sendable {
             throw ImportError.unreadable(path, reason: (error as NSError).localizedDescription)
         }
         defer { try? handle.close() }
-        let reader: CSVReader
-        do {
-            reader = try CSVReader(handle: handle, skipping: bomLength)
-        } catch let error as CSVError {
-            throw ImportError.unreadable(path, reason: error.description)
-        }
+        let reader = try csvReader(handle, path: path, skipping: bomLength)
         _ = try nextRecord(reader)  // the header
         var monthFirst: (line: Int, date: String)?
         var dayFirst: (line: Int, date: String)?

@@ -29,26 +29,38 @@ import Testing
             }
             return nil
         }
+
+        /// The port of the `listening on http://127.0.0.1:PORT` line, once it comes.
+        func port() -> Int? {
+            guard let listening = waitFor({ $0.contains("listening on http://127.0.0.1:") }) else { return nil }
+            return Int(listening.split(separator: ":").last!.prefix { $0.isNumber })
+        }
     }
 
-    @Test func firstStartPrintsATokenAndSIGTERMEndsOpenStreamsCleanly() async throws {
-        let directory = try TemporaryDirectory()
+    /// Starts `crated serve` on a port the system picks, its standard error in `serve.log` of
+    /// `directory`; the caller kills it if it is still running.
+    private func launchServe(_ arguments: [String], in directory: TemporaryDirectory, environment: [String: String] = [:]) throws
+        -> (process: Process, output: LineReader, log: String) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: Paths.cratedBinary)
-        process.arguments = ["serve", "--database", directory.path("crated.sqlite"), "--port", "0"]
-        // Background sync must not leave the machine: a closed port on loopback.
-        process.environment = ProcessInfo.processInfo.environment.merging(["CRATED_DISCOGS_BASE_URL": "http://127.0.0.1:9"]) { $1 }
+        process.arguments = ["serve", "--port", "0"] + arguments
+        if !environment.isEmpty { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
         let output = Pipe()
         process.standardOutput = output
         let log = directory.path("serve.log")
         FileManager.default.createFile(atPath: log, contents: nil)
         process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
         try process.run()
-        defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+        return (process, LineReader(output.fileHandleForReading), log)
+    }
 
-        let reader = LineReader(output.fileHandleForReading)
-        let listening = try #require(reader.waitFor { $0.contains("listening on http://127.0.0.1:") })
-        let port = try #require(Int(listening.split(separator: ":").last!.prefix { $0.isNumber }))
+    @Test func firstStartPrintsATokenAndSIGTERMEndsOpenStreamsCleanly() async throws {
+        let directory = try TemporaryDirectory()
+        // Background sync must not leave the machine: a closed port on loopback.
+        let (process, reader, log) = try launchServe(["--database", directory.path("crated.sqlite")], in: directory,
+                                                     environment: ["CRATED_DISCOGS_BASE_URL": "http://127.0.0.1:9"])
+        defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+        let port = try #require(reader.port())
         #expect(reader.lines.contains { $0.contains("Created user 'collector' with a write token") })
         let token = try #require(reader.lines.first { $0.trimmingCharacters(in: .whitespaces).hasPrefix("crt_") }).trimmingCharacters(in: .whitespaces)
 
@@ -131,19 +143,9 @@ import Testing
             {"discogs": {"baseURL": "http://127.0.0.1:9"}, "artwork": {"fetchDuringSync": false},
              "server": {"idleTimeoutSeconds": 600, "bodyTimeoutSeconds": 600}}
             """)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: Paths.cratedBinary)
-        process.arguments = ["serve", "--database", directory.path("crated.sqlite"), "--port", "0", "--config", config]
-        let output = Pipe()
-        process.standardOutput = output
-        let log = directory.path("serve.log")
-        FileManager.default.createFile(atPath: log, contents: nil)
-        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
-        try process.run()
+        let (process, reader, log) = try launchServe(["--database", directory.path("crated.sqlite"), "--config", config], in: directory)
         defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
-        let reader = LineReader(output.fileHandleForReading)
-        let listening = try #require(reader.waitFor { $0.contains("listening on http://127.0.0.1:") })
-        let port = try #require(Int(listening.split(separator: ":").last!.prefix { $0.isNumber }))
+        let port = try #require(reader.port())
         let token = try #require(reader.lines.first { $0.trimmingCharacters(in: .whitespaces).hasPrefix("crt_") }).trimmingCharacters(in: .whitespaces)
 
         // A request answered first: the connection is open and read by the time the stalled one comes.
