@@ -84,7 +84,7 @@ public enum SearchIndex {
 
 extension SearchIndex {
     /// The names of album `a`'s artists in credit order, a line each, for `crated_search_artists`.
-    package static let artistNamesSQL = """
+    private static let artistNamesSQL = """
         (SELECT group_concat(name, char(10)) FROM (SELECT ar.name FROM album_artist aa JOIN artist ar ON ar.id = aa.artist_id
                                                   WHERE aa.album_id = a.id ORDER BY aa.position))
         """
@@ -131,7 +131,7 @@ public enum SearchText {
         "ﬀ": "ff", "ﬁ": "fi", "ﬂ": "fl", "ﬃ": "ffi", "ﬄ": "ffl", "ﬅ": "st", "ﬆ": "st",
     ]
 
-    /// `spelledOut` as the SQL function `crated_search_text(text)` (see `sqlFunctions`).
+    /// `spelledOut` as the SQL function `crated_search_text(text)` (see `DatabaseFunction.crated`).
     static let sqlFunction = DatabaseFunction("crated_search_text", argumentCount: 1, pure: true) { values in
         guard let text = String.fromDatabaseValue(values[0]) else { return values[0] }
         return spelledOut(text)
