@@ -1,5 +1,6 @@
 @testable import CratedAPI
 import CratedCore
+import CratedGrid
 import Foundation
 import GRDB
 import Hummingbird
@@ -102,5 +103,67 @@ import Testing
         let after = try server.database.copy(id: copy, userId: 1)
         #expect(after.copy == before.copy)
         #expect(after.crates == before.crates)
+    }
+
+    /// A record sold: its copy leaves the collection and its crates; the album leaves the grid,
+    /// search and the album page with its last copy, and stays for another user's copy.
+    @Test func removeACopy() async throws {
+        let server = try TestServer()
+        let kindOfBlue = try server.albumId(release: 1)
+        let copies = try await server.database.reader.read { db in
+            try Int64.fetchAll(db, sql: "SELECT id FROM collection_item WHERE user_id = 1 AND album_id = ? ORDER BY date_added", arguments: [kindOfBlue])
+        }
+        try #require(copies.count == 2)
+        let (first, second) = (copies[0], copies[1])
+        let jazz = try server.database.crates(userId: 1).first { $0.crate.name == "Jazz" }!.crate.id!
+        #expect(try server.database.crateContents(id: jazz, userId: 1).entries.contains { $0.copy.id == first })
+        try await server.test { client in
+            let grid = "/v1/grid/collection?layout=iPhonePortrait&limit=30"
+            let before = try await client.call(.get, grid, token: server.writeToken)
+            #expect(try before.decode(GridPage.self).total == 18)
+            let etag = try #require(before.headers[.eTag])
+
+            #expect(try await client.call(.delete, "/v1/copies/\(first)", token: server.writeToken).status == .noContent)
+            #expect(try await client.call(.get, "/v1/copies/\(first)", token: server.writeToken).status == .notFound)
+            #expect(try server.database.crateContents(id: jazz, userId: 1).entries.allSatisfy { $0.copy.id != first })
+            // One copy left: the album is still there, with it alone.
+            let page = try await client.decoded(AlbumDetailDTO.self, "/v1/albums/\(kindOfBlue)", token: server.writeToken)
+            #expect(page.copies.map(\.id) == [second])
+            #expect(try await client.decoded(GridPage.self, grid, token: server.writeToken).total == 18)
+
+            #expect(try await client.call(.delete, "/v1/copies/\(second)", token: server.writeToken).status == .noContent)
+            #expect(try await client.call(.get, "/v1/albums/\(kindOfBlue)", token: server.writeToken).status == .notFound)
+            // The grid's tag changed with it: no 304 for the page as it was.
+            let after = try await client.execute(uri: grid, method: .get, headers: [.authorization: "Bearer \(server.writeToken)", .ifNoneMatch: etag]) {
+                APIResponse(status: $0.status, headers: $0.headers, body: Data(buffer: $0.body))
+            }
+            #expect(after.status == .ok)
+            let afterPage = try after.decode(GridPage.self)
+            #expect(afterPage.total == 17)
+            #expect(!afterPage.items.contains { $0.albumId == kindOfBlue })
+            let found = try await client.decoded(SearchResultsDTO.self, "/v1/search?q=kind%20of%20blue", token: server.writeToken)
+            #expect(found.albums.isEmpty)
+            // Alice's copy of the same release is hers to keep.
+            let alices = try await client.decoded(SearchResultsDTO.self, "/v1/search?q=kind%20of%20blue", token: server.aliceToken)
+            #expect(alices.albums.map(\.id) == [kindOfBlue])
+            #expect(try await client.call(.get, "/v1/albums/\(kindOfBlue)", token: server.aliceToken).status == .ok)
+        }
+    }
+
+    @Test func removingWhatIsNotYoursOrWithAReadTokenChangesNothing() async throws {
+        let server = try TestServer()
+        let copy = try server.copyIds(user: "collector")[0]
+        let alicesCopy = try server.copyIds(user: "alice")[0]
+        let copiesBefore = try server.copyIds(user: "collector") + server.copyIds(user: "alice")
+        try await server.test { client in
+            #expect(try await client.call(.delete, "/v1/copies/\(alicesCopy)", token: server.writeToken).status == .notFound)
+            #expect(try await client.call(.delete, "/v1/copies/999999", token: server.writeToken).status == .notFound)
+            #expect(try await client.call(.delete, "/v1/copies/\(copy)", token: server.readToken).status == .forbidden)
+            #expect(try await client.call(.delete, "/v1/copies/\(copy)", token: nil).status == .unauthorized)
+            let badId = try await client.call(.delete, "/v1/copies/first", token: server.writeToken)
+            #expect(badId.status == .badRequest)
+            #expect(badId.error?.field == "id")
+        }
+        #expect(try server.copyIds(user: "collector") + server.copyIds(user: "alice") == copiesBefore)
     }
 }

@@ -966,5 +966,38 @@ class T9Crates(unittest.TestCase):
             server.call("DELETE", f"/v1/crates/{crate['id']}")
 
 
+class T9Removal(unittest.TestCase):
+    def test_a_sold_record_is_removed_from_the_collection(self):
+        """Asked first; then the copy leaves its crate and the collection, and its page goes with it."""
+        signed_in()
+        harness.set_viewport(driver, 1366, 1024)
+        album_id, title, copy_id = albums_by_title(1, offset=70)[0]
+        status, crate, _ = server.call("POST", "/v1/crates", {"name": "Selling"})
+        self.assertEqual(status, 201)
+        try:
+            self.assertLess(server.call("POST", f"/v1/crates/{crate['id']}/copies", {"copyIds": [copy_id]})[0], 300)
+            total = lambda: server.call("GET", "/v1/grid/collection?limit=1")[1]["total"]
+            before = total()
+            driver.get(f"{server.base}/collection/albums/{album_id}")
+            wait(lambda: driver.find_element(By.CSS_SELECTOR, "#view h1").text == title and driver.find_elements(By.CSS_SELECTOR, "form.copy-form"),
+                 message=lambda: f"the album page: {page_state()}")
+            js("window.confirm = (text) => { window.asked = text; return false; }")
+            driver.find_element(By.XPATH, "//button[text()='Remove from collection']").click()
+            asked = wait(lambda: js("return window.asked"), message="asked first")
+            self.assertIn("from your collection", asked)
+            self.assertEqual(server.call("GET", f"/v1/copies/{copy_id}")[0], 200, "declined: kept")
+
+            js("window.confirm = () => true")
+            driver.find_element(By.XPATH, "//button[text()='Remove from collection']").click()
+            # Its last copy gone, the album's page gives way to the collection it was opened from.
+            wait(lambda: driver.current_url.split("?")[0] == server.base + "/collection", message=lambda: f"back at the collection: {driver.current_url}")
+            self.assertEqual(server.call("GET", f"/v1/copies/{copy_id}")[0], 404)
+            self.assertEqual(server.call("GET", f"/v1/albums/{album_id}")[0], 404)
+            self.assertEqual(server.call("GET", f"/v1/crates/{crate['id']}")[1]["items"], [])
+            self.assertEqual(total(), before - 1)
+        finally:
+            server.call("DELETE", f"/v1/crates/{crate['id']}")
+
+
 if __name__ == "__main__":
     unittest.main(verbosity=2)

@@ -1,7 +1,8 @@
 import CratedCore
 import Hummingbird
 
-/// One copy of an album: read it, edit its rating, conditions, notes, custom fields and crates.
+/// One copy of an album: read it, edit its rating, conditions, notes, custom fields and crates,
+/// or remove it from the collection.
 struct CopiesController {
     let database: AppDatabase
 
@@ -9,6 +10,7 @@ struct CopiesController {
         RouteCollection(context: AppRequestContext.self)
             .get(":id", use: get)
             .patch(":id", use: edit)
+            .delete(":id", use: remove)
     }
 
     @Sendable func get(request: Request, context: AppRequestContext) async throws -> CopyDTO {
@@ -24,5 +26,11 @@ struct CopiesController {
         let body = try await request.decodeStrict(EditCopyBody.self, context: context)
         let (copy, crates) = try await database.updateCopy(id: id, userId: principal.userId, changes: body.changes)
         return CopyDTO(copy, crates: crates)
+    }
+
+    @Sendable func remove(request: Request, context: AppRequestContext) async throws -> HTTPResponse.Status {
+        let principal = try context.requirePrincipal()
+        try await database.removeCopy(id: try context.id("id"), userId: principal.userId)
+        return .noContent
     }
 }

@@ -291,10 +291,25 @@ extension AppDatabase {
         }
     }
 
-    /// Applies the changes in one transaction after checking every one of them.
+    /// Takes the copy out of the user's collection and out of every crate that held it (a record
+    /// sold or given away). The album stays in the catalogue for anyone else's copies; the grid,
+    /// counts and search follow from the schema's triggers.
+    public func removeCopy(id: Int64, userId: Int64) async throws {
+        try await write { db in
+            let crateIds = try Int64.fetchAll(db, sql: """
+                SELECT crate_item.crate_id FROM crate_item JOIN collection_item ON collection_item.id = crate_item.item_id
+                WHERE crate_item.item_id = ? AND collection_item.user_id = ?
+                """, arguments: [id, userId])
+            try db.execute(sql: "DELETE FROM collection_item WHERE id = ? AND user_id = ?", arguments: [id, userId])
+            guard db.changesCount > 0 else { throw CollectionError.notFound("copy \(id)") }
+            for crateId in crateIds { try Self.touchCrate(db, id: crateId) }
+        }
+    }
+
     /// The copy's own fields as a Discogs export names them (`Collection Notes`), lowercased.
     static let builtInFieldNames: Set<String> = ["media condition", "sleeve condition", "notes"]
 
+    /// Applies the changes in one transaction after checking every one of them.
     public func updateCopy(id: Int64, userId: Int64, changes: CopyChanges) async throws -> (copy: CollectionItem, crates: [Crate]) {
         if case .some(.some(let rating)) = changes.rating, !(1...5).contains(rating) {
             throw CollectionError.invalid(field: "rating", message: "rating must be from 1 to 5, or null to clear it")

@@ -29,6 +29,8 @@ import OpenAPIRuntime
             ("copy edit and clear", { try await copyEdits(client(token), &$0) }),
             ("player and history", { try await player(client(token), &$0) }),
             ("401, 403, 404", { try await refusals(me: client(token), anonymous: client(nil), reader: client(readToken), other: client(otherToken), &$0) }),
+            // Last: it takes a copy out of the collection the steps above read.
+            ("copy removal", { try await copyRemoval(client(token), reader: client(readToken), &$0) }),
         ]
         for (name, step) in steps {
             let before = checks.failures.count
@@ -222,6 +224,23 @@ import OpenAPIRuntime
             checks.expect(code == "not_found", "404 code \(code)")
         } else {
             checks.fail("another user's crate did not answer 404")
+        }
+    }
+
+    /// A read-scope token may not remove a copy (403); the owner's token does (204), and then the
+    /// copy is gone (404), removing it again too.
+    static func copyRemoval(_ client: Client, reader: Client, _ checks: inout Checks) async throws {
+        let copyId = try await firstCopyId(client)
+        if case .forbidden = try await reader.removeCopy(path: .init(id: copyId)) {} else {
+            checks.fail("a read-scope token removing a copy did not answer 403")
+        }
+        _ = try await client.removeCopy(path: .init(id: copyId)).noContent
+        if case .notFound = try await client.getCopy(path: .init(id: copyId)) {} else { checks.fail("a removed copy did not answer 404") }
+        if case .notFound(let refusal) = try await client.removeCopy(path: .init(id: copyId)) {
+            let code = try refusal.body.json.error.code
+            checks.expect(code == "not_found", "removing it again: 404 code \(code)")
+        } else {
+            checks.fail("removing a removed copy did not answer 404")
         }
     }
 

@@ -246,10 +246,13 @@ export async function album(view, route, app, id) {
 
   const crateList = (await api('/v1/crates')).crates;
   view.append(h('h2', {}, data.copies.length === 1 ? 'Your copy' : 'Your copies'),
-    h('ul', { class: 'copies' }, data.copies.map((copy) => copyEditor(copy, crateList, app))));
+    h('ul', { class: 'copies' }, data.copies.map((copy) => copyEditor(copy, crateList, app, {
+      // Without its last copy the album is no longer in the collection: its page goes too.
+      removed: () => data.copies.length > 1 ? app.refresh() : app.navigate(app.withQuery(route.parent ?? '/'), { replace: true }),
+    }))));
 }
 
-function copyEditor(copy, crateList, app) {
+function copyEditor(copy, crateList, app, { removed }) {
   const status = h('p', { class: 'status', role: 'status' });
   const select = (name, value) => h('select', { name, 'aria-label': name === 'mediaCondition' ? 'Media condition' : 'Sleeve condition' },
     h('option', { value: '' }, '—'), conditions.map((text) => h('option', { value: text, selected: value === text }, text)));
@@ -291,5 +294,12 @@ function copyEditor(copy, crateList, app) {
       app.refresh();
     } catch (failure) { addStatus.textContent = failure.message; }
   });
-  return h('li', {}, form, inCrates, add);
+
+  const removeStatus = h('p', { class: 'error', role: 'alert' });
+  const remove = h('button', { type: 'button', class: 'danger', onclick: async () => {
+    const fromDiscogs = copy.discogsInstanceId ? ' A collection sync brings it back while your Discogs collection lists it.' : '';
+    if (!window.confirm(`Remove this copy (added ${copy.dateAdded.slice(0, 10)}) from your collection? It leaves its crates too.${fromDiscogs}`)) return;
+    try { await api(`/v1/copies/${copy.id}`, { method: 'DELETE' }); removed(); } catch (failure) { removeStatus.textContent = failure.message; }
+  } }, 'Remove from collection');
+  return h('li', {}, form, inCrates, add, h('p', { class: 'remove-copy' }, remove), removeStatus);
 }
