@@ -63,7 +63,11 @@ struct TokenCommand: AsyncParsableCommand {
             let database = try global.openExistingDatabase(try await global.loadConfiguration())
             do {
                 let revoked = try database.revokeToken(token)
-                print("revoked token \(revoked.tokenPrefix)")
+                if revoked.wasActive {
+                    print("revoked token \(revoked.token.tokenPrefix)")
+                } else {
+                    print("token \(revoked.token.tokenPrefix) was already revoked, at \(revoked.token.revokedAt ?? "an unknown time")")
+                }
             } catch let error as TokenError {
                 throw CommandFailure(error.description)
             }

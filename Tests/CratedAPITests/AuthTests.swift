@@ -39,9 +39,14 @@ import Testing
         for form in [{ (token: String) in token }, { String($0.prefix(16)) }, { String($0.dropFirst(4).prefix(12)) }] {
             let created = try server.database.createToken(userName: "collector", scope: .read, label: "phone")
             let revoked = try server.database.revokeToken(form(created.token))
-            #expect(revoked.id == created.record.id)
-            #expect(revoked.revokedAt != nil)
+            #expect(revoked.token.id == created.record.id)
+            #expect(revoked.wasActive)
+            let revokedAt = try #require(revoked.token.revokedAt)
             #expect(try server.database.authenticate(bearer: created.token) == nil)
+            // Again: said so, and the first revocation's time is kept.
+            let again = try server.database.revokeToken(form(created.token))
+            #expect(!again.wasActive)
+            #expect(again.token.revokedAt == revokedAt)
         }
         #expect(throws: TokenError.notFound("000000000000")) { try server.database.revokeToken("crt_000000000000") }
         #expect(throws: UserError.notFound("nobody")) { try server.database.tokens(userName: "nobody") }

@@ -70,6 +70,36 @@ import Testing
         #expect(noUsers.stderr.contains("no users in \(empty)"), "\(noUsers.stderr)")
     }
 
+    /// A token is printed once at creation, listed by its prefix, and revoked by it; revoking it
+    /// again says it already was, and an unknown prefix is an error.
+    @Test func tokensAreCreatedListedAndRevoked() throws {
+        let directory = try TemporaryDirectory()
+        let database = directory.path("c.sqlite")
+        #expect(try run(Paths.cratedBinary, ["import", Paths.ownFixture("sample-collection.csv"), "--database", database, "--user", "collector"]).status == 0)
+        let created = try run(Paths.cratedBinary, ["token", "create", "--user", "collector", "--scope", "read", "--name", "phone", "--database", database])
+        #expect(created.status == 0, "\(created.stderr)")
+        let token = created.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(token.hasPrefix("crt_"))
+        let prefix = String(token.dropFirst(4).prefix(12))
+
+        let listed = try run(Paths.cratedBinary, ["token", "list", "--database", database])
+        let row = try #require(listed.stdout.split(separator: "\n").first { $0.hasPrefix(prefix) })
+        #expect(row.contains("collector") && row.contains("read") && row.contains("active") && row.hasSuffix("phone"), "\(row)")
+        #expect(!listed.stdout.contains(token), "the secret is never listed")
+
+        let revoked = try run(Paths.cratedBinary, ["token", "revoke", prefix, "--database", database])
+        #expect(revoked.status == 0 && revoked.stdout == "revoked token \(prefix)\n", "\(revoked.stdout)\(revoked.stderr)")
+        let again = try run(Paths.cratedBinary, ["token", "revoke", token, "--database", database])
+        #expect(again.status == 0)
+        #expect(again.stdout.hasPrefix("token \(prefix) was already revoked, at 20"), "\(again.stdout)")
+        #expect(try run(Paths.cratedBinary, ["token", "list", "--database", database]).stdout.split(separator: "\n")
+            .first { $0.hasPrefix(prefix) }?.contains("revoked") == true)
+
+        let unknown = try run(Paths.cratedBinary, ["token", "revoke", "000000000000", "--database", database])
+        #expect(unknown.status != 0)
+        #expect(unknown.stderr.contains("000000000000"), "\(unknown.stderr)")
+    }
+
     /// `--user` names the owner, and makes them when there is none of that name: the summary says so,
     /// lest a typo go unseen, and a dry run says it would, without making them.
     @Test func importSaysWhenItCreatesTheUser() throws {

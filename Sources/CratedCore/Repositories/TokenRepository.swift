@@ -80,18 +80,18 @@ extension AppDatabase {
 
     /// Revokes the token whose prefix (or whole token) is given. Revoked tokens stay listed.
     /// The prefix may come as `token list` shows it or as the token begins (`crt_<prefix>`).
-    public func revokeToken(_ prefixOrToken: String) throws -> APIToken {
+    /// `wasActive` is false for a token revoked before, which keeps its first revocation time.
+    public func revokeToken(_ prefixOrToken: String) throws -> (token: APIToken, wasActive: Bool) {
         let wholeToken = TokenSecret.prefix(of: prefixOrToken) != nil
         let prefix = TokenSecret.prefix(of: prefixOrToken) ?? String(prefixOrToken.trimmingPrefix("crt_"))
         return try writeBlocking { db in
             guard var token = try APIToken.filter(Column("token_prefix") == prefix).fetchOne(db) else { throw TokenError.notFound(prefix) }
             // A mistyped whole token must not revoke the one its prefix happens to name.
             if wholeToken, token.tokenHash != TokenSecret.hash(prefixOrToken) { throw TokenError.notThisToken(prefix: prefix) }
-            if token.revokedAt == nil {
-                token.revokedAt = Timestamp.now()
-                try token.update(db)
-            }
-            return token
+            guard token.revokedAt == nil else { return (token, false) }
+            token.revokedAt = Timestamp.now()
+            try token.update(db)
+            return (token, true)
         }
     }
 
