@@ -86,11 +86,13 @@ struct GridSQL {
                 members: Fragment(sql: "SELECT album_id FROM album_genre WHERE kind = ? AND name = ?",
                                   arguments: [kind.databaseValue, name.databaseValue]))
         }
-        // A format's name, or a vinyl's first description: an import stores the export's `LP` as
-        // the name, sync stores Discogs' `Vinyl` described `LP` first (the export abbreviates a vinyl
-        // by its first description), and `LP` must find both. Both are indexed (migration 0017).
-        func format(_ name: String) -> Restriction {
-            Restriction(
+        // A format's name, or a vinyl's first description: formats are stored as the API names
+        // them, `Vinyl` described `LP` first, and a client may ask for either. A name the export
+        // abbreviates (`Cass`) is asked for as stored. Both are indexed (migration 0017).
+        func format(_ asked: String) -> Restriction {
+            let named = DiscogsText.apiFormatName(asked)
+            let name = named.nameIsDescription ? asked : named.name
+            return Restriction(
                 probe: Fragment(sql: """
                     EXISTS (SELECT 1 FROM album_format f WHERE f.album_id = ca.album_id
                             AND (f.name = ? OR (f.name = 'Vinyl' AND json_extract(f.descriptions, '$[0]') = ?)))

@@ -44,7 +44,8 @@ import Testing
             #expect(album.copies.first?.crates.map(\.name) == ["Jazz"])
             #expect(album.copies.first?.customFields == ["Purchased At": "Rough Trade East"])
             #expect(album.labels.first?.catalogNumber == "CL 1355")
-            #expect(album.formats.first?.descriptions == ["Album", "Mono"])
+            #expect(album.formats.first?.name == "Vinyl")
+            #expect(album.formats.first?.descriptions == ["LP", "Album", "Mono"])
         }
     }
 

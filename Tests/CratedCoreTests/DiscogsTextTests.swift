@@ -47,13 +47,32 @@ import Testing
         #expect(DiscogsText.labels(label: "Label", catalogNumbers: "none").map(\.catalogNumber) == [nil])
     }
 
+    /// Named as the API names them (the fixtures' exports' cells): the export leaves out `Vinyl`,
+    /// writes All Media as its descriptions alone, and shortens Cassette and Box Set.
     @Test func formatsSplitIntoQuantityNameAndDescriptions() {
         #expect(DiscogsText.formats("2xLP, Album, RP + CD, Album, RP + RE, Gat") == [
-            .init(name: "LP", quantity: 2, descriptions: ["Album", "RP"]),
+            .init(name: "Vinyl", quantity: 2, descriptions: ["LP", "Album", "RP"]),
             .init(name: "CD", quantity: 1, descriptions: ["Album", "RP"]),
-            .init(name: "RE", quantity: 1, descriptions: ["Gat"]),
+            .init(name: "All Media", quantity: 1, descriptions: ["RE", "Gat"]),
         ])
-        #expect(DiscogsText.formats("12\", 33 ⅓ RPM") == [.init(name: "12\"", quantity: 1, descriptions: ["33 ⅓ RPM"])])
+        #expect(DiscogsText.formats("12\", 33 ⅓ RPM") == [.init(name: "Vinyl", quantity: 1, descriptions: ["12\"", "33 ⅓ RPM"])])
+        #expect(DiscogsText.formats("LP, Album, Whi + 12\", S/Sided, Etch, Whi + Box, Dl") == [
+            .init(name: "Vinyl", quantity: 1, descriptions: ["LP", "Album", "Whi"]),
+            .init(name: "Vinyl", quantity: 1, descriptions: ["12\"", "S/Sided", "Etch", "Whi"]),
+            .init(name: "Box Set", quantity: 1, descriptions: ["Dl"]),
+        ])
+        #expect(DiscogsText.formats("LP + 7\" + Album") == [
+            .init(name: "Vinyl", quantity: 1, descriptions: ["LP"]), .init(name: "Vinyl", quantity: 1, descriptions: ["7\""]),
+            .init(name: "All Media", quantity: 1, descriptions: ["Album"]),
+        ])
+        #expect(DiscogsText.formats("Cass, Album, RE") == [.init(name: "Cassette", quantity: 1, descriptions: ["Album", "RE"])])
+        // Names the API uses as they are, and one the rules do not know kept as written.
+        #expect(DiscogsText.formats("2xLP, Album + DVD-V") == [
+            .init(name: "Vinyl", quantity: 2, descriptions: ["LP", "Album"]), .init(name: "DVD-V", quantity: 1, descriptions: []),
+        ])
+        #expect(DiscogsText.formats("File, MP3, Album") == [.init(name: "File", quantity: 1, descriptions: ["MP3", "Album"])])
+        #expect(DiscogsText.formats("Flexi, 7\"") == [.init(name: "Flexi", quantity: 1, descriptions: ["7\""])])
+        #expect(DiscogsText.formats("\"") == [.init(name: "\"", quantity: 1, descriptions: [])])
         #expect(DiscogsText.formats("").isEmpty)
     }
 

@@ -195,6 +195,41 @@ import Testing
         #expect(artistKeys == ["choeur des moines", "beatles"])
     }
 
+    /// Migration 0019 renames the formats an import stored under the export's abbreviations, leaves
+    /// sync's alone, and moves the listing generation on (the format filter's answers change).
+    @Test func migration0019NamesImportedFormatsAsTheAPIDoes() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("crated.sqlite")
+        let before = Array(Migration.embedded.prefix { $0.fileName < "0019" })
+        let old = try AppDatabase.open(path: path, migrations: before)
+        let (imported, synced, generation) = try old.writer.write { db in
+            let artist = try db.insertArtist("Sleater-Kinney")
+            let imported = try db.insertAlbum(title: "No Cities To Love", artistId: artist)
+            let synced = try db.insertAlbum(title: "Dig Me Out", artistId: artist)
+            // As an import wrote `2xLP, Album, Whi + Cass + Box, Dl + RE, Gat + CD, Album` before 0019.
+            for (position, name, quantity, descriptions) in [(0, "LP", 2, #"["Album","Whi"]"#), (1, "Cass", 1, "[]"), (2, "Box", 1, #"["Dl"]"#),
+                                                             (3, "RE", 1, #"["Gat"]"#), (4, "CD", 1, #"["Album"]"#), (5, "12\"", 1, "[]")] {
+                try db.execute(sql: "INSERT INTO album_format (album_id, position, name, quantity, descriptions) VALUES (?, ?, ?, ?, ?)",
+                               arguments: [imported, position, name, quantity, descriptions])
+            }
+            try db.execute(sql: #"INSERT INTO album_format (album_id, position, name, quantity, descriptions) VALUES (?, 0, 'Vinyl', 1, '["LP", "Album"]')"#,
+                           arguments: [synced])
+            return (imported, synced, try Int.fetchOne(db, sql: "SELECT value FROM listing_generation")!)
+        }
+
+        let migrated = try AppDatabase.open(path: path)
+        let formats = { (album: Int64) in
+            try migrated.writer.read { db in
+                try Row.fetchAll(db, sql: "SELECT name, quantity, descriptions FROM album_format WHERE album_id = ? ORDER BY position", arguments: [album])
+                    .map { "\($0["name"] as String)|\($0["quantity"] as Int)|\($0["descriptions"] as String)" }
+            }
+        }
+        #expect(try formats(imported) == [#"Vinyl|2|["LP","Album","Whi"]"#, "Cassette|1|[]", #"Box Set|1|["Dl"]"#,
+                                          #"All Media|1|["RE","Gat"]"#, #"CD|1|["Album"]"#, #"Vinyl|1|["12\""]"#])
+        #expect(try formats(synced) == [#"Vinyl|1|["LP", "Album"]"#])
+        #expect(try migrated.writer.read { db in try Int.fetchOne(db, sql: "SELECT value FROM listing_generation")! } > generation)
+    }
+
     /// With automatic checkpoints off, a long WAL stays until `checkpointWAL` copies it into the
     /// database file, on a connection of its own.
     @Test func theWALIsCheckpointedOnlyWhenAsked() async throws {

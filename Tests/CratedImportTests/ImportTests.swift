@@ -66,7 +66,7 @@ import Testing
             let pablo = try Album.filter(Column("discogs_release_id") == 1006).fetchOne(db)!
             #expect(try AlbumLabel.filter(Column("album_id") == pablo.id!).order(Column("position")).fetchAll(db).map(\.name) == ["17 North Parade", "Earthquake"])
             let format = try AlbumFormat.filter(Column("album_id") == pablo.id!).fetchOne(db)!
-            #expect(format.name == "LP" && format.descriptions == #"["Album","RE","RM"]"#)
+            #expect(format.name == "Vinyl" && format.descriptions == #"["LP","Album","RE","RM"]"#)
             // The spreadsheet-style date was read as 23 April 2023.
             let roots = try Album.filter(Column("discogs_release_id") == 1014).fetchOne(db)!
             #expect(try CollectionItem.filter(Column("album_id") == roots.id!).fetchOne(db)?.dateAdded == "2023-04-23T04:38:00Z")

@@ -73,4 +73,29 @@ import Testing
         }
         #expect(fields == #"{"Color":"Teal","Purchased At":"Amoeba"}"#)
     }
+
+    /// The three exports' formats, named as the API names them; counts read off the files (Python's
+    /// csv module, one album per release): 387 vinyl parts (`12"`, `LP`, `2xLP`, `10"`, `7"`...), the
+    /// All Media parts `Album`, `RE, Gat` and `Dlx`, and the one name the rules do not know, `DVD-V`.
+    @Test func realFormatsAreNamedAsTheAPINamesThem() throws {
+        let files = Self.exports.compactMap { Paths.sharedFixture($0.file) }
+        guard files.count == Self.exports.count else { return }
+        let directory = try TemporaryDirectory()
+        let database = try directory.database()
+        for (index, path) in files.enumerated() {
+            _ = try DiscogsImporter(database: database).importFile(at: path, options: ImportOptions(userName: "collector\(index)"))
+        }
+        let names = try database.reader.read { db in
+            try Row.fetchAll(db, sql: "SELECT name, COUNT(*) FROM album_format GROUP BY name ORDER BY name").map { "\($0[0] as String) \($0[1] as Int)" }
+        }
+        #expect(names == ["All Media 4", "Box Set 1", "CD 3", "Cassette 15", "DVD-V 1", "Vinyl 387"])
+        // Release 3917263 is `LP + 7" + Album`.
+        let parts = try database.reader.read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT f.name, f.descriptions FROM album_format f JOIN album a ON a.id = f.album_id
+                WHERE a.discogs_release_id = 3917263 ORDER BY f.position
+                """).map { "\($0[0] as String) \($0[1] as String)" }
+        }
+        #expect(parts == [#"Vinyl ["LP"]"#, #"Vinyl ["7\""]"#, #"All Media ["Album"]"#])
+    }
 }

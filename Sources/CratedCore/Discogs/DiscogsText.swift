@@ -1,3 +1,4 @@
+import CratedJSON
 import Foundation
 import GRDB
 
@@ -160,7 +161,9 @@ public enum DiscogsText {
         public var descriptions: [String]
     }
 
-    /// Parses the export's abbreviated `Format` cell: `2xLP, Album, RE + CD, Album` is two formats.
+    /// Parses the export's abbreviated `Format` cell into formats named as the API names them, so
+    /// that an album's formats read (and filter) alike before and after its release syncs:
+    /// `2xLP, Album, RE + CD, Album` is Vinyl x2 [LP, Album, RE] and CD [Album].
     public static func formats(_ cell: String) -> [Format] {
         cell.split(onASCII: " + ").compactMap { part in
             var pieces = part.split(onASCII: ", ").map(\.trimmedSpaces)
@@ -174,8 +177,45 @@ public enum DiscogsText {
                 quantity = count
                 name = String(name[name.index(after: x)...])
             }
-            return Format(name: name, quantity: quantity, descriptions: pieces)
+            let named = apiFormatName(name)
+            return Format(name: named.name, quantity: quantity, descriptions: named.nameIsDescription ? [name] + pieces : pieces)
         }
+    }
+
+    /// All Media descriptions the export writes first in a format of descriptions alone.
+    private static let allMediaDescriptions: Set<String> = [
+        "Album", "Comp", "EP", "Single", "MiniAlbum", "Maxi", "Smplr", "RE", "RM", "RP", "Ltd", "Dlx", "S/Edition",
+        "Unofficial", "Promo", "Num", "Mixed", "Mono", "Stereo", "Gat", "TP",
+    ]
+
+    /// The API's name for a format the export abbreviates, and whether the abbreviation is really
+    /// the format's first description. The export leaves out `Vinyl` (its first piece is `LP` or
+    /// a size such as `12"`), writes an All Media format as its descriptions alone (`RE, Gat`),
+    /// and shortens Cassette and Box Set to `Cass` and `Box`. Other names are the API's already.
+    public static func apiFormatName(_ exportName: String) -> (name: String, nameIsDescription: Bool) {
+        if exportName == "LP" || (exportName.count > 1 && exportName.last == "\"" && exportName.first!.isASCII && exportName.first!.isNumber) {
+            return ("Vinyl", true)
+        }
+        if allMediaDescriptions.contains(exportName) { return ("All Media", true) }
+        switch exportName {
+        case "Cass": return ("Cassette", false)
+        case "Box": return ("Box Set", false)
+        default: return (exportName, false)
+        }
+    }
+
+    /// `apiFormatName` as the SQL functions `crated_format_name(name)` and
+    /// `crated_format_descriptions(name, descriptions)`, for migration 0019, which renames the
+    /// formats imports stored under the export's abbreviations.
+    static let formatNameSQLFunction = DatabaseFunction("crated_format_name", argumentCount: 1, pure: true) { values in
+        guard let name = String.fromDatabaseValue(values[0]) else { return values[0] }
+        return apiFormatName(name).name
+    }
+
+    static let formatDescriptionsSQLFunction = DatabaseFunction("crated_format_descriptions", argumentCount: 2, pure: true) { values in
+        guard let name = String.fromDatabaseValue(values[0]), let descriptions = String.fromDatabaseValue(values[1]),
+              apiFormatName(name).nameIsDescription, let stored = FlatJSON.stringArray(descriptions) else { return values[1] }
+        return JSONText.array([name] + stored)
     }
 }
 

@@ -181,7 +181,8 @@ extension Array {
 
 extension DatabaseFunction {
     /// crated's own SQL functions, which the statements that index from the catalogue tables
-    /// (`SearchIndex`) and the migrations that rewrite derived text (0015, 0016, 0018) call:
+    /// (`SearchIndex`) and the migrations that rewrite derived text (0015, 0016, 0018, 0019) call:
     /// registered on every connection crated opens and by the migrator.
-    public static let crated = [SearchText.sqlFunction, SearchText.artistsSQLFunction, DiscogsText.sortKeySQLFunction]
+    public static let crated = [SearchText.sqlFunction, SearchText.artistsSQLFunction, DiscogsText.sortKeySQLFunction,
+                                DiscogsText.formatNameSQLFunction, DiscogsText.formatDescriptionsSQLFunction]
 }
