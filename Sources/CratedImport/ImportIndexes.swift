@@ -18,6 +18,9 @@ struct ImportIndexes {
     /// The tables an import writes row by row. The search index is built in one pass already.
     static let tables = ["artist", "album_artist", "album_format", "collection_item", "crate_item", "collection_album"]
 
+    /// SQLite's page cache, in KiB, while a bulk write and its index builds run (see `rebuild`).
+    static let bulkCacheKiB = 12288
+
     /// Name and `CREATE INDEX` statement of every index set aside, as the migrations wrote it.
     private(set) var setAside: [(name: String, sql: String)] = []
     var names: [String] { setAside.map(\.name) }
@@ -52,15 +55,15 @@ struct ImportIndexes {
         // Each build sorts its keys. In memory (temp_store = MEMORY) SQLite's sorter allocates every
         // key on its own and sorts on one thread; on file it sorts runs as large as the cache allows,
         // on worker threads, and merges them (the temporary files stay in the OS's cache). The cache
-        // also holds the table being read: with 16 MB, a table's pages stay there across the builds of
-        // its indexes (collection_album has five, collection_item three) instead of being read back
-        // from the WAL for each. 200,000 rows, all fifteen builds: 1.10 s CPU with 2 MB -> 0.82 s with
-        // 16 MB (32 MB: no faster, 20 MB more at the peak); the same 16 MB the bulk write runs with.
+        // also holds the table being read: with 12 MB or more, a table's pages stay there across the
+        // builds of its indexes (collection_album has five, collection_item three) instead of being
+        // read back from the WAL for each. 200,000 rows, all fifteen builds: 1.10 s CPU with 2 MB ->
+        // 0.82 s with 16 MB (32 MB: no faster, 20 MB more at the peak); the bulk write's cache.
         let cacheSize = try Int.fetchOne(db, sql: "PRAGMA cache_size")!
         let tempStore = try Int.fetchOne(db, sql: "PRAGMA temp_store")!
         try db.execute(sql: "PRAGMA temp_store = FILE")
         try db.execute(sql: "PRAGMA threads = 2")
-        try db.execute(sql: "PRAGMA cache_size = -16384")
+        try db.execute(sql: "PRAGMA cache_size = -\(Self.bulkCacheKiB)")
         defer {
             try? db.execute(sql: "PRAGMA cache_size = \(cacheSize)")
             try? db.execute(sql: "PRAGMA threads = 0")
