@@ -87,8 +87,8 @@ struct GridSQL {
                                   arguments: [kind.databaseValue, name.databaseValue]))
         }
         // A format's name, or a vinyl's first description: formats are stored as the API names
-        // them, `Vinyl` described `LP` first, and a client may ask for either. A name the export
-        // abbreviates (`Cass`) is asked for as stored. Both are indexed (migration 0017).
+        // them, `Vinyl` described `LP` first, and a client may ask for either. The export's
+        // abbreviation of a name (`Cass`) asks for the name (`Cassette`). Both are indexed (0017).
         func format(_ asked: String) -> Restriction {
             let named = DiscogsText.apiFormatName(asked)
             let name = named.nameIsDescription ? asked : named.name

@@ -122,8 +122,15 @@ import Testing
             let before = try await client.call(.get, grid, token: server.writeToken)
             #expect(try before.decode(GridPage.self).total == 18)
             let etag = try #require(before.headers[.eTag])
+            let jazzGrid = "/v1/grid/crates/\(jazz)?layout=iPhonePortrait&limit=30"
+            let jazzBefore = try await client.decoded(GridPage.self, jazzGrid, token: server.writeToken)
+            #expect(jazzBefore.items.contains { $0.albumId == kindOfBlue })
 
             #expect(try await client.call(.delete, "/v1/copies/\(first)", token: server.writeToken).status == .noContent)
+            // The crate's grid, kept per crate generation, follows.
+            let jazzAfter = try await client.decoded(GridPage.self, jazzGrid, token: server.writeToken)
+            #expect(jazzAfter.total == jazzBefore.total - 1)
+            #expect(!jazzAfter.items.contains { $0.albumId == kindOfBlue })
             #expect(try await client.call(.get, "/v1/copies/\(first)", token: server.writeToken).status == .notFound)
             #expect(try server.database.crateContents(id: jazz, userId: 1).entries.allSatisfy { $0.copy.id != first })
             // One copy left: the album is still there, with it alone.
