@@ -19,7 +19,7 @@ import Testing
         let host: FakeDiscogs
         let albumId: Int64
 
-        init(serve: Bool = true) async throws {
+        private init(serve: Bool) async throws {
             server = try TestServer()
             host = try await FakeDiscogs.start()
             if serve {
@@ -33,6 +33,18 @@ import Testing
             self.albumId = albumId
         }
 
+        /// Runs `body` with a fixture and stops its image host before returning (see `FakeDiscogs.with`).
+        static func with(serve: Bool = true, _ body: (Fixture) async throws -> Void) async throws {
+            let fixture = try await Fixture(serve: serve)
+            do {
+                try await body(fixture)
+                await fixture.host.stop()
+            } catch {
+                await fixture.host.stop()
+                throw error
+            }
+        }
+
         func gridArtwork(_ client: any TestClientProtocol) async throws -> ArtworkReference {
             let grid = try await client.decoded(GridPage.self, "/v1/grid/collection?layout=iPhonePortrait&width=390&scale=2&limit=500", token: server.writeToken)
             return try #require(grid.items.first { $0.albumId == albumId }?.artwork)
@@ -40,97 +52,97 @@ import Testing
     }
 
     @Test func aCoverLoadsWithoutATokenSizedAsTheGridSaidAndCachedForAYear() async throws {
-        let fixture = try await Fixture()
-        defer { Task { await fixture.host.stop() } }
-        try await fixture.server.test { client in
-            let before = try await fixture.gridArtwork(client)
-            // Not fetched yet: the size Discogs gave, no colour.
-            #expect(before.color == nil)
-            #expect(before.url.hasPrefix("/v1/artwork/"))
+        try await Fixture.with { fixture in
+            try await fixture.server.test { client in
+                let before = try await fixture.gridArtwork(client)
+                // Not fetched yet: the size Discogs gave, no colour.
+                #expect(before.color == nil)
+                #expect(before.url.hasPrefix("/v1/artwork/"))
 
-            let webp = try await client.execute(uri: before.url, method: .get, headers: [.accept: "image/avif,image/webp,*/*"]) { $0 }
-            #expect(webp.status == .ok)
-            #expect(webp.headers[.contentType] == "image/webp")
-            #expect(webp.headers[.contentLength] == String(webp.body.readableBytes))
-            #expect(webp.headers[.cacheControl] == "public, max-age=31536000, immutable")
-            #expect(webp.headers[.vary] == "Accept")
-            let etag = try #require(webp.headers[.eTag])
-            let decoded = try DecodedHeader(Array(buffer: webp.body))
-            #expect((decoded.width, decoded.height) == (before.width, before.height))
-            #expect(decoded.metadataFields.isEmpty)
+                let webp = try await client.execute(uri: before.url, method: .get, headers: [.accept: "image/avif,image/webp,*/*"]) { $0 }
+                #expect(webp.status == .ok)
+                #expect(webp.headers[.contentType] == "image/webp")
+                #expect(webp.headers[.contentLength] == String(webp.body.readableBytes))
+                #expect(webp.headers[.cacheControl] == "public, max-age=31536000, immutable")
+                #expect(webp.headers[.vary] == "Accept")
+                let etag = try #require(webp.headers[.eTag])
+                let decoded = try DecodedHeader(Array(buffer: webp.body))
+                #expect((decoded.width, decoded.height) == (before.width, before.height))
+                #expect(decoded.metadataFields.isEmpty)
 
-            let jpeg = try await client.execute(uri: before.url, method: .get, headers: [:]) { $0 }
-            #expect(jpeg.headers[.contentType] == "image/jpeg")
-            #expect(jpeg.headers[.eTag] != etag)
+                let jpeg = try await client.execute(uri: before.url, method: .get, headers: [:]) { $0 }
+                #expect(jpeg.headers[.contentType] == "image/jpeg")
+                #expect(jpeg.headers[.eTag] != etag)
 
-            // Revalidation: the tag as sent, in a list, and percent-encoded as generated clients send it.
-            for condition in [etag, "\"other\", \(etag)", etag.replacingOccurrences(of: "\"", with: "%22"), "*"] {
-                let notModified = try await client.execute(uri: before.url, method: .get,
-                                                           headers: [.accept: "image/webp", .ifNoneMatch: condition]) { $0 }
-                #expect(notModified.status == .notModified, "If-None-Match: \(condition)")
-                #expect(notModified.headers[.eTag] == etag)
-                #expect(notModified.body.readableBytes == 0)
+                // Revalidation: the tag as sent, in a list, and percent-encoded as generated clients send it.
+                for condition in [etag, "\"other\", \(etag)", etag.replacingOccurrences(of: "\"", with: "%22"), "*"] {
+                    let notModified = try await client.execute(uri: before.url, method: .get,
+                                                               headers: [.accept: "image/webp", .ifNoneMatch: condition]) { $0 }
+                    #expect(notModified.status == .notModified, "If-None-Match: \(condition)")
+                    #expect(notModified.headers[.eTag] == etag)
+                    #expect(notModified.body.readableBytes == 0)
+                }
+
+                // Fetched: the grid now says the cover's colour, at once.
+                let after = try await fixture.gridArtwork(client)
+                #expect(after.url == before.url)
+                let color = try #require(after.color.flatMap(RGBColor.init(hex:)))
+                #expect(color.distance(to: ArtworkRouteTests.blue) <= 3)
             }
-
-            // Fetched: the grid now says the cover's colour, at once.
-            let after = try await fixture.gridArtwork(client)
-            #expect(after.url == before.url)
-            let color = try #require(after.color.flatMap(RGBColor.init(hex:)))
-            #expect(color.distance(to: ArtworkRouteTests.blue) <= 3)
         }
     }
 
     @Test func everyScreenWithACoverPointsAtCratedsCopy() async throws {
-        let fixture = try await Fixture()
-        defer { Task { await fixture.host.stop() } }
-        let token = fixture.server.writeToken
-        try await fixture.server.test { client in
-            let album = try await client.call(.get, "/v1/albums/\(fixture.albumId)?scale=3&idiom=pad", token: token)
-            let artwork = try #require(try album.decode(AlbumDetailDTO.self).artwork.value)
-            // 480 points at 3x is 1440 pixels; the original is 600 wide: the width that holds it.
-            #expect(artwork.url.hasSuffix("/640") && artwork.width == 600 && artwork.height == 600)
-            let badIdiom = try await client.call(.get, "/v1/albums/\(fixture.albumId)?idiom=watch", token: token)
-            #expect(badIdiom.status == .badRequest && badIdiom.error?.field == "idiom")
-            let badScale = try await client.call(.get, "/v1/search?q=blue&scale=4", token: token)
-            #expect(badScale.status == .badRequest && badScale.error?.field == "scale")
-            // Without a cover, `artwork` is null rather than missing.
-            let search = try await client.call(.get, "/v1/search?q=a", token: token)
-            let albums = try #require((try JSONSerialization.jsonObject(with: search.body) as? [String: Any])?["albums"] as? [[String: Any]])
-            #expect(albums.allSatisfy { $0.keys.contains("artwork") })
-            #expect(albums.contains { $0["artwork"] is NSNull })
-            #expect(!albums.contains { $0.keys.contains("thumbnailUrl") })
+        try await Fixture.with { fixture in
+            let token = fixture.server.writeToken
+            try await fixture.server.test { client in
+                let album = try await client.call(.get, "/v1/albums/\(fixture.albumId)?scale=3&idiom=pad", token: token)
+                let artwork = try #require(try album.decode(AlbumDetailDTO.self).artwork.value)
+                // 480 points at 3x is 1440 pixels; the original is 600 wide: the width that holds it.
+                #expect(artwork.url.hasSuffix("/640") && artwork.width == 600 && artwork.height == 600)
+                let badIdiom = try await client.call(.get, "/v1/albums/\(fixture.albumId)?idiom=watch", token: token)
+                #expect(badIdiom.status == .badRequest && badIdiom.error?.field == "idiom")
+                let badScale = try await client.call(.get, "/v1/search?q=blue&scale=4", token: token)
+                #expect(badScale.status == .badRequest && badScale.error?.field == "scale")
+                // Without a cover, `artwork` is null rather than missing.
+                let search = try await client.call(.get, "/v1/search?q=a", token: token)
+                let albums = try #require((try JSONSerialization.jsonObject(with: search.body) as? [String: Any])?["albums"] as? [[String: Any]])
+                #expect(albums.allSatisfy { $0.keys.contains("artwork") })
+                #expect(albums.contains { $0["artwork"] is NSNull })
+                #expect(!albums.contains { $0.keys.contains("thumbnailUrl") })
+            }
         }
     }
 
     @Test func addressesCratedDidNotGiveAreNotFound() async throws {
-        let fixture = try await Fixture()
-        defer { Task { await fixture.host.stop() } }
-        try await fixture.server.test { client in
-            let url = try await fixture.gridArtwork(client).url
-            let key = url.split(separator: "/")[2]
-            for path in ["/v1/artwork/\(key)/100", "/v1/artwork/\(key)/abc", "/v1/artwork/\(key)/-1", "/v1/artwork/\(key)",
-                         "/v1/artwork/\(String(repeating: "0", count: 32))/192", "/v1/artwork/..%2F..%2Fetc%2Fpasswd/192",
-                         "/v1/artwork/../../etc/passwd", "/v1/artwork/\(key.uppercased())/192"] {
-                let response = try await client.call(.get, path, token: nil)
-                #expect(response.status == .notFound, "\(path)")
+        try await Fixture.with { fixture in
+            try await fixture.server.test { client in
+                let url = try await fixture.gridArtwork(client).url
+                let key = url.split(separator: "/")[2]
+                for path in ["/v1/artwork/\(key)/100", "/v1/artwork/\(key)/abc", "/v1/artwork/\(key)/-1", "/v1/artwork/\(key)",
+                             "/v1/artwork/\(String(repeating: "0", count: 32))/192", "/v1/artwork/..%2F..%2Fetc%2Fpasswd/192",
+                             "/v1/artwork/../../etc/passwd", "/v1/artwork/\(key.uppercased())/192"] {
+                    let response = try await client.call(.get, path, token: nil)
+                    #expect(response.status == .notFound, "\(path)")
+                }
             }
+            #expect(fixture.host.requests.isEmpty, "nothing was fetched for them")
         }
-        #expect(fixture.host.requests.isEmpty, "nothing was fetched for them")
     }
 
     @Test func aCoverThatCannotBeFetchedIs503WithRetryAfter() async throws {
-        let fixture = try await Fixture(serve: false)
-        defer { Task { await fixture.host.stop() } }
-        try await fixture.server.test { client in
-            let url = try await fixture.gridArtwork(client).url
-            let response = try await client.call(.get, url, token: nil)
-            #expect(response.status == .serviceUnavailable)
-            #expect(response.error?.code == "artwork_unavailable")
-            let retryAfter = try #require(response.headers[.retryAfter].flatMap(Int.init))
-            #expect(retryAfter > 86_400, "a 404 is not asked again for days")
-            // Asked again, it answers without asking the host.
-            #expect(try await client.call(.get, url, token: nil).status == .serviceUnavailable)
-            #expect(fixture.host.requests.count == 1)
+        try await Fixture.with(serve: false) { fixture in
+            try await fixture.server.test { client in
+                let url = try await fixture.gridArtwork(client).url
+                let response = try await client.call(.get, url, token: nil)
+                #expect(response.status == .serviceUnavailable)
+                #expect(response.error?.code == "artwork_unavailable")
+                let retryAfter = try #require(response.headers[.retryAfter].flatMap(Int.init))
+                #expect(retryAfter > 86_400, "a 404 is not asked again for days")
+                // Asked again, it answers without asking the host.
+                #expect(try await client.call(.get, url, token: nil).status == .serviceUnavailable)
+                #expect(fixture.host.requests.count == 1)
+            }
         }
     }
 }

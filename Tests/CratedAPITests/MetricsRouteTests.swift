@@ -186,22 +186,22 @@ import Testing
 
     /// A cover served twice: fetched and resized once, then answered from memory.
     @Test func artworkCountsFetchesVariantsMemoryHitsAndBytes() async throws {
-        let fixture = try await ArtworkRouteTests.Fixture()
-        defer { Task { await fixture.host.stop() } }
-        let server = fixture.server
-        try await server.test { client in
-            let artwork = try await fixture.gridArtwork(client)
-            let first = try await client.execute(uri: artwork.url, method: .get, headers: [:]) { $0 }
-            let second = try await client.execute(uri: artwork.url, method: .get, headers: [:]) { $0 }
-            #expect(first.status == .ok && second.status == .ok)
-            let text = try await Self.scrape(client, token: server.readToken)
-            #expect(Self.sample("crated_artwork_originals_fetched_total", in: text) == 1)
-            #expect(Self.sample("crated_artwork_variants_made_total", in: text) == 1)
-            #expect(Self.sample(#"crated_artwork_memory_cache_total{result="miss"}"#, in: text) == 1)
-            #expect(Self.sample(#"crated_artwork_memory_cache_total{result="hit"}"#, in: text) == 1)
-            #expect(Self.sample("crated_artwork_served_bytes_total", in: text) == Double(first.body.readableBytes + second.body.readableBytes))
-            #expect(Self.sample("crated_artwork_fetch_failures_total", in: text) == 0)
-            #expect(Self.sample(#"crated_http_requests_total{method="GET",route="/v1/artwork/{key}/{width}",status="200"}"#, in: text) == 2)
+        try await ArtworkRouteTests.Fixture.with { fixture in
+            let server = fixture.server
+            try await server.test { client in
+                let artwork = try await fixture.gridArtwork(client)
+                let first = try await client.execute(uri: artwork.url, method: .get, headers: [:]) { $0 }
+                let second = try await client.execute(uri: artwork.url, method: .get, headers: [:]) { $0 }
+                #expect(first.status == .ok && second.status == .ok)
+                let text = try await Self.scrape(client, token: server.readToken)
+                #expect(Self.sample("crated_artwork_originals_fetched_total", in: text) == 1)
+                #expect(Self.sample("crated_artwork_variants_made_total", in: text) == 1)
+                #expect(Self.sample(#"crated_artwork_memory_cache_total{result="miss"}"#, in: text) == 1)
+                #expect(Self.sample(#"crated_artwork_memory_cache_total{result="hit"}"#, in: text) == 1)
+                #expect(Self.sample("crated_artwork_served_bytes_total", in: text) == Double(first.body.readableBytes + second.body.readableBytes))
+                #expect(Self.sample("crated_artwork_fetch_failures_total", in: text) == 0)
+                #expect(Self.sample(#"crated_http_requests_total{method="GET",route="/v1/artwork/{key}/{width}",status="200"}"#, in: text) == 2)
+            }
         }
     }
 }

@@ -16,7 +16,7 @@ import Testing
         let service: ArtworkService
         let userId: Int64
 
-        init(maxBytes: Int = 1 << 30, limits: ImageLimits = ImageLimits(), sizesAhead: Int = 0) async throws {
+        private init(maxBytes: Int, limits: ImageLimits, sizesAhead: Int) async throws {
             temporary = try TemporaryDatabase()
             host = try await FakeDiscogs.start()
             var logger = Logger(label: "artwork-tests")
@@ -31,6 +31,21 @@ import Testing
             service = try ArtworkService(database: temporary.database, files: files, fetcher: fetcher, maxBytes: maxBytes,
                                          sizesAhead: sizesAhead, logger: logger)
             userId = try await temporary.database.writer.write { db in try db.insertUser("collector") }
+        }
+
+        /// Runs `body` with a fixture and stops its image host before returning (see `FakeDiscogs.with`).
+        static func with(
+            maxBytes: Int = 1 << 30, limits: ImageLimits = ImageLimits(), sizesAhead: Int = 0,
+            _ body: (Fixture) async throws -> Void
+        ) async throws {
+            let fixture = try await Fixture(maxBytes: maxBytes, limits: limits, sizesAhead: sizesAhead)
+            do {
+                try await body(fixture)
+                await fixture.host.stop()
+            } catch {
+                await fixture.host.stop()
+                throw error
+            }
         }
 
         /// An album the collector owns whose cover is `path` on the fake host (or on `otherHost`);
@@ -54,311 +69,311 @@ import Testing
     static let red: [UInt8] = [200, 30, 40]
 
     @Test func aCoverIsFetchedOnceKeptByContentAndServedAsVariants() async throws {
-        let fixture = try await Fixture()
-        defer { Task { await fixture.host.stop() } }
-        let jpeg = TestImages.solid(Self.red, width: 600, height: 400, suffix: ".jpg[Q=95]")
-        fixture.host.serve("/covers/red.jpg", bytes: jpeg, contentType: "image/jpeg")
-        let key = try fixture.album("Red", cover: "/covers/red.jpg")
+        try await Fixture.with { fixture in
+            let jpeg = TestImages.solid(Self.red, width: 600, height: 400, suffix: ".jpg[Q=95]")
+            fixture.host.serve("/covers/red.jpg", bytes: jpeg, contentType: "image/jpeg")
+            let key = try fixture.album("Red", cover: "/covers/red.jpg")
 
-        let webp = try await fixture.service.variant(key: key, width: 192, accept: "image/avif,image/webp,*/*")
-        #expect(webp.contentType == "image/webp")
-        let webpHeader = try DecodedHeader(try fixture.service.files.read(webp.path))
-        #expect((webpHeader.width, webpHeader.height) == (192, 128))
-        #expect(webp.bytes == (try fixture.service.files.read(webp.path)).count)
-        // Small and just served: kept in memory, and the next request is answered from there.
-        #expect(webp.contents?.readableBytes == webp.bytes)
-        let again = try await fixture.service.variant(key: key, width: 192, accept: "image/webp")
-        #expect(again == webp)
-        #expect(fixture.host.requests(to: "/covers/red.jpg").count == 1)
+            let webp = try await fixture.service.variant(key: key, width: 192, accept: "image/avif,image/webp,*/*")
+            #expect(webp.contentType == "image/webp")
+            let webpHeader = try DecodedHeader(try fixture.service.files.read(webp.path))
+            #expect((webpHeader.width, webpHeader.height) == (192, 128))
+            #expect(webp.bytes == (try fixture.service.files.read(webp.path)).count)
+            // Small and just served: kept in memory, and the next request is answered from there.
+            #expect(webp.contents?.readableBytes == webp.bytes)
+            let again = try await fixture.service.variant(key: key, width: 192, accept: "image/webp")
+            #expect(again == webp)
+            #expect(fixture.host.requests(to: "/covers/red.jpg").count == 1)
 
-        let jpegVariant = try await fixture.service.variant(key: key, width: 1024, accept: nil)
-        #expect(jpegVariant.contentType == "image/jpeg")
-        // Never upscaled: the original is 600 pixels wide.
-        let jpegHeader = try DecodedHeader(try fixture.service.files.read(jpegVariant.path))
-        #expect((jpegHeader.width, jpegHeader.height) == (600, 400))
+            let jpegVariant = try await fixture.service.variant(key: key, width: 1024, accept: nil)
+            #expect(jpegVariant.contentType == "image/jpeg")
+            // Never upscaled: the original is 600 pixels wide.
+            let jpegHeader = try DecodedHeader(try fixture.service.files.read(jpegVariant.path))
+            #expect((jpegHeader.width, jpegHeader.height) == (600, 400))
 
-        // Fetched once; recorded with its size, colour and content hash, the file named by it.
-        #expect(fixture.host.requests(to: "/covers/red.jpg").count == 1)
-        let record = try fixture.record(key)
-        #expect((record.width, record.height, record.format) == (600, 400, "jpeg"))
-        let color = try #require(record.color)
-        #expect(RGBColor(hex: color)?.distance(to: Self.red) ?? 99 <= 3)
-        let sha256 = try #require(record.sha256)
-        #expect(try fixture.service.files.read(fixture.service.files.originalPath(sha256: sha256)) == jpeg)
-        #expect(webp.etag == "\"\(sha256.prefix(32))-192-webp\"")
-        #expect(fixture.service.currentETag(key: key, width: 192, accept: "image/webp") == webp.etag)
+            // Fetched once; recorded with its size, colour and content hash, the file named by it.
+            #expect(fixture.host.requests(to: "/covers/red.jpg").count == 1)
+            let record = try fixture.record(key)
+            #expect((record.width, record.height, record.format) == (600, 400, "jpeg"))
+            let color = try #require(record.color)
+            #expect(RGBColor(hex: color)?.distance(to: Self.red) ?? 99 <= 3)
+            let sha256 = try #require(record.sha256)
+            #expect(try fixture.service.files.read(fixture.service.files.originalPath(sha256: sha256)) == jpeg)
+            #expect(webp.etag == "\"\(sha256.prefix(32))-192-webp\"")
+            #expect(fixture.service.currentETag(key: key, width: 192, accept: "image/webp") == webp.etag)
+        }
     }
 
     @Test func manyRequestsForOneNewCoverFetchAndResizeOnce() async throws {
-        let fixture = try await Fixture()
-        defer { Task { await fixture.host.stop() } }
-        fixture.host.serve("/covers/slow.png", bytes: TestImages.solid([10, 200, 10], width: 300, height: 300, suffix: ".png"), contentType: "image/png")
-        fixture.host.inject(.slow(.milliseconds(300)), on: "/covers/slow.png")
-        let key = try fixture.album("Slow", cover: "/covers/slow.png")
-        let served = try await withThrowingTaskGroup(of: ServedArtwork.self) { group in
-            for _ in 0..<8 { group.addTask { try await fixture.service.variant(key: key, width: 128, accept: "image/webp") } }
-            return try await group.reduce(into: []) { $0.append($1) }
+        try await Fixture.with { fixture in
+            fixture.host.serve("/covers/slow.png", bytes: TestImages.solid([10, 200, 10], width: 300, height: 300, suffix: ".png"), contentType: "image/png")
+            fixture.host.inject(.slow(.milliseconds(300)), on: "/covers/slow.png")
+            let key = try fixture.album("Slow", cover: "/covers/slow.png")
+            let served = try await withThrowingTaskGroup(of: ServedArtwork.self) { group in
+                for _ in 0..<8 { group.addTask { try await fixture.service.variant(key: key, width: 128, accept: "image/webp") } }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(Set(served.map(\.path)).count == 1)
+            #expect(fixture.host.requests(to: "/covers/slow.png").count == 1)
+            #expect(try fixture.service.database.artworkDiskUsage().variants == 1)
         }
-        #expect(Set(served.map(\.path)).count == 1)
-        #expect(fixture.host.requests(to: "/covers/slow.png").count == 1)
-        #expect(try fixture.service.database.artworkDiskUsage().variants == 1)
     }
 
     /// Every fault of an image host fails its own cover, with a reason and a retry time; the good
     /// cover beside them is fetched; the bomb is refused from its header.
     @Test func eachBadCoverFailsAloneWithAReasonAndARetryTime() async throws {
-        let fixture = try await Fixture(limits: ImageLimits(maxSourceBytes: 200_000))
-        defer { Task { await fixture.host.stop() } }
-        let host = fixture.host
-        let jpeg = TestImages.solid(Self.red, width: 400, height: 400, suffix: ".jpg")
-        host.serve("/good.jpg", bytes: jpeg, contentType: "image/jpeg")
-        host.serve("/page.jpg", bytes: Array("<!doctype html><title>Login</title>".utf8), contentType: "text/html; charset=utf-8")
-        host.serve("/empty.jpg", bytes: [], contentType: "image/jpeg")
-        host.serve("/truncated.jpg", bytes: Array(jpeg.prefix(jpeg.count / 2)), contentType: "image/jpeg")
-        host.serve("/bomb.png", bytes: try Fixtures.bytes("bomb.png"), contentType: "image/png")
-        host.serve("/mislabelled.jpg", bytes: jpeg, contentType: "application/octet-stream")
-        host.serve("/limited.jpg", bytes: jpeg, contentType: "image/jpeg")
-        host.inject(.status(429, retryAfter: "120"), on: "/limited.jpg")
-        host.serve("/huge.jpg", bytes: jpeg, contentType: "image/jpeg")
-        host.inject(.oversized(bytes: 300_000, declaredLength: false), on: "/huge.jpg")
-        var keys: [String: String] = [:]
-        // The 429 comes last: the host's Retry-After holds back its other covers, which a pass then
-        // leaves for later (`hostBusyLeavesTheHostsOtherCoversForLater`).
-        for path in ["/good.jpg", "/page.jpg", "/empty.jpg", "/truncated.jpg", "/bomb.png", "/mislabelled.jpg", "/huge.jpg", "/missing.jpg", "/limited.jpg"] {
-            keys[path] = try fixture.album(path, cover: path)
+        try await Fixture.with(limits: ImageLimits(maxSourceBytes: 200_000)) { fixture in
+            let host = fixture.host
+            let jpeg = TestImages.solid(Self.red, width: 400, height: 400, suffix: ".jpg")
+            host.serve("/good.jpg", bytes: jpeg, contentType: "image/jpeg")
+            host.serve("/page.jpg", bytes: Array("<!doctype html><title>Login</title>".utf8), contentType: "text/html; charset=utf-8")
+            host.serve("/empty.jpg", bytes: [], contentType: "image/jpeg")
+            host.serve("/truncated.jpg", bytes: Array(jpeg.prefix(jpeg.count / 2)), contentType: "image/jpeg")
+            host.serve("/bomb.png", bytes: try Fixtures.bytes("bomb.png"), contentType: "image/png")
+            host.serve("/mislabelled.jpg", bytes: jpeg, contentType: "application/octet-stream")
+            host.serve("/limited.jpg", bytes: jpeg, contentType: "image/jpeg")
+            host.inject(.status(429, retryAfter: "120"), on: "/limited.jpg")
+            host.serve("/huge.jpg", bytes: jpeg, contentType: "image/jpeg")
+            host.inject(.oversized(bytes: 300_000, declaredLength: false), on: "/huge.jpg")
+            var keys: [String: String] = [:]
+            // The 429 comes last: the host's Retry-After holds back its other covers, which a pass then
+            // leaves for later (`hostBusyLeavesTheHostsOtherCoversForLater`).
+            for path in ["/good.jpg", "/page.jpg", "/empty.jpg", "/truncated.jpg", "/bomb.png", "/mislabelled.jpg", "/huge.jpg", "/missing.jpg", "/limited.jpg"] {
+                keys[path] = try fixture.album(path, cover: path)
+            }
+
+            let started = Date()
+            let summary = await fixture.service.fetchCovers(userId: fixture.userId, staleAfter: 86_400) { false }
+            #expect(summary.fetched == 1)
+            #expect(summary.failed == 8)
+            #expect(Date().timeIntervalSince(started) < 30, "no fault holds the pass")
+
+            func failure(_ path: String) throws -> (error: String, retryIn: TimeInterval) {
+                let record = try fixture.record(keys[path]!)
+                #expect(record.sha256 == nil, "\(path) is not kept")
+                let retryAt = try #require(record.retryAt.flatMap(Timestamp.date(from:)))
+                return (try #require(record.lastError), retryAt.timeIntervalSince(started))
+            }
+            #expect(try fixture.record(keys["/good.jpg"]!).sha256 != nil)
+            #expect(try failure("/page.jpg").error.contains("text/html"))
+            #expect(try failure("/empty.jpg").error.contains("empty") || failure("/empty.jpg").error.contains("not an image"))
+            #expect(try failure("/truncated.jpg").retryIn > 86_400)
+            #expect(try failure("/bomb.png").error.contains("30000"))
+            #expect(try failure("/mislabelled.jpg").error.contains("application/octet-stream"))
+            let limited = try failure("/limited.jpg")
+            #expect(limited.error.contains("429"))
+            #expect(limited.retryIn >= 119 && limited.retryIn < 200, "the host's Retry-After")
+            #expect(try failure("/huge.jpg").error.contains("larger than 200000 bytes"))
+            #expect(try failure("/missing.jpg").error.contains("404"))
+
+            // Asked for before its retry time, a failed cover answers at once, saying when to come back.
+            await #expect(throws: ArtworkServeError.self) { try await fixture.service.variant(key: keys["/page.jpg"]!, width: 192, accept: nil) }
+            #expect(host.requests(to: "/page.jpg").count == 1)
+            // A second pass leaves them alone until then.
+            let again = await fixture.service.fetchCovers(userId: fixture.userId, staleAfter: 86_400) { false }
+            #expect(again == CoverFetchSummary())
+            let counts = try fixture.service.database.artworkCounts(userId: fixture.userId)
+            #expect((counts.stored, counts.failed, counts.pending) == (1, 8, 0))
         }
-
-        let started = Date()
-        let summary = await fixture.service.fetchCovers(userId: fixture.userId, staleAfter: 86_400) { false }
-        #expect(summary.fetched == 1)
-        #expect(summary.failed == 8)
-        #expect(Date().timeIntervalSince(started) < 30, "no fault holds the pass")
-
-        func failure(_ path: String) throws -> (error: String, retryIn: TimeInterval) {
-            let record = try fixture.record(keys[path]!)
-            #expect(record.sha256 == nil, "\(path) is not kept")
-            let retryAt = try #require(record.retryAt.flatMap(Timestamp.date(from:)))
-            return (try #require(record.lastError), retryAt.timeIntervalSince(started))
-        }
-        #expect(try fixture.record(keys["/good.jpg"]!).sha256 != nil)
-        #expect(try failure("/page.jpg").error.contains("text/html"))
-        #expect(try failure("/empty.jpg").error.contains("empty") || failure("/empty.jpg").error.contains("not an image"))
-        #expect(try failure("/truncated.jpg").retryIn > 86_400)
-        #expect(try failure("/bomb.png").error.contains("30000"))
-        #expect(try failure("/mislabelled.jpg").error.contains("application/octet-stream"))
-        let limited = try failure("/limited.jpg")
-        #expect(limited.error.contains("429"))
-        #expect(limited.retryIn >= 119 && limited.retryIn < 200, "the host's Retry-After")
-        #expect(try failure("/huge.jpg").error.contains("larger than 200000 bytes"))
-        #expect(try failure("/missing.jpg").error.contains("404"))
-
-        // Asked for before its retry time, a failed cover answers at once, saying when to come back.
-        await #expect(throws: ArtworkServeError.self) { try await fixture.service.variant(key: keys["/page.jpg"]!, width: 192, accept: nil) }
-        #expect(host.requests(to: "/page.jpg").count == 1)
-        // A second pass leaves them alone until then.
-        let again = await fixture.service.fetchCovers(userId: fixture.userId, staleAfter: 86_400) { false }
-        #expect(again == CoverFetchSummary())
-        let counts = try fixture.service.database.artworkCounts(userId: fixture.userId)
-        #expect((counts.stored, counts.failed, counts.pending) == (1, 8, 0))
     }
 
     /// Of each cover a pass fetches, the sizes of which most variants were made are made ahead, as
     /// many as `sizesAhead` says; the others wait for a request.
     @Test(arguments: [0, 1, 2])
     func aPassMakesTheMostMadeSizesAhead(sizesAhead: Int) async throws {
-        let fixture = try await Fixture(sizesAhead: sizesAhead)
-        defer { Task { await fixture.host.stop() } }
-        var keys: [String] = []
-        for (index, colour) in [[200, 30, 40], [30, 200, 40], [30, 40, 200]].enumerated() {
-            let path = "/covers/\(index).jpg"
-            fixture.host.serve(path, bytes: TestImages.solid(colour.map(UInt8.init), width: 600, height: 600, suffix: ".jpg"), contentType: "image/jpeg")
-            keys.append(try fixture.album("Album \(index)", cover: path))
-        }
-        // A device has drawn the first two covers at 320 px in WebP, and the first at 128 px in JPEG.
-        _ = try await fixture.service.variant(key: keys[0], width: 320, accept: "image/webp")
-        _ = try await fixture.service.variant(key: keys[1], width: 320, accept: "image/webp")
-        _ = try await fixture.service.variant(key: keys[0], width: 128, accept: nil)
+        try await Fixture.with(sizesAhead: sizesAhead) { fixture in
+            var keys: [String] = []
+            for (index, colour) in [[200, 30, 40], [30, 200, 40], [30, 40, 200]].enumerated() {
+                let path = "/covers/\(index).jpg"
+                fixture.host.serve(path, bytes: TestImages.solid(colour.map(UInt8.init), width: 600, height: 600, suffix: ".jpg"), contentType: "image/jpeg")
+                keys.append(try fixture.album("Album \(index)", cover: path))
+            }
+            // A device has drawn the first two covers at 320 px in WebP, and the first at 128 px in JPEG.
+            _ = try await fixture.service.variant(key: keys[0], width: 320, accept: "image/webp")
+            _ = try await fixture.service.variant(key: keys[1], width: 320, accept: "image/webp")
+            _ = try await fixture.service.variant(key: keys[0], width: 128, accept: nil)
 
-        let summary = await fixture.service.fetchCovers(userId: nil, staleAfter: 86_400) { false }
-        #expect(summary.fetched == 1)
-        let sha256 = try #require(try fixture.record(keys[2]).sha256)
-        func made(_ width: Int, _ format: String) throws -> Bool {
-            let key = ArtworkVariantKey(sha256: sha256, width: width, format: format)
-            let recorded = try fixture.service.database.artworkVariant(sha256: sha256, width: width, format: format) != nil
-            #expect(recorded == fixture.service.files.exists(fixture.service.files.variantPath(key)))
-            return recorded
-        }
-        #expect(try made(320, "webp") == (sizesAhead >= 1))
-        #expect(try made(128, "jpeg") == (sizesAhead >= 2))
-        #expect(try !made(640, "webp"))
-        if sizesAhead >= 1 {
-            let served = try await fixture.service.variant(key: keys[2], width: 320, accept: "image/webp")
-            let info = try ImageProcessor.inspect(try Data(contentsOf: URL(fileURLWithPath: served.path)))
-            #expect((info.format, info.width) == (.webp, 320))
+            let summary = await fixture.service.fetchCovers(userId: nil, staleAfter: 86_400) { false }
+            #expect(summary.fetched == 1)
+            let sha256 = try #require(try fixture.record(keys[2]).sha256)
+            func made(_ width: Int, _ format: String) throws -> Bool {
+                let key = ArtworkVariantKey(sha256: sha256, width: width, format: format)
+                let recorded = try fixture.service.database.artworkVariant(sha256: sha256, width: width, format: format) != nil
+                #expect(recorded == fixture.service.files.exists(fixture.service.files.variantPath(key)))
+                return recorded
+            }
+            #expect(try made(320, "webp") == (sizesAhead >= 1))
+            #expect(try made(128, "jpeg") == (sizesAhead >= 2))
+            #expect(try !made(640, "webp"))
+            if sizesAhead >= 1 {
+                let served = try await fixture.service.variant(key: keys[2], width: 320, accept: "image/webp")
+                let info = try ImageProcessor.inspect(try Data(contentsOf: URL(fileURLWithPath: served.path)))
+                #expect((info.format, info.width) == (.webp, 320))
+            }
         }
     }
 
     /// A host that answers 429 with a long Retry-After holds neither the pass nor a request: its other
     /// covers are left for a later pass, and a request answers 503 with the wait.
     @Test func aBusyHostsOtherCoversAreLeftForLater() async throws {
-        let fixture = try await Fixture()
-        defer { Task { await fixture.host.stop() } }
-        let jpeg = TestImages.solid(Self.red, width: 200, height: 200, suffix: ".jpg")
-        fixture.host.serve("/first.jpg", bytes: jpeg, contentType: "image/jpeg")
-        fixture.host.serve("/second.jpg", bytes: jpeg, contentType: "image/jpeg")
-        fixture.host.inject(.status(429, retryAfter: "600"), on: "/first.jpg")
-        let first = try fixture.album("First", cover: "/first.jpg")
-        let second = try fixture.album("Second", cover: "/second.jpg")
-        // Albums added at the same moment: the first one is fetched first.
-        let started = Date()
-        let summary = await fixture.service.fetchCovers(userId: nil, staleAfter: 86_400) { false }
-        #expect(Date().timeIntervalSince(started) < 10)
-        #expect((summary.fetched, summary.failed, summary.skipped) == (0, 1, 1))
-        #expect(fixture.host.requests(to: "/second.jpg").isEmpty)
-        #expect(try fixture.record(second).failures == 0)
-        do {
-            _ = try await fixture.service.variant(key: second, width: 128, accept: nil)
-            Issue.record("a paused host's cover was served")
-        } catch {
-            guard case .unavailable(_, let retryAfter) = error else { throw error }
-            #expect(retryAfter > 500 && retryAfter <= 602)
+        try await Fixture.with { fixture in
+            let jpeg = TestImages.solid(Self.red, width: 200, height: 200, suffix: ".jpg")
+            fixture.host.serve("/first.jpg", bytes: jpeg, contentType: "image/jpeg")
+            fixture.host.serve("/second.jpg", bytes: jpeg, contentType: "image/jpeg")
+            fixture.host.inject(.status(429, retryAfter: "600"), on: "/first.jpg")
+            let first = try fixture.album("First", cover: "/first.jpg")
+            let second = try fixture.album("Second", cover: "/second.jpg")
+            // Albums added at the same moment: the first one is fetched first.
+            let started = Date()
+            let summary = await fixture.service.fetchCovers(userId: nil, staleAfter: 86_400) { false }
+            #expect(Date().timeIntervalSince(started) < 10)
+            #expect((summary.fetched, summary.failed, summary.skipped) == (0, 1, 1))
+            #expect(fixture.host.requests(to: "/second.jpg").isEmpty)
+            #expect(try fixture.record(second).failures == 0)
+            do throws(ArtworkServeError) {
+                _ = try await fixture.service.variant(key: second, width: 128, accept: nil)
+                Issue.record("a paused host's cover was served")
+            } catch {
+                guard case .unavailable(_, let retryAfter) = error else { throw error }
+                #expect(retryAfter > 500 && retryAfter <= 602)
+            }
+            _ = first
         }
-        _ = first
     }
 
     @Test func unknownKeysAndWidthsAreNotFound() async throws {
-        let fixture = try await Fixture()
-        defer { Task { await fixture.host.stop() } }
-        let key = try fixture.album("Any", cover: "/any.jpg")
-        for (key, width) in [(key, 100), (key, 0), (String(repeating: "0", count: 32), 192), ("../../etc/passwd", 192), (key.uppercased(), 192)] {
-            await #expect(throws: ArtworkServeError.self) { try await fixture.service.variant(key: key, width: width, accept: nil) }
+        try await Fixture.with { fixture in
+            let key = try fixture.album("Any", cover: "/any.jpg")
+            for (key, width) in [(key, 100), (key, 0), (String(repeating: "0", count: 32), 192), ("../../etc/passwd", 192), (key.uppercased(), 192)] {
+                await #expect(throws: ArtworkServeError.self) { try await fixture.service.variant(key: key, width: width, accept: nil) }
+            }
+            #expect(fixture.host.requests.isEmpty)
         }
-        #expect(fixture.host.requests.isEmpty)
     }
 
     /// Over budget, the least recently used variants go first; originals only when no variant is
     /// left. An evicted cover keeps its size and colour, and comes back when asked for.
     @Test func evictionTakesVariantsFirstThenOriginals() async throws {
-        let fixture = try await Fixture()
-        defer { Task { await fixture.host.stop() } }
-        for (name, shade) in [("a", UInt8(50)), ("b", UInt8(150))] {
-            fixture.host.serve("/\(name).jpg", bytes: TestImages.solid([shade, 60, 70], width: 500, height: 500, suffix: ".jpg"), contentType: "image/jpeg")
+        try await Fixture.with { fixture in
+            for (name, shade) in [("a", UInt8(50)), ("b", UInt8(150))] {
+                fixture.host.serve("/\(name).jpg", bytes: TestImages.solid([shade, 60, 70], width: 500, height: 500, suffix: ".jpg"), contentType: "image/jpeg")
+            }
+            let a = try fixture.album("A", cover: "/a.jpg")
+            let b = try fixture.album("B", cover: "/b.jpg")
+            _ = try await fixture.service.variant(key: a, width: 128, accept: nil)
+            _ = try await fixture.service.variant(key: a, width: 256, accept: nil)
+            try await fixture.service.flushUse()
+            try await Task.sleep(for: .seconds(1.1))
+            let recent = try await fixture.service.variant(key: a, width: 192, accept: nil)
+            _ = try await fixture.service.variant(key: b, width: 192, accept: nil)
+            try await fixture.service.flushUse()
+            let usage = try fixture.service.database.artworkDiskUsage()
+            #expect((usage.originals, usage.variants) == (2, 4))
+
+            // Just under the total: the least recently used variant goes.
+            let first = try await fixture.service.prune(target: usage.totalBytes - 1)
+            #expect((first.variantsRemoved, first.originalsRemoved) == (1, 0))
+            #expect(fixture.service.files.exists(recent.path))
+            // Nothing may stay: every variant, then the original.
+            let all = try await fixture.service.prune(target: 0)
+            #expect((all.variantsRemoved, all.originalsRemoved) == (3, 2))
+            #expect(try fixture.service.database.artworkDiskUsage() == ArtworkDiskUsage())
+            #expect(try fixture.record(a).color != nil && fixture.record(a).width == 500)
+            #expect(try fixture.service.database.artworkCounts().evicted == 2)
+
+            let back = try await fixture.service.variant(key: a, width: 192, accept: nil)
+            #expect(fixture.service.files.exists(back.path))
+            #expect(fixture.host.requests(to: "/a.jpg").count == 2)
         }
-        let a = try fixture.album("A", cover: "/a.jpg")
-        let b = try fixture.album("B", cover: "/b.jpg")
-        _ = try await fixture.service.variant(key: a, width: 128, accept: nil)
-        _ = try await fixture.service.variant(key: a, width: 256, accept: nil)
-        try await fixture.service.flushUse()
-        try await Task.sleep(for: .seconds(1.1))
-        let recent = try await fixture.service.variant(key: a, width: 192, accept: nil)
-        _ = try await fixture.service.variant(key: b, width: 192, accept: nil)
-        try await fixture.service.flushUse()
-        let usage = try fixture.service.database.artworkDiskUsage()
-        #expect((usage.originals, usage.variants) == (2, 4))
-
-        // Just under the total: the least recently used variant goes.
-        let first = try await fixture.service.prune(target: usage.totalBytes - 1)
-        #expect((first.variantsRemoved, first.originalsRemoved) == (1, 0))
-        #expect(fixture.service.files.exists(recent.path))
-        // Nothing may stay: every variant, then the original.
-        let all = try await fixture.service.prune(target: 0)
-        #expect((all.variantsRemoved, all.originalsRemoved) == (3, 2))
-        #expect(try fixture.service.database.artworkDiskUsage() == ArtworkDiskUsage())
-        #expect(try fixture.record(a).color != nil && fixture.record(a).width == 500)
-        #expect(try fixture.service.database.artworkCounts().evicted == 2)
-
-        let back = try await fixture.service.variant(key: a, width: 192, accept: nil)
-        #expect(fixture.service.files.exists(back.path))
-        #expect(fixture.host.requests(to: "/a.jpg").count == 2)
     }
 
     /// Widths past the original's share one variant (crated does not upscale): one file on disk and
     /// one ETag, whichever of them is asked for, as the answers' URLs already name only that one.
     @Test func widthsWiderThanTheOriginalShareOneVariant() async throws {
-        let fixture = try await Fixture()
-        defer { Task { await fixture.host.stop() } }
-        fixture.host.serve("/small.jpg", bytes: TestImages.solid([90, 20, 160], width: 300, height: 300, suffix: ".jpg"), contentType: "image/jpeg")
-        let key = try fixture.album("Small", cover: "/small.jpg", width: 300)
-        var etags: Set<String> = []
-        for width in [320, 512, 1024, 1440] {
-            let served = try await fixture.service.variant(key: key, width: width, accept: nil)
-            etags.insert(served.etag)
-            #expect(fixture.service.currentETag(key: key, width: width, accept: nil) == served.etag)
+        try await Fixture.with { fixture in
+            fixture.host.serve("/small.jpg", bytes: TestImages.solid([90, 20, 160], width: 300, height: 300, suffix: ".jpg"), contentType: "image/jpeg")
+            let key = try fixture.album("Small", cover: "/small.jpg", width: 300)
+            var etags: Set<String> = []
+            for width in [320, 512, 1024, 1440] {
+                let served = try await fixture.service.variant(key: key, width: width, accept: nil)
+                etags.insert(served.etag)
+                #expect(fixture.service.currentETag(key: key, width: width, accept: nil) == served.etag)
+            }
+            #expect(etags.count == 1)
+            #expect(try fixture.service.database.artworkDiskUsage().variants == 1)
+            let narrower = try await fixture.service.variant(key: key, width: 256, accept: nil)
+            #expect(!etags.contains(narrower.etag))
+            #expect(ArtworkReference(key: key, original: (300, 300), color: nil, pixels: 1440).url == "/v1/artwork/\(key)/320")
         }
-        #expect(etags.count == 1)
-        #expect(try fixture.service.database.artworkDiskUsage().variants == 1)
-        let narrower = try await fixture.service.variant(key: key, width: 256, accept: nil)
-        #expect(!etags.contains(narrower.etag))
-        #expect(ArtworkReference(key: key, original: (300, 300), color: nil, pixels: 1440).url == "/v1/artwork/\(key)/320")
     }
 
     /// `crated sync` is no service: it keeps the budget once, at the end (`pruneIfOverBudget`).
     @Test func aCommandPrunesOnlyWhenOverTheBudget() async throws {
-        let fixture = try await Fixture(maxBytes: 1)
-        defer { Task { await fixture.host.stop() } }
-        fixture.host.serve("/a.jpg", bytes: TestImages.solid([50, 60, 70], width: 500, height: 500, suffix: ".jpg"), contentType: "image/jpeg")
-        try fixture.album("A", cover: "/a.jpg")
-        #expect(try await fixture.service.pruneIfOverBudget() == nil)
-        let summary = await fixture.service.fetchCovers(userId: nil, staleAfter: 86_400) { false }
-        #expect(summary.fetched == 1)
+        try await Fixture.with(maxBytes: 1) { fixture in
+            fixture.host.serve("/a.jpg", bytes: TestImages.solid([50, 60, 70], width: 500, height: 500, suffix: ".jpg"), contentType: "image/jpeg")
+            try fixture.album("A", cover: "/a.jpg")
+            #expect(try await fixture.service.pruneIfOverBudget() == nil)
+            let summary = await fixture.service.fetchCovers(userId: nil, staleAfter: 86_400) { false }
+            #expect(summary.fetched == 1)
 
-        let pruned = try #require(try await fixture.service.pruneIfOverBudget())
-        #expect(pruned.originalsRemoved == 1 && pruned.bytesFreed > 0)
-        #expect(try fixture.service.database.artworkDiskUsage().totalBytes == 0)
-        #expect(try await fixture.service.pruneIfOverBudget() == nil)
+            let pruned = try #require(try await fixture.service.pruneIfOverBudget())
+            #expect(pruned.originalsRemoved == 1 && pruned.bytesFreed > 0)
+            #expect(try fixture.service.database.artworkDiskUsage().totalBytes == 0)
+            #expect(try await fixture.service.pruneIfOverBudget() == nil)
+        }
     }
 
     /// Files are written whole or not at all: what a killed process left in `tmp/` is cleared at
     /// start (what a running one is writing is not), a file the database never recorded is swept,
     /// and a recorded variant whose file is gone is made again rather than served.
     @Test func nothingHalfWrittenIsEverServed() async throws {
-        let fixture = try await Fixture()
-        defer { Task { await fixture.host.stop() } }
-        fixture.host.serve("/c.jpg", bytes: TestImages.solid([1, 2, 3], width: 300, height: 300, suffix: ".jpg"), contentType: "image/jpeg")
-        let key = try fixture.album("C", cover: "/c.jpg")
-        let served = try await fixture.service.variant(key: key, width: 128, accept: nil)
-        let root = fixture.service.files.root
-        try Data([0xFF, 0xD8]).write(to: URL(fileURLWithPath: root + "/tmp/partial-from-a-kill"))
-        // No process has this id (it is above any pid_max).
-        try Data([0xFF, 0xD8]).write(to: URL(fileURLWithPath: root + "/tmp/\(Int32.max).from-a-process-that-ended"))
-        // A file this process, still running, is writing.
-        let inProgress = "\(getpid()).being-written"
-        try Data([0xFF, 0xD8]).write(to: URL(fileURLWithPath: root + "/tmp/" + inProgress))
-        let stray = root + "/variants/ab/" + String(repeating: "ab", count: 32) + "-192.jpg"
-        try FileManager.default.createDirectory(atPath: root + "/variants/ab", withIntermediateDirectories: true)
-        try Data([0xFF, 0xD8]).write(to: URL(fileURLWithPath: stray))
+        try await Fixture.with { fixture in
+            fixture.host.serve("/c.jpg", bytes: TestImages.solid([1, 2, 3], width: 300, height: 300, suffix: ".jpg"), contentType: "image/jpeg")
+            let key = try fixture.album("C", cover: "/c.jpg")
+            let served = try await fixture.service.variant(key: key, width: 128, accept: nil)
+            let root = fixture.service.files.root
+            try Data([0xFF, 0xD8]).write(to: URL(fileURLWithPath: root + "/tmp/partial-from-a-kill"))
+            // No process has this id (it is above any pid_max).
+            try Data([0xFF, 0xD8]).write(to: URL(fileURLWithPath: root + "/tmp/\(Int32.max).from-a-process-that-ended"))
+            // A file this process, still running, is writing.
+            let inProgress = "\(getpid()).being-written"
+            try Data([0xFF, 0xD8]).write(to: URL(fileURLWithPath: root + "/tmp/" + inProgress))
+            let stray = root + "/variants/ab/" + String(repeating: "ab", count: 32) + "-192.jpg"
+            try FileManager.default.createDirectory(atPath: root + "/variants/ab", withIntermediateDirectories: true)
+            try Data([0xFF, 0xD8]).write(to: URL(fileURLWithPath: stray))
 
-        try fixture.service.files.prepare()
-        #expect(try FileManager.default.contentsOfDirectory(atPath: root + "/tmp") == [inProgress])
-        let report = try await fixture.service.prune(target: Int.max, sweep: true)
-        #expect(report.strayFilesRemoved == 1)
-        #expect(!FileManager.default.fileExists(atPath: stray))
+            try fixture.service.files.prepare()
+            #expect(try FileManager.default.contentsOfDirectory(atPath: root + "/tmp") == [inProgress])
+            let report = try await fixture.service.prune(target: Int.max, sweep: true)
+            #expect(report.strayFilesRemoved == 1)
+            #expect(!FileManager.default.fileExists(atPath: stray))
 
-        try FileManager.default.removeItem(atPath: served.path)
-        let again = try await fixture.service.variant(key: key, width: 128, accept: nil)
-        #expect(try DecodedHeader(try fixture.service.files.read(again.path)).width == 128)
+            try FileManager.default.removeItem(atPath: served.path)
+            let again = try await fixture.service.variant(key: key, width: 128, accept: nil)
+            #expect(try DecodedHeader(try fixture.service.files.read(again.path)).width == 128)
+        }
     }
 
     /// A host that cannot be reached fails its first cover after the attempts, and for a minute its
     /// other covers at once: a pass does not spend the attempts on each again, nor does a request.
     @Test func anUnreachableHostsOtherCoversFailAtOnce() async throws {
-        let fixture = try await Fixture()
-        defer { Task { await fixture.host.stop() } }
-        // Nothing listens on port 1.
-        try fixture.album("First", cover: "/first.jpg", otherHost: "http://127.0.0.1:1")
-        let second = try fixture.album("Second", cover: "/second.jpg", otherHost: "http://127.0.0.1:1")
+        try await Fixture.with { fixture in
+            // Nothing listens on port 1.
+            try fixture.album("First", cover: "/first.jpg", otherHost: "http://127.0.0.1:1")
+            let second = try fixture.album("Second", cover: "/second.jpg", otherHost: "http://127.0.0.1:1")
 
-        let summary = await fixture.service.fetchCovers(userId: nil, staleAfter: 86_400) { false }
-        #expect((summary.fetched, summary.failed, summary.skipped) == (0, 1, 1))
-        #expect(try fixture.record(second).failures == 0)
-        do {
-            _ = try await fixture.service.variant(key: second, width: 128, accept: nil)
-            Issue.record("a cover of an unreachable host was served")
-        } catch {
-            // Failed by the host's pause, without an attempt of its own.
-            guard case .unavailable(let reason, let retryAfter) = error else { throw error }
-            #expect(reason.hasPrefix("the image host is not asked for another"))
-            #expect(retryAfter > 50 && retryAfter <= 62)
+            let summary = await fixture.service.fetchCovers(userId: nil, staleAfter: 86_400) { false }
+            #expect((summary.fetched, summary.failed, summary.skipped) == (0, 1, 1))
+            #expect(try fixture.record(second).failures == 0)
+            do throws(ArtworkServeError) {
+                _ = try await fixture.service.variant(key: second, width: 128, accept: nil)
+                Issue.record("a cover of an unreachable host was served")
+            } catch {
+                // Failed by the host's pause, without an attempt of its own.
+                guard case .unavailable(let reason, let retryAfter) = error else { throw error }
+                #expect(reason.hasPrefix("the image host is not asked for another"))
+                #expect(retryAfter > 50 && retryAfter <= 62)
+            }
         }
     }
 
@@ -366,34 +381,34 @@ import Testing
     /// cover's: nothing is recorded against the cover, the answer names no path, and the cover is
     /// served as soon as the directory can be written again.
     @Test func aDirectoryThatCannotBeWrittenLaterFailsNoCover() async throws {
-        let fixture = try await Fixture()
-        defer { Task { await fixture.host.stop() } }
-        let jpeg = TestImages.solid(Self.red, width: 200, height: 200, suffix: ".jpg")
-        fixture.host.serve("/a.jpg", bytes: jpeg, contentType: "image/jpeg")
-        fixture.host.serve("/b.jpg", bytes: jpeg, contentType: "image/jpeg")
-        let first = try fixture.album("A", cover: "/a.jpg")
-        let second = try fixture.album("B", cover: "/b.jpg")
-        let originals = fixture.service.files.root + "/originals"
-        try FileManager.default.removeItem(atPath: originals)
-        try Data("in the way".utf8).write(to: URL(fileURLWithPath: originals))
+        try await Fixture.with { fixture in
+            let jpeg = TestImages.solid(Self.red, width: 200, height: 200, suffix: ".jpg")
+            fixture.host.serve("/a.jpg", bytes: jpeg, contentType: "image/jpeg")
+            fixture.host.serve("/b.jpg", bytes: jpeg, contentType: "image/jpeg")
+            let first = try fixture.album("A", cover: "/a.jpg")
+            let second = try fixture.album("B", cover: "/b.jpg")
+            let originals = fixture.service.files.root + "/originals"
+            try FileManager.default.removeItem(atPath: originals)
+            try Data("in the way".utf8).write(to: URL(fileURLWithPath: originals))
 
-        let summary = await fixture.service.fetchCovers(userId: nil, staleAfter: 86_400) { false }
-        #expect((summary.fetched, summary.failed, summary.skipped) == (0, 0, 2))
-        #expect(summary.error?.contains(originals) == true)
-        #expect(fixture.host.requests(to: "/b.jpg").isEmpty, "the other covers wait for a later pass")
-        do {
-            _ = try await fixture.service.variant(key: first, width: 128, accept: nil)
-            Issue.record("a cover was served without its file")
-        } catch {
-            guard case .storage(let reason) = error else { throw error }
-            #expect(reason == "the server cannot write its artwork directory")
+            let summary = await fixture.service.fetchCovers(userId: nil, staleAfter: 86_400) { false }
+            #expect((summary.fetched, summary.failed, summary.skipped) == (0, 0, 2))
+            #expect(summary.error?.contains(originals) == true)
+            #expect(fixture.host.requests(to: "/b.jpg").isEmpty, "the other covers wait for a later pass")
+            do throws(ArtworkServeError) {
+                _ = try await fixture.service.variant(key: first, width: 128, accept: nil)
+                Issue.record("a cover was served without its file")
+            } catch {
+                guard case .storage(let reason) = error else { throw error }
+                #expect(reason == "the server cannot write its artwork directory")
+            }
+            #expect(try fixture.record(first).failures == 0 && fixture.record(first).retryAt == nil)
+
+            try FileManager.default.removeItem(atPath: originals)
+            try FileManager.default.createDirectory(atPath: originals, withIntermediateDirectories: true)
+            let served = try await fixture.service.variant(key: second, width: 128, accept: nil)
+            #expect(try DecodedHeader(try fixture.service.files.read(served.path)).width == 128)
         }
-        #expect(try fixture.record(first).failures == 0 && fixture.record(first).retryAt == nil)
-
-        try FileManager.default.removeItem(atPath: originals)
-        try FileManager.default.createDirectory(atPath: originals, withIntermediateDirectories: true)
-        let served = try await fixture.service.variant(key: second, width: 128, accept: nil)
-        #expect(try DecodedHeader(try fixture.service.files.read(served.path)).width == 128)
     }
 
     @Test func aDirectoryThatCannotBeWrittenIsAClearErrorAtStart() throws {

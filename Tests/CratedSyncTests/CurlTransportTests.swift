@@ -28,100 +28,100 @@ import Testing
     }
 
     @Test func sendsHeadersAndReturnsStatusHeadersAndBody() async throws {
-        let fake = try await FakeDiscogs.start()
-        defer { Task { await fake.stop() } }
-        fake.serve("/hello", json: #"{"hello": "world"}"#)
+        try await FakeDiscogs.with { fake in
+            fake.serve("/hello", json: #"{"hello": "world"}"#)
 
-        let response = try await send("/hello", via: fake, headers: [.userAgent: "crated/test", HTTPField.Name("X-Custom")!: "yes"])
+            let response = try await send("/hello", via: fake, headers: [.userAgent: "crated/test", HTTPField.Name("X-Custom")!: "yes"])
 
-        #expect(response.status == 200)
-        #expect(String(decoding: response.body, as: UTF8.self) == #"{"hello": "world"}"#)
-        #expect(response.headerFields[.contentType] == "application/json")
-        #expect(response.headerFields[.discogsRateLimitRemaining] == "1000000")
-        let recorded = try #require(fake.requests.first)
-        #expect(recorded.headers["user-agent"] == "crated/test")
-        #expect(recorded.headers["x-custom"] == "yes")
-        #expect(recorded.headers["accept-encoding"]?.contains("gzip") == true)
+            #expect(response.status == 200)
+            #expect(String(decoding: response.body, as: UTF8.self) == #"{"hello": "world"}"#)
+            #expect(response.headerFields[.contentType] == "application/json")
+            #expect(response.headerFields[.discogsRateLimitRemaining] == "1000000")
+            let recorded = try #require(fake.requests.first)
+            #expect(recorded.headers["user-agent"] == "crated/test")
+            #expect(recorded.headers["x-custom"] == "yes")
+            #expect(recorded.headers["accept-encoding"]?.contains("gzip") == true)
+        }
     }
 
     @Test func errorStatusesAreResponsesWithTheirHeaders() async throws {
-        let fake = try await FakeDiscogs.start()
-        defer { Task { await fake.stop() } }
-        fake.inject(.status(429, retryAfter: "7"), on: "/busy")
+        try await FakeDiscogs.with { fake in
+            fake.inject(.status(429, retryAfter: "7"), on: "/busy")
 
-        let response = try await send("/busy", via: fake)
+            let response = try await send("/busy", via: fake)
 
-        #expect(response.status == 429)
-        #expect(response.headerFields[.retryAfter] == "7", "\(response.headerFields)")
+            #expect(response.status == 429)
+            #expect(response.headerFields[.retryAfter] == "7", "\(response.headerFields)")
+        }
     }
 
     @Test func decompressesGzip() async throws {
-        let fake = try await FakeDiscogs.start()
-        defer { Task { await fake.stop() } }
-        // gzip of {"compressed": true, "title": "gzip works"}
-        let gzipped: [UInt8] = [
-            31, 139, 8, 0, 0, 0, 0, 0, 2, 255, 171, 86, 74, 206, 207, 45, 40, 74, 45, 46, 78, 77, 81, 178, 82, 40, 41, 42, 77,
-            213, 81, 80, 42, 201, 44, 201, 73, 5, 114, 149, 210, 171, 50, 11, 20, 202, 243, 139, 178, 139, 149, 106, 1, 88, 180,
-            179, 60, 43, 0, 0, 0,
-        ]
-        fake.serve("/compressed", encoded: gzipped, contentEncoding: "gzip")
+        try await FakeDiscogs.with { fake in
+            // gzip of {"compressed": true, "title": "gzip works"}
+            let gzipped: [UInt8] = [
+                31, 139, 8, 0, 0, 0, 0, 0, 2, 255, 171, 86, 74, 206, 207, 45, 40, 74, 45, 46, 78, 77, 81, 178, 82, 40, 41, 42, 77,
+                213, 81, 80, 42, 201, 44, 201, 73, 5, 114, 149, 210, 171, 50, 11, 20, 202, 243, 139, 178, 139, 149, 106, 1, 88, 180,
+                179, 60, 43, 0, 0, 0,
+            ]
+            fake.serve("/compressed", encoded: gzipped, contentEncoding: "gzip")
 
-        let response = try await send("/compressed", via: fake)
+            let response = try await send("/compressed", via: fake)
 
-        #expect(String(decoding: response.body, as: UTF8.self) == #"{"compressed": true, "title": "gzip works"}"#)
+            #expect(String(decoding: response.body, as: UTF8.self) == #"{"compressed": true, "title": "gzip works"}"#)
+        }
     }
 
     @Test func aServerSlowerThanTheTotalTimeoutTimesOut() async throws {
-        let fake = try await FakeDiscogs.start()
-        defer { Task { await fake.stop() } }
-        fake.serve("/slow", json: "{}")
-        fake.inject(.slow(.seconds(20)), on: "/slow")
-        var quick = options
-        quick.totalTimeout = .milliseconds(300)
+        try await FakeDiscogs.with { fake in
+            fake.serve("/slow", json: "{}")
+            fake.inject(.slow(.seconds(20)), on: "/slow")
+            var quick = options
+            quick.totalTimeout = .milliseconds(300)
 
-        #expect(await transportError("/slow", via: fake, options: quick) == .timedOut)
+            #expect(await transportError("/slow", via: fake, options: quick) == .timedOut)
+        }
     }
 
     @Test func aTruncatedBodyIsAConnectionLostNotAResponse() async throws {
-        let fake = try await FakeDiscogs.start()
-        defer { Task { await fake.stop() } }
-        fake.serve("/cut", json: String(repeating: "x", count: 4000))
-        fake.inject(.truncated, on: "/cut")
+        try await FakeDiscogs.with { fake in
+            fake.serve("/cut", json: String(repeating: "x", count: 4000))
+            fake.inject(.truncated, on: "/cut")
 
-        let error = await transportError("/cut", via: fake)
-        guard case .connectionLost? = error else {
-            Issue.record("expected connectionLost, got \(String(describing: error))")
-            return
+            let error = await transportError("/cut", via: fake)
+            guard case .connectionLost? = error else {
+                Issue.record("expected connectionLost, got \(String(describing: error))")
+                return
+            }
+            #expect(error?.isTransient == true)
         }
-        #expect(error?.isTransient == true)
     }
 
     @Test func aRedirectLoopStopsAtTheLimit() async throws {
-        let fake = try await FakeDiscogs.start()
-        defer { Task { await fake.stop() } }
-        fake.injectOnEveryRequest(.redirectLoop)
+        try await FakeDiscogs.with { fake in
+            fake.injectOnEveryRequest(.redirectLoop)
 
-        #expect(await transportError("/loop", via: fake) == .tooManyRedirects(limit: 3))
-        // The first request and three redirects, then curl gives up.
-        #expect(fake.requests.count == 4)
+            #expect(await transportError("/loop", via: fake) == .tooManyRedirects(limit: 3))
+            // The first request and three redirects, then curl gives up.
+            #expect(fake.requests.count == 4)
+        }
     }
 
     @Test(arguments: [true, false])
     func aBodyOverTheCapIsRefused(declaredLength: Bool) async throws {
-        let fake = try await FakeDiscogs.start()
-        defer { Task { await fake.stop() } }
-        fake.inject(.oversized(bytes: 1 << 20, declaredLength: declaredLength), on: "/big")
+        try await FakeDiscogs.with { fake in
+            fake.inject(.oversized(bytes: 1 << 20, declaredLength: declaredLength), on: "/big")
 
-        #expect(await transportError("/big", via: fake) == .responseTooLarge(limit: 64 * 1024))
+            #expect(await transportError("/big", via: fake) == .responseTooLarge(limit: 64 * 1024))
+        }
     }
 
     @Test func aBodyJustUnderTheCapArrivesWhole() async throws {
-        let fake = try await FakeDiscogs.start()
-        defer { Task { await fake.stop() } }
-        fake.inject(.oversized(bytes: 64 * 1024, declaredLength: false), on: "/fits")
+        try await FakeDiscogs.with { fake in
+            fake.inject(.oversized(bytes: 64 * 1024, declaredLength: false), on: "/fits")
 
-        let response = try await send("/fits", via: fake)
-        #expect(response.body.count == 64 * 1024)
+            let response = try await send("/fits", via: fake)
+            #expect(response.body.count == 64 * 1024)
+        }
     }
 
     @Test func aClosedPortCannotConnect() async throws {
@@ -136,29 +136,30 @@ import Testing
     }
 
     @Test func cancellingTheTaskAbortsTheTransfer() async throws {
-        let fake = try await FakeDiscogs.start()
-        defer { Task { await fake.stop() } }
-        fake.injectOnEveryRequest(.hold)
-        let transport = CurlHTTPTransport(options: CurlTransportOptions(totalTimeout: .seconds(600)))
+        try await FakeDiscogs.with { fake in
+            fake.injectOnEveryRequest(.hold)
+            let transport = CurlHTTPTransport(options: CurlTransportOptions(totalTimeout: .seconds(600)))
 
-        let transfer = Task { try await transport.send(Self.get(fake.baseURL + "/held")) }
-        while fake.requests.isEmpty { try await Task.sleep(for: .milliseconds(10)) }
-        transfer.cancel()
+            let transfer = Task { try await transport.send(Self.get(fake.baseURL + "/held")) }
+            while fake.requests.isEmpty { try await Task.sleep(for: .milliseconds(10)) }
+            transfer.cancel()
 
-        await #expect(throws: HTTPTransportError.cancelled) { try await transfer.value }
+            await #expect(throws: HTTPTransportError.cancelled) { try await transfer.value }
+        }
     }
 
     @Test func connectionsAreReusedAcrossRequests() async throws {
-        let fake = try await FakeDiscogs.start()
-        defer { Task { await fake.stop() } }
-        fake.serve("/again", json: "{}")
-        let transport = CurlHTTPTransport(options: options)
-        for _ in 0..<5 {
-            #expect(try await transport.send(Self.get(fake.baseURL + "/again")).status == 200)
+        try await FakeDiscogs.with { fake in
+            fake.serve("/again", json: "{}")
+            let transport = CurlHTTPTransport(options: options)
+            for _ in 0..<5 {
+                let response = try await transport.send(Self.get(fake.baseURL + "/again"))
+                #expect(response.status == 200)
+            }
+            #expect(fake.requests.count == 5)
+            // One kept-alive connection: every request came from the same client port.
+            #expect(Set(fake.requests.map(\.clientPort)).count == 1)
         }
-        #expect(fake.requests.count == 5)
-        // One kept-alive connection: every request came from the same client port.
-        #expect(Set(fake.requests.map(\.clientPort)).count == 1)
     }
 
     @Test func anInvalidURLIsRefusedWithoutATransfer() async throws {

@@ -102,6 +102,23 @@ public final class FakeDiscogs: Sendable {
         self.timestamp = timestamp
     }
 
+    /// Runs `body` with a fake started for it, and stops the fake before returning, whether `body`
+    /// returns or throws. A `Task` left to stop it may never run once the test process ends: the
+    /// server, and whatever the task holds (a test's temporary folder), would outlive the test.
+    public static func with<T>(
+        now: (@Sendable () -> Duration)? = nil, _ body: (FakeDiscogs) async throws -> T
+    ) async throws -> T {
+        let fake = try await start(now: now)
+        do {
+            let result = try await body(fake)
+            await fake.stop()
+            return result
+        } catch {
+            await fake.stop()
+            throw error
+        }
+    }
+
     /// Stops listening, then drops every connection, held requests included. The listening socket
     /// is closed first and the server given a moment to take up what it had accepted: cancelling it
     /// while a connection is on its way in trips a precondition in NIO ("Deinited NIOAsyncWriter
