@@ -45,6 +45,11 @@ import Testing
         let merged = DiscogsText.labels(label: "Atlantic", catalogNumbers: "SD 1361, none")
         #expect(merged.map(\.catalogNumber) == ["SD 1361"])
         #expect(DiscogsText.labels(label: "Label", catalogNumbers: "none").map(\.catalogNumber) == [nil])
+        // Shown without Discogs' suffix, one label or several; a parenthesis that is no suffix stays.
+        #expect(DiscogsText.labels(label: " Saga (5) ", catalogNumbers: "SAGA XID 5128").map(\.name) == ["Saga"])
+        let suffixed = DiscogsText.labels(label: "Glassnote (2), Goodbye Records (2), Jinx (In Dub)", catalogNumbers: "A, B, C")
+        #expect(suffixed.map(\.name) == ["Glassnote", "Goodbye Records", "Jinx (In Dub)"])
+        #expect(suffixed.map(\.catalogNumber) == ["A", "B", "C"])
     }
 
     /// Named as the API names them (the fixtures' exports' cells): the export leaves out `Vinyl`,

@@ -230,6 +230,42 @@ import Testing
         #expect(try migrated.writer.read { db in try Int.fetchOne(db, sql: "SELECT value FROM listing_generation")! } > generation)
     }
 
+    /// Migration 0020 takes Discogs' suffix off the label names an import stored, indexes those
+    /// albums' labels for search again, leaves other labels alone, and moves the listing generation on.
+    @Test func migration0020ShowsLabelNamesWithoutTheirSuffix() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("crated.sqlite")
+        let before = Array(Migration.embedded.prefix { $0.fileName < "0020" })
+        let old = try AppDatabase.open(path: path, migrations: before)
+        let (imported, synced, generation) = try old.writer.write { db in
+            let artist = try db.insertArtist("Mogwai")
+            let imported = try db.insertAlbum(title: "Hardcore Will Never Die", artistId: artist)
+            let synced = try db.insertAlbum(title: "Young Team", artistId: artist)
+            // As an import wrote `Death Waltz Recording Company, Mondo (3)` before 0020.
+            for (album, position, name, number) in [(imported, 0, "Death Waltz Recording Company", "DW40LP"), (imported, 1, "Mondo (3)", "DW40LP"),
+                                                    (synced, 0, "Chemikal Underground", "CHEM 018"), (synced, 1, "Jinx (In Dub)", nil)] {
+                try db.execute(sql: "INSERT INTO album_label (album_id, position, name, catalog_number) VALUES (?, ?, ?, ?)",
+                               arguments: [album, position, name, number])
+            }
+            try SearchIndex.refresh(db, albumIds: [imported, synced])
+            return (imported, synced, try Int.fetchOne(db, sql: "SELECT value FROM listing_generation")!)
+        }
+
+        let migrated = try AppDatabase.open(path: path)
+        try migrated.writer.read { db in
+            let names = { (album: Int64) in
+                try String.fetchAll(db, sql: "SELECT name FROM album_label WHERE album_id = ? ORDER BY position", arguments: [album])
+            }
+            #expect(try names(imported) == ["Death Waltz Recording Company", "Mondo"])
+            #expect(try names(synced) == ["Chemikal Underground", "Jinx (In Dub)"])
+            let indexed = try Row.fetchAll(db, sql: "SELECT rowid, labels FROM album_search ORDER BY rowid").map { "\($0[0] as Int64) \($0[1] as String)" }
+            #expect(indexed == ["\(imported) Death Waltz Recording Company Mondo", "\(synced) Chemikal Underground Jinx (In Dub)"])
+            #expect(try Int64.fetchAll(db, sql: "SELECT rowid FROM album_search WHERE album_search MATCH 'labels:mondo'") == [imported])
+            #expect(try Int64.fetchAll(db, sql: "SELECT rowid FROM album_search WHERE album_search MATCH 'labels:3'") == [])
+            #expect(try Int.fetchOne(db, sql: "SELECT value FROM listing_generation")! > generation)
+        }
+    }
+
     /// With automatic checkpoints off, a long WAL stays until `checkpointWAL` copies it into the
     /// database file, on a connection of its own.
     @Test func theWALIsCheckpointedOnlyWhenAsked() async throws {

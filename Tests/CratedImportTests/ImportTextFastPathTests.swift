@@ -35,7 +35,8 @@ import Testing
     }
 
     @Test func labelsAreTheOnesTheGeneralWayGives() {
-        let pieces = ["Label", "Atlantic", ", ", ",", " ", "\t", "none", "NONE", "None", "nonE", "non", "nones", "SD 1361", "Déjà", "", "ｎｏｎｅ"]
+        let pieces = ["Label", "Atlantic", ", ", ",", " ", "\t", "none", "NONE", "None", "nonE", "non", "nones", "SD 1361", "Déjà", "", "ｎｏｎｅ",
+                      " (3)", " (", "2)"]
         let cells = SeededGenerator.texts(count: 3_000, seed: 3, pieces: pieces)
         var generator = SeededGenerator(seed: 4)
         for label in cells {
@@ -118,7 +119,7 @@ private enum Reference {
     }
 
     static func labels(label: String, catalogNumbers: String) -> [(name: String, catalogNumber: String?)] {
-        let names = splitList(label)
+        let names = splitList(label).map(DiscogsText.generalDisplayName)
         let numbers = splitList(catalogNumbers).map { $0.lowercased() == "none" ? nil : $0 }
         if names.isEmpty { return [] }
         if numbers.count == names.count {

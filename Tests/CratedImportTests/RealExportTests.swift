@@ -74,6 +74,39 @@ import Testing
         #expect(fields == #"{"Color":"Teal","Purchased At":"Amoeba"}"#)
     }
 
+    /// Labels are shown without Discogs' suffix, as sync stores them: 11 of gustw's releases and 3
+    /// of mouse-reeve's have one (`Roots Records (3)` on four releases, `Glassnote (2), Goodbye
+    /// Records (2)` on one), counted off the files; search finds them by the name as shown.
+    @Test func realLabelsAreShownWithoutTheirSuffix() throws {
+        let files = ["gustw-vinyl-collection_collection.csv", "mouse-reeve-record-catalogue_collection.csv"].compactMap(Paths.sharedFixture)
+        guard files.count == 2 else { return }
+        let directory = try TemporaryDirectory()
+        let database = try directory.database()
+        for (index, path) in files.enumerated() {
+            _ = try DiscogsImporter(database: database).importFile(at: path, options: ImportOptions(userName: "collector\(index)"))
+        }
+        try database.reader.read { db in
+            #expect(try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM album_label") == 375 + 85)
+            #expect(try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM album_label WHERE name GLOB '* ([0-9]*)'") == 0)
+            func labels(release: Int) throws -> [String] {
+                try String.fetchAll(db, sql: """
+                    SELECT l.name || ' ' || IFNULL(l.catalog_number, '-') FROM album_label l JOIN album a ON a.id = l.album_id
+                    WHERE a.discogs_release_id = ? ORDER BY l.position
+                    """, arguments: [release])
+            }
+            #expect(try labels(release: 4943832) == ["Glassnote GLS-0147-01", "Goodbye Records GLS-0147-01"])
+            #expect(try labels(release: 6948665) == ["Death Waltz Recording Company DW40LP", "Mondo DW40LP"])
+            #expect(try labels(release: 690001) == ["Roots Records ROOTS001"])
+            // The four of `Roots Records (3)` and the one of `Organic Roots Records`.
+            let rootsRecords = try Int.fetchAll(db, sql: """
+                SELECT a.discogs_release_id FROM album_search s JOIN album a ON a.id = s.rowid
+                WHERE album_search MATCH 'labels:"roots records"' ORDER BY a.discogs_release_id
+                """)
+            #expect(rootsRecords == [690001, 1410403, 1645963, 2492415, 6233706])
+            #expect(try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM album_search WHERE album_search MATCH 'labels:3'") == 0)
+        }
+    }
+
     /// The three exports' formats, named as the API names them; counts read off the files (Python's
     /// csv module, one album per release): 387 vinyl parts (`12"`, `LP`, `2xLP`, `10"`, `7"`...), the
     /// All Media parts `Album`, `RE, Gat` and `Dlx`, and the one name the rules do not know, `DVD-V`.

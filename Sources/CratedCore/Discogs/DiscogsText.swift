@@ -92,6 +92,13 @@ public enum DiscogsText {
         return String(key)
     }
 
+    /// `displayName` as the SQL function `crated_display_name(name)`, for migration 0020, which
+    /// takes the suffixes off the label names imports stored before `labels` did.
+    static let displayNameSQLFunction = DatabaseFunction("crated_display_name", argumentCount: 1, pure: true) { values in
+        guard let name = String.fromDatabaseValue(values[0]) else { return values[0] }
+        return displayName(name)
+    }
+
     /// `sortKey` as the SQL function `crated_sort_key(text)`, for migration 0018.
     static let sortKeySQLFunction = DatabaseFunction("crated_sort_key", argumentCount: 1, pure: true) { values in
         guard let text = String.fromDatabaseValue(values[0]) else { return values[0] }
@@ -131,15 +138,16 @@ public enum DiscogsText {
     /// Pairs the `Label` and `Catalog#` cells of an export row. Discogs joins the values of each with
     /// `, ` and writes `none` for a missing catalogue number; when the counts differ the pairing is
     /// unknown, so every label keeps the whole catalogue cell rather than a guessed part of it.
+    /// Names come as shown (`displayName`: `Mondo (3)` is `Mondo`), as sync stores the API's.
     public static func labels(label: String, catalogNumbers: String) -> [(name: String, catalogNumber: String?)] {
         // One label and at most one number, as most rows have: what the general way gives them.
         if !label.utf8.containsCommaSpace && !catalogNumbers.utf8.containsCommaSpace {
-            let name = label.trimmedSpaces
+            let name = displayName(label.trimmedSpaces)
             if name.isEmpty { return [] }
             let number = catalogNumbers.trimmedSpaces
             return [(name, number.isEmpty || isNone(number) ? nil : number)]
         }
-        let names = splitList(label)
+        let names = splitList(label).map(displayName)
         if names.isEmpty { return [] }
         let numbers = splitList(catalogNumbers).map { isNone($0) ? nil : $0 }
         if numbers.count == names.count {

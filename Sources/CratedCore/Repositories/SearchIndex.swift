@@ -181,8 +181,9 @@ extension Array {
 
 extension DatabaseFunction {
     /// crated's own SQL functions, which the statements that index from the catalogue tables
-    /// (`SearchIndex`) and the migrations that rewrite derived text (0015, 0016, 0018, 0019) call:
-    /// registered on every connection crated opens and by the migrator.
+    /// (`SearchIndex`) and the migrations that rewrite derived text (0015, 0016, 0018, 0019, 0020)
+    /// call: registered on every connection crated opens and by the migrator.
     public static let crated = [SearchText.sqlFunction, SearchText.artistsSQLFunction, DiscogsText.sortKeySQLFunction,
-                                DiscogsText.formatNameSQLFunction, DiscogsText.formatDescriptionsSQLFunction]
+                                DiscogsText.formatNameSQLFunction, DiscogsText.formatDescriptionsSQLFunction,
+                                DiscogsText.displayNameSQLFunction]
 }
