@@ -22,8 +22,8 @@ struct ExportCommand: AsyncParsableCommand {
 
     @OptionGroup var global: GlobalOptions
 
-    @Option(help: "The user whose collection to export.")
-    var user: String
+    @Option(help: "The user whose collection to export. Default: the only user; with several, required.")
+    var user: String?
 
     @Option(help: "discogs-csv or json.")
     var format: Format = .discogsCSV

@@ -98,6 +98,10 @@ import Testing
         #expect(toStandardOutput.stdout.contains("\nCL 1355,Miles Davis,Kind Of Blue,Columbia,\"LP, Album, Mono\",5,1959,1,Jazz,2019-03-02 10:15:00,Very Good Plus (VG+),Very Good (VG),\"Original six-eye pressing, \"\"Columbia\"\" on the spine\",Rough Trade East\n"))
         let dash = try run(Paths.cratedBinary, ["export", "--user", "collector", "--database", path, "-"])
         #expect(dash.stdout == toStandardOutput.stdout)
+        // The only user's, without --user, as import and sync choose.
+        let onlyUser = try run(Paths.cratedBinary, ["export", "--database", path])
+        #expect(onlyUser.status == 0, "\(onlyUser.stderr)")
+        #expect(onlyUser.stdout == toStandardOutput.stdout)
 
         let out = directory.path("collection.csv")
         try "an older export\n".write(toFile: out, atomically: true, encoding: .utf8)
@@ -138,6 +142,17 @@ import Testing
         let badFormat = try run(Paths.cratedBinary, ["export", "--user", "collector", "--format", "xml", "--database", path])
         #expect(badFormat.status != 0)
         #expect(badFormat.stderr.contains("discogs-csv") && badFormat.stderr.contains("json"))
+
+        // Without --user: a database of several users asks which, one with none says so.
+        #expect(try run(Paths.cratedBinary, ["user", "add", "second", "--database", path]).status == 0)
+        let ambiguous = try run(Paths.cratedBinary, ["export", "--database", path])
+        #expect(ambiguous.status != 0 && ambiguous.stdout.isEmpty)
+        #expect(ambiguous.stderr.contains("this database has several users (collector, second); name one with --user"))
+        let empty = directory.path("empty.sqlite")
+        #expect(try run(Paths.cratedBinary, ["migrate", "--database", empty]).status == 0)
+        let noUsers = try run(Paths.cratedBinary, ["export", "--database", empty])
+        #expect(noUsers.status != 0 && noUsers.stdout.isEmpty)
+        #expect(noUsers.stderr.contains("this database has no users, so no collection to export"))
     }
 
     static func integrityOK(_ path: String) throws -> Bool {

@@ -92,11 +92,17 @@ public struct ExportedPlayer: Codable, Sendable, Equatable {
 
 public enum ExportError: Error, Equatable, CustomStringConvertible {
     case noSuchUser(name: String, known: [String])
+    case noUsers
+    case severalUsers([String])
 
     public var description: String {
         switch self {
         case .noSuchUser(let name, let known):
             "no user named '\(name)' in this database" + (known.isEmpty ? " (it has no users)" : " (its users: \(known.joined(separator: ", ")))")
+        case .noUsers:
+            "this database has no users, so no collection to export"
+        case .severalUsers(let names):
+            "this database has several users (\(names.joined(separator: ", "))); name one with --user"
         }
     }
 }
@@ -261,10 +267,20 @@ public struct CollectionExport {
 extension AppDatabase {
     /// Runs `body` with the named user's collection, in one read transaction: an export is one
     /// committed state of the database, whatever writes meanwhile.
-    public func withCollectionExport<T>(userName: String, _ body: (CollectionExport) throws -> T) throws -> T {
+    /// Runs `body` on the collection of the user named, or of the only user when `userName` is nil
+    /// (as `import` and `sync` choose), in one read transaction.
+    public func withCollectionExport<T>(userName: String?, _ body: (CollectionExport) throws -> T) throws -> T {
         try read { db in
-            guard let user = try User.named(userName).fetchOne(db) else {
-                throw ExportError.noSuchUser(name: userName, known: try String.fetchAll(db, sql: "SELECT name FROM user ORDER BY id"))
+            let known = try String.fetchAll(db, sql: "SELECT name FROM user ORDER BY id")
+            let user: User
+            if let userName {
+                guard let named = try User.named(userName).fetchOne(db) else { throw ExportError.noSuchUser(name: userName, known: known) }
+                user = named
+            } else {
+                guard known.count == 1, let only = try User.fetchOne(db) else {
+                    throw known.isEmpty ? ExportError.noUsers : ExportError.severalUsers(known)
+                }
+                user = only
             }
             return try body(CollectionExport(user: user, db: db))
         }
