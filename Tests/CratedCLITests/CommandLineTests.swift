@@ -54,7 +54,7 @@ import Testing
         let directory = try TemporaryDirectory()
         let typo = directory.path("typo.sqlite")
         let commands = [["user", "list"], ["user", "passwd", "collector"], ["token", "list"], ["token", "revoke", "crt_0123"],
-                        ["export", "--user", "collector"], ["artwork", "status"], ["artwork", "prune"]]
+                        ["export", "--user", "collector"], ["artwork", "status"], ["artwork", "prune"], ["user", "remove", "collector", "--yes"]]
         for arguments in commands {
             let result = try run(Paths.cratedBinary, arguments + ["--database", typo])
             #expect(result.status != 0, "\(arguments)")

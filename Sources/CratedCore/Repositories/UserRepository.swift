@@ -35,7 +35,52 @@ extension User {
     }
 }
 
+/// What a user owns that goes with them: the albums stay in the catalogue, shared with other users.
+public struct UserHoldings: Equatable, Sendable {
+    public var copies = 0
+    public var crates = 0
+    /// API tokens not revoked (a web session's token among them).
+    public var tokens = 0
+    public var plays = 0
+
+    public init() {}
+
+    static func of(_ db: Database, userId: Int64) throws -> UserHoldings {
+        func count(_ sql: String) throws -> Int { try Int.fetchOne(db, sql: sql, arguments: [userId]) ?? 0 }
+        var holdings = UserHoldings()
+        holdings.copies = try count("SELECT COUNT(*) FROM collection_item WHERE user_id = ?")
+        holdings.crates = try count("SELECT COUNT(*) FROM crate WHERE user_id = ?")
+        holdings.tokens = try count("SELECT COUNT(*) FROM api_token WHERE user_id = ? AND revoked_at IS NULL")
+        holdings.plays = try count("SELECT COUNT(*) FROM play_history WHERE user_id = ?")
+        return holdings
+    }
+}
+
 extension AppDatabase {
+    /// The user named and what removing them would take with them.
+    public func holdings(ofUserNamed name: String) throws -> (user: User, holdings: UserHoldings) {
+        try read { db in
+            guard let user = try User.named(name).fetchOne(db), let id = user.id else { throw UserError.notFound(name) }
+            return (user, try UserHoldings.of(db, userId: id))
+        }
+    }
+
+    /// Removes the user and everything they own (copies, crates, tokens and web sessions, password,
+    /// player and play history), in one transaction. Their albums stay in the catalogue.
+    public func removeUser(named name: String) throws -> (user: User, removed: UserHoldings) {
+        try writeBlocking { db in
+            guard let user = try User.named(name).fetchOne(db), let id = user.id else { throw UserError.notFound(name) }
+            let removed = try UserHoldings.of(db, userId: id)
+            // Copies and crates go first, so that the grid's triggers keep collection_album as
+            // they do for any removed copy; the rest follows the user by ON DELETE CASCADE.
+            try db.execute(sql: "DELETE FROM crate WHERE user_id = ?", arguments: [id])
+            try db.execute(sql: "DELETE FROM collection_item WHERE user_id = ?", arguments: [id])
+            try db.execute(sql: "DELETE FROM grid_pending WHERE user_id = ?", arguments: [id])
+            try db.execute(sql: "DELETE FROM user WHERE id = ?", arguments: [id])
+            return (user, removed)
+        }
+    }
+
     public func addUser(named name: String) throws -> User {
         try writeBlocking { db in try Self.addUser(db, named: name) }
     }
