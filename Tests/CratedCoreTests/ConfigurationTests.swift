@@ -76,6 +76,33 @@ import Testing
         #expect(description.contains("the Configuration table of crated's README") && !description.contains("Config/crated.json"))
     }
 
+    /// A mistyped `CRATED_` variable is refused with the name meant; variables that are no near miss
+    /// (the test scripts' own) are left alone.
+    @Test func aMistypedEnvironmentVariableIsRefusedWithTheNameMeant() async throws {
+        let names = try CratedConfiguration.environmentNames()
+        // As README's Configuration table names them, and as the provider reads them.
+        for name in ["CRATED_DISCOGS_BASE_URL", "CRATED_SERVER_EVENT_LOOP_EXECUTOR", "CRATED_DATABASE_BUSY_TIMEOUT_MS",
+                     "CRATED_ARTWORK_MAX_SOURCE_BYTES", "CRATED_DISCOGS_UNAUTHENTICATED_REQUESTS_PER_MINUTE", "CRATED_CONFIG"] {
+            #expect(names.contains(name), "\(name)")
+        }
+        #expect(try await CratedConfiguration.load(environment: ["CRATED_ARTWORK_MAX_BYTES": "20000000"]).artworkMaxBytes == 20_000_000)
+
+        for (typo, meant) in [("CRATED_ARTWORK_MAXBYTES", "CRATED_ARTWORK_MAX_BYTES"), ("CRATED_DISCOG_TOKEN", "CRATED_DISCOGS_TOKEN"),
+                              ("crated_server_prot", "CRATED_SERVER_PORT"), ("CRATED_CONFG", "CRATED_CONFIG")] {
+            await #expect(throws: ConfigurationError.misspelledEnvironmentVariable(name: typo.uppercased(), meant: meant)) {
+                try await CratedConfiguration.load(environment: [typo: "1"])
+            }
+        }
+        let description = ConfigurationError.misspelledEnvironmentVariable(name: "CRATED_DISCOG_TOKEN", meant: "CRATED_DISCOGS_TOKEN").description
+        #expect(description == "environment variable CRATED_DISCOG_TOKEN is not one crated reads; did you mean CRATED_DISCOGS_TOKEN? "
+                               + "(the variables are in the Configuration table of crated's README)")
+
+        let scripts = ["CRATED_URL", "CRATED_TOKEN", "CRATED_READ_TOKEN", "CRATED_OTHER_TOKEN", "CRATED_SHARED_FIXTURES", "CRATED_DISCOGS_FIXTURES",
+                       "CRATED_WEB_ARTEFACTS", "CRATED_DEV_DATA", "CRATED_BINARY", "CRATED_CCURL_SHIM_H", "CRATED_SERVER_PORT", "CRATEDX"]
+        let configuration = try await CratedConfiguration.load(environment: Dictionary(uniqueKeysWithValues: scripts.map { ($0, "7300") }))
+        #expect(configuration.serverPort == 7300)
+    }
+
     @Test func outOfRangeValuesAreRefused() async throws {
         // Each of the two request budgets is named for itself.
         let directory = try TemporaryDirectory()

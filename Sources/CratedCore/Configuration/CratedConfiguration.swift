@@ -163,6 +163,7 @@ public struct CratedConfiguration: Sendable, Equatable {
         configFile: String? = nil,
         environment: [String: String] = ProcessInfo.processInfo.environment
     ) async throws -> CratedConfiguration {
+        try checkEnvironmentNames(environment)
         var providers: [any ConfigProvider] = [
             InMemoryProvider(name: "command line", values: Dictionary(uniqueKeysWithValues: overrides.map {
                 (AbsoluteConfigKey(ConfigKey($0.key)), $0.value)
@@ -208,6 +209,60 @@ public struct CratedConfiguration: Sendable, Equatable {
         if let unknown = flattened(object).keys.filter({ !known.contains($0) }).sorted().first {
             throw ConfigurationError.unknownKey(key: unknown, path: path)
         }
+    }
+
+    /// The environment variables crated reads: `CRATED_CONFIG`, and each key of the defaults as
+    /// `EnvironmentVariablesProvider` names it (`artwork.maxBytes` is `CRATED_ARTWORK_MAX_BYTES`).
+    static func environmentNames() throws -> Set<String> {
+        Set(try flattened(embeddedDefaultsJSON()).keys.map(environmentName(forKey:)) + ["CRATED_CONFIG"])
+    }
+
+    /// The provider's rule: components joined by `_`, a word boundary before each capital that follows
+    /// a lower-case letter or digit (`baseURL` is `BASE_URL`), all upper case, behind `CRATED_`.
+    static func environmentName(forKey key: String) -> String {
+        var name = "CRATED_"
+        var previous: Character?
+        for character in key {
+            if character == "." {
+                name.append("_")
+            } else {
+                if character.isUppercase, let previous, previous.isLowercase || previous.isNumber { name.append("_") }
+                name += character.uppercased()
+            }
+            previous = character
+        }
+        return name
+    }
+
+    /// A `CRATED_` variable that crated does not read but that is one of its names mistyped (within two
+    /// edits, or the same but for underscores) would leave that setting at its default without a word,
+    /// as a typo in the file would: it is refused, with the name meant. Other `CRATED_` variables, such
+    /// as the test scripts' own, are none of crated's business. Names are matched in any case, as the
+    /// provider reads them.
+    private static func checkEnvironmentNames(_ environment: [String: String]) throws {
+        let names = environment.keys.map { $0.uppercased() }.filter { $0.hasPrefix("CRATED_") }
+        guard !names.isEmpty else { return }
+        let known = try environmentNames()
+        for name in names.sorted() where !known.contains(name) {
+            let withoutUnderscores = name.replacingOccurrences(of: "_", with: "")
+            let nearest = known.map { (name: $0, distance: editDistance(Array($0.utf8), Array(name.utf8))) }
+                .filter { $0.distance <= 2 || $0.name.replacingOccurrences(of: "_", with: "") == withoutUnderscores }
+                .min { ($0.distance, $0.name) < ($1.distance, $1.name) }
+            if let nearest { throw ConfigurationError.misspelledEnvironmentVariable(name: name, meant: nearest.name) }
+        }
+    }
+
+    /// Levenshtein distance: insertions, deletions and substitutions of bytes.
+    static func editDistance(_ a: [UInt8], _ b: [UInt8]) -> Int {
+        var previous = Array(0...b.count)
+        for (i, byteA) in a.enumerated() {
+            var current = [i + 1] + Array(repeating: 0, count: b.count)
+            for (j, byteB) in b.enumerated() {
+                current[j + 1] = min(previous[j + 1] + 1, current[j] + 1, previous[j] + (byteA == byteB ? 0 : 1))
+            }
+            previous = current
+        }
+        return previous[b.count]
     }
 
     /// What Foundation says is wrong with the JSON ("Unexpected end of file"), without the wrapping
@@ -277,6 +332,7 @@ public enum ConfigurationError: Error, CustomStringConvertible, Equatable {
     case malformedFile(path: String, reason: String)
     case invalidValue(key: String, reason: String)
     case unknownKey(key: String, path: String)
+    case misspelledEnvironmentVariable(name: String, meant: String)
 
     public var description: String {
         switch self {
@@ -285,6 +341,8 @@ public enum ConfigurationError: Error, CustomStringConvertible, Equatable {
         case .malformedFile(let path, let reason): "configuration file \(path) is not valid JSON\(reason.isEmpty ? "" : ": \(reason)")"
         case .invalidValue(let key, let reason): "configuration value '\(key)' \(reason)"
         case .unknownKey(let key, let path): "configuration file \(path) has an unknown key '\(key)' (the keys are in the Configuration table of crated's README)"
+        case .misspelledEnvironmentVariable(let name, let meant):
+            "environment variable \(name) is not one crated reads; did you mean \(meant)? (the variables are in the Configuration table of crated's README)"
         }
     }
 }
