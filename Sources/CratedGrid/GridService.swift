@@ -244,11 +244,7 @@ private struct PagePlan {
             """, ids: ids) { columns in
             let albumId = try columns.int64(0)
             guard covers[albumId] == nil else { return }
-            covers[albumId] = AlbumCover(
-                uri: try columns.string(1), uri150: try columns.string(2), width: try columns.optionalInt(3), height: try columns.optionalInt(4),
-                source: try columns.optionalString(5).map {
-                    ArtworkSource(key: $0, width: try columns.optionalInt(6), height: try columns.optionalInt(7), color: try columns.optionalString(8))
-                })
+            covers[albumId] = try AlbumCover(columns: columns, from: 1)
         }
         var cells: [Int64: GridCell] = [:]
         cells.reserveCapacity(ids.count)

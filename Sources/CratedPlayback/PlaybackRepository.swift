@@ -132,12 +132,15 @@ struct AlbumHeading: Equatable, Sendable {
 }
 
 /// Every query and write of the playback service: methods that run in a transaction of their own,
-/// and static ones that run inside the caller's, as in CratedCore's repositories.
+/// and static ones that run inside the caller's, as in CratedCore's repositories. Statements run on
+/// requests are cached: preparing one anew (SQLite's parse, GRDB's authorizer) costs more than
+/// running it, and the mini-player document is read on every `GET /v1/player` and event.
 extension AppDatabase {
     /// The user's stored state, with the tracklist of the album on the turntable, read together.
     func playbackState(userId: Int64) throws -> (facts: PlaybackFacts, tracklist: Tracklist?) {
         try read { db in
-            let facts = try PlaybackStateRecord.fetchOne(db, key: userId)?.facts ?? .neverPlayed
+            let facts = try PlaybackStateRecord.fetchOne(db.cachedStatement(sql: "SELECT * FROM playback_state WHERE user_id = ?"),
+                                                         arguments: [userId])?.facts ?? .neverPlayed
             return (facts, try facts.deck.map { try Self.tracklist(db, albumId: $0.albumId) })
         }
     }
@@ -148,12 +151,12 @@ extension AppDatabase {
             var record = PlaybackStateRecord(userId: userId, facts: facts, updatedAtMs: nowMs)
             try record.upsert(db)
             for play in countedPlays {
-                try db.execute(sql: """
+                try db.cachedStatement(sql: """
                     INSERT INTO play_history
                         (user_id, album_id, track_id, track_position, track_title, side, duration_ms, listening_id, played_at_ms)
                     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-                    """, arguments: [userId, play.albumId, play.track.id, play.track.position, play.track.title,
-                                     play.track.side, play.track.durationMs, play.listeningId, play.playedAtMs])
+                    """).execute(arguments: [userId, play.albumId, play.track.id, play.track.position, play.track.title,
+                                             play.track.side, play.track.durationMs, play.listeningId, play.playedAtMs])
             }
         }
     }
@@ -181,12 +184,12 @@ extension AppDatabase {
 
     static func tracklist(_ db: Database, albumId: Int64) throws -> Tracklist {
         // A sub-track without a side of its own takes its index track's side.
-        let rows = try Row.fetchAll(db, sql: """
+        let rows = try Row.fetchAll(db.cachedStatement(sql: """
             SELECT t.id, t.position, t.title, COALESCE(t.side, parent.side) AS side, t.duration_ms
             FROM track t LEFT JOIN track parent ON parent.id = t.parent_id
             WHERE t.album_id = ? AND t.kind IN ('track', 'subtrack')
             ORDER BY t.sort_order, t.id
-            """, arguments: [albumId])
+            """), arguments: [albumId])
         let tracks = rows.map { row in
             PlayableTrack(id: row["id"], position: row["position"], title: row["title"], side: row["side"],
                           durationMs: row["duration_ms"])
@@ -195,48 +198,48 @@ extension AppDatabase {
     }
 
     static func ownsAlbum(_ db: Database, userId: Int64, albumId: Int64) throws -> Bool {
-        try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM collection_item WHERE user_id = ? AND album_id = ?)",
+        try Bool.fetchOne(db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM collection_item WHERE user_id = ? AND album_id = ?)"),
                           arguments: [userId, albumId]) ?? false
     }
 
     static func albumHasTrack(_ db: Database, albumId: Int64, trackId: Int64) throws -> Bool {
-        try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM track WHERE id = ? AND album_id = ?)",
+        try Bool.fetchOne(db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM track WHERE id = ? AND album_id = ?)"),
                           arguments: [trackId, albumId]) ?? false
     }
 
     /// The albums of the user's crate that have playable tracks, in crate order, each once (a crate
     /// may hold several copies of one album); nil when the user has no such crate.
     static func playableCrateAlbumIds(_ db: Database, userId: Int64, crateId: Int64) throws -> [Int64]? {
-        let owned = try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM crate WHERE id = ? AND user_id = ?)",
+        let owned = try Bool.fetchOne(db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM crate WHERE id = ? AND user_id = ?)"),
                                       arguments: [crateId, userId]) ?? false
         guard owned else { return nil }
-        let albumIds = try Int64.fetchAll(db, sql: """
+        let albumIds = try Int64.fetchAll(db.cachedStatement(sql: """
             SELECT item.album_id
             FROM crate_item entry JOIN collection_item item ON item.id = entry.item_id
             WHERE entry.crate_id = ? AND item.user_id = ?
               AND EXISTS (SELECT 1 FROM track WHERE album_id = item.album_id AND kind IN ('track', 'subtrack'))
             ORDER BY entry.position, entry.item_id
-            """, arguments: [crateId, userId])
+            """), arguments: [crateId, userId])
         var seen = Set<Int64>()
         return albumIds.filter { seen.insert($0).inserted }
     }
 
     static func albumHeading(_ db: Database, albumId: Int64) throws -> AlbumHeading? {
-        try Row.fetchOne(db, sql: "SELECT id, title, artist_credit FROM album WHERE id = ?", arguments: [albumId])
+        try Row.fetchOne(db.cachedStatement(sql: "SELECT id, title, artist_credit FROM album WHERE id = ?"), arguments: [albumId])
             .map { AlbumHeading(id: $0["id"], title: $0["title"], artistCredit: $0["artist_credit"]) }
     }
 
     private static func playHistory(_ db: Database, userId: Int64, before cursor: HistoryCursor?, limit: Int) throws -> HistoryPage {
         let limit = max(limit, 1)
         // One row more than asked says whether there is a next page.
-        let rows = try Row.fetchAll(db, sql: """
+        let rows = try Row.fetchAll(db.cachedStatement(sql: """
             SELECT h.id, h.played_at_ms, h.album_id, a.title AS album_title, a.artist_credit, h.track_id,
                    h.track_title, h.track_position, h.side, h.duration_ms, \(AlbumCover.columns(album: "h.album_id"))
             FROM play_history h JOIN album a ON a.id = h.album_id
             WHERE h.user_id = ? AND (h.played_at_ms < ? OR (h.played_at_ms = ? AND h.id < ?))
             ORDER BY h.played_at_ms DESC, h.id DESC
             LIMIT ?
-            """, arguments: [userId, cursor?.playedAtMs ?? Int64.max, cursor?.playedAtMs ?? Int64.max,
+            """), arguments: [userId, cursor?.playedAtMs ?? Int64.max, cursor?.playedAtMs ?? Int64.max,
                              cursor?.id ?? Int64.max, limit + 1])
         let entries = rows.prefix(limit).map { row in
             PlayHistoryEntry(

@@ -13,48 +13,6 @@ struct UserCommand: AsyncParsableCommand {
         subcommands: [Add.self, List.self, Passwd.self, Remove.self]
     )
 
-    struct Remove: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(
-            abstract: "Remove a user and everything they own.",
-            discussion: """
-                Their copies, crates, API tokens and web sign-ins, password, player and play history \
-                go; the albums stay in the catalogue for other users. Without --yes nothing is removed: \
-                the command says what would go. Refused while serve runs on the database, which keeps \
-                the user's player and grids in memory.
-                """)
-        @OptionGroup var global: GlobalOptions
-        @Argument(help: "The user's name.") var name: String
-        @Flag(help: "Remove the user; without it, only say what would be removed.") var yes = false
-
-        func run() async throws {
-            let configuration = try await global.loadConfiguration()
-            let serving = ServeLock.holder(databasePath: configuration.databasePath)
-            if serving.held {
-                throw CommandFailure("crated serve\(serving.pid.map { " (pid \($0))" } ?? "") is running on \(configuration.databasePath); "
-                                     + "stop it to remove a user")
-            }
-            let database = try global.openExistingDatabase(configuration)
-            do {
-                guard yes else {
-                    let (user, holdings) = try database.holdings(ofUserNamed: name)
-                    throw CommandFailure("removing \(user.name) would remove \(Self.describe(holdings)); nothing was removed: "
-                                         + "run it again with --yes to remove them")
-                }
-                let (user, removed) = try database.removeUser(named: name)
-                print("removed user \(user.name) with \(Self.describe(removed))")
-            } catch let error as UserError {
-                throw CommandFailure(error.description)
-            }
-        }
-
-        static func describe(_ holdings: UserHoldings) -> String {
-            func counted(_ count: Int, _ one: String, _ many: String) -> String { "\(count) \(count == 1 ? one : many)" }
-            return [counted(holdings.copies, "copy", "copies"), counted(holdings.crates, "crate", "crates"),
-                    counted(holdings.tokens, "API token", "API tokens"), counted(holdings.plays, "play", "plays")]
-                .joined(separator: ", ") + " (their albums stay in the catalogue)"
-        }
-    }
-
     struct Add: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Add a user.")
         @OptionGroup var global: GlobalOptions
@@ -138,6 +96,48 @@ struct UserCommand: AsyncParsableCommand {
             }
             guard let line = readLine(strippingNewline: true) else { throw CommandFailure("no password given; nothing was changed") }
             return line
+        }
+    }
+
+    struct Remove: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Remove a user and everything they own.",
+            discussion: """
+                Their copies, crates, API tokens and web sign-ins, password, player and play history \
+                go; the albums stay in the catalogue for other users. Without --yes nothing is removed: \
+                the command says what would go. Refused while serve runs on the database, which keeps \
+                the user's player and grids in memory.
+                """)
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: "The user's name.") var name: String
+        @Flag(help: "Remove the user; without it, only say what would be removed.") var yes = false
+
+        func run() async throws {
+            let configuration = try await global.loadConfiguration()
+            let serving = ServeLock.holder(databasePath: configuration.databasePath)
+            if serving.held {
+                throw CommandFailure("crated serve\(serving.pid.map { " (pid \($0))" } ?? "") is running on \(configuration.databasePath); "
+                                     + "stop it to remove a user")
+            }
+            let database = try global.openExistingDatabase(configuration)
+            do {
+                guard yes else {
+                    let (user, holdings) = try database.holdings(ofUserNamed: name)
+                    throw CommandFailure("removing \(user.name) would remove \(Self.describe(holdings)); nothing was removed: "
+                                         + "run it again with --yes to remove them")
+                }
+                let (user, removed) = try database.removeUser(named: name)
+                print("removed user \(user.name) with \(Self.describe(removed))")
+            } catch let error as UserError {
+                throw CommandFailure(error.description)
+            }
+        }
+
+        static func describe(_ holdings: UserHoldings) -> String {
+            func counted(_ count: Int, _ one: String, _ many: String) -> String { "\(count) \(count == 1 ? one : many)" }
+            return [counted(holdings.copies, "copy", "copies"), counted(holdings.crates, "crate", "crates"),
+                    counted(holdings.tokens, "API token", "API tokens"), counted(holdings.plays, "play", "plays")]
+                .joined(separator: ", ") + " (their albums stay in the catalogue)"
         }
     }
 }

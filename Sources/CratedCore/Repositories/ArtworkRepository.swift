@@ -98,7 +98,7 @@ public struct ArtworkDiskUsage: Sendable, Equatable {
 
 extension AppDatabase {
     public func artwork(key: String) throws -> ArtworkRecord? {
-        try read { db in try ArtworkRecord.filter(Column("key") == key).fetchOne(db) }
+        try read { db in try ArtworkRecord.fetchOne(db.cachedStatement(sql: "SELECT * FROM artwork WHERE key = ?"), arguments: [key]) }
     }
 
     /// The covers of `userId`'s albums (of everyone's with nil) that a sync pass should fetch: never
@@ -155,7 +155,7 @@ extension AppDatabase {
 
     public func artworkVariant(sha256: String, width: Int, format: String) throws -> ArtworkVariantRecord? {
         try read { db in
-            try ArtworkVariantRecord.fetchOne(db, sql: "SELECT * FROM artwork_variant WHERE sha256 = ? AND width = ? AND format = ?",
+            try ArtworkVariantRecord.fetchOne(db.cachedStatement(sql: "SELECT * FROM artwork_variant WHERE sha256 = ? AND width = ? AND format = ?"),
                                               arguments: [sha256, width, format])
         }
     }

@@ -84,13 +84,13 @@ extension AppDatabase {
     /// The artist and their albums in the user's collection; nil when the user owns none of them.
     public func artistAlbums(artistId: Int64, userId: Int64) throws -> (artist: Artist, albums: [AlbumListing])? {
         try read { db in
-            guard let artist = try Artist.fetchOne(db, key: artistId) else { return nil }
-            let albums = try AlbumListing.fetchAll(db, sql: """
+            guard let artist = try Artist.fetchOne(db.cachedStatement(sql: "SELECT * FROM artist WHERE id = ?"), arguments: [artistId]) else { return nil }
+            let albums = try AlbumListing.fetchAll(db.cachedStatement(sql: """
                 SELECT \(albumListingColumns)
                 FROM album a JOIN collection_item ci ON ci.album_id = a.id AND ci.user_id = ?
                 WHERE a.id IN (SELECT album_id FROM album_artist WHERE artist_id = ?)
                 GROUP BY a.id ORDER BY a.year IS NULL, a.year, a.sort_title
-                """, arguments: [userId, artistId])
+                """), arguments: [userId, artistId])
             return albums.isEmpty ? nil : (artist, albums)
         }
     }
@@ -98,25 +98,25 @@ extension AppDatabase {
     /// Genres or styles of the user's albums, with how many albums carry each.
     public func genreCounts(userId: Int64, kind: AlbumGenre.Kind) throws -> [NameCount] {
         try read { db in
-            try Row.fetchAll(db, sql: """
+            try Row.fetchAll(db.cachedStatement(sql: """
                 SELECT g.name, COUNT(DISTINCT g.album_id) AS count FROM album_genre g
                 WHERE g.kind = ? AND g.album_id IN (SELECT album_id FROM collection_item WHERE user_id = ?)
                 GROUP BY g.name ORDER BY count DESC, g.name
-                """, arguments: [kind.rawValue, userId]).map { NameCount(name: $0["name"], count: $0["count"]) }
+                """), arguments: [kind.rawValue, userId]).map { NameCount(name: $0["name"], count: $0["count"]) }
         }
     }
 
     /// The artists of the user's albums in a genre or style (Discover: genre -> artist -> album).
     public func artists(userId: Int64, genre: String, kind: AlbumGenre.Kind) throws -> [(artist: Artist, albums: Int)] {
         try read { db in
-            try Row.fetchAll(db, sql: """
+            try Row.fetchAll(db.cachedStatement(sql: """
                 SELECT artist.*, COUNT(DISTINCT aa.album_id) AS album_count
                 FROM album_genre g
                 JOIN album_artist aa ON aa.album_id = g.album_id
                 JOIN artist ON artist.id = aa.artist_id
                 WHERE g.kind = ? AND g.name = ? AND g.album_id IN (SELECT album_id FROM collection_item WHERE user_id = ?)
                 GROUP BY artist.id ORDER BY artist.sort_name
-                """, arguments: [kind.rawValue, genre, userId]).map { (try Artist(row: $0), $0["album_count"]) }
+                """), arguments: [kind.rawValue, genre, userId]).map { (try Artist(row: $0), $0["album_count"]) }
         }
     }
 

@@ -265,10 +265,9 @@ public struct CollectionExport {
 }
 
 extension AppDatabase {
-    /// Runs `body` with the named user's collection, in one read transaction: an export is one
-    /// committed state of the database, whatever writes meanwhile.
-    /// Runs `body` on the collection of the user named, or of the only user when `userName` is nil
-    /// (as `import` and `sync` choose), in one read transaction.
+    /// Runs `body` with the collection of the user named, or of the only user when `userName` is nil
+    /// (as `import` and `sync` choose), in one read transaction: an export is one committed state of
+    /// the database, whatever writes meanwhile.
     public func withCollectionExport<T>(userName: String?, _ body: (CollectionExport) throws -> T) throws -> T {
         try read { db in
             let known = try String.fetchAll(db, sql: "SELECT name FROM user ORDER BY id")

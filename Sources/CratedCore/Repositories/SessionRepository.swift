@@ -123,13 +123,13 @@ extension AppDatabase {
         // Secrets are 43 base64url characters; anything else is no session and costs no query.
         guard secret.utf8.count == 43, secret.utf8.allSatisfy(Self.isBase64URL) else { return nil }
         return try unsafeRead { db in
-            try Row.fetchOne(db, sql: """
+            try Row.fetchOne(db.cachedStatement(sql: """
                 SELECT web_session.id, web_session.csrf_token, web_session.expires_at, web_session.token_id, user.id, user.name
                 FROM web_session
                 JOIN api_token ON api_token.id = web_session.token_id AND api_token.revoked_at IS NULL
                 JOIN user ON user.id = web_session.user_id
                 WHERE web_session.secret_hash = ? AND web_session.expires_at > ?
-                """, arguments: [TokenSecret.hash(secret), Timestamp.string(from: now)]).map { row in
+                """), arguments: [TokenSecret.hash(secret), Timestamp.string(from: now)]).map { row in
                 SessionPrincipal(
                     principal: Principal(userId: row[4], userName: row[5], tokenId: row[3], scope: .write),
                     sessionId: row[0], csrfToken: row[1], expiresAt: row[2])
