@@ -34,6 +34,14 @@ struct GlobalOptions: ParsableArguments {
         return try openDatabase(configuration)
     }
 
+    /// Refuses the command while `crated serve` runs on the configured database: `reason` follows
+    /// "crated serve (pid N) is running on PATH" and says what to do instead.
+    func refuseWhileServing(_ configuration: CratedConfiguration, _ reason: String) throws {
+        let serving = ServeLock.holder(databasePath: configuration.databasePath)
+        guard serving.held else { return }
+        throw CommandFailure("crated serve\(serving.pid.map { " (pid \($0))" } ?? "") is running on \(configuration.databasePath)\(reason)")
+    }
+
     /// Opens the database, creating it if there is none: for the commands that make one.
     func openDatabase(_ configuration: CratedConfiguration) throws -> AppDatabase {
         do {

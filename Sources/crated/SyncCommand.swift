@@ -43,11 +43,7 @@ struct SyncCommand: AsyncParsableCommand {
     func run() async throws {
         let configuration = try await global.loadConfiguration()
         // Two processes syncing would each spend Discogs' whole budget for this address.
-        let serving = ServeLock.holder(databasePath: configuration.databasePath)
-        if serving.held {
-            throw CommandFailure("crated serve\(serving.pid.map { " (pid \($0))" } ?? "") is running on \(configuration.databasePath) and syncs it "
-                                 + "in the background; start a pass now with POST /v1/sync")
-        }
+        try global.refuseWhileServing(configuration, " and syncs it in the background; start a pass now with POST /v1/sync")
         let database = try global.openDatabase(configuration)
         var logger = Logger(label: "crated.sync")
         // Failures are listed in the summary; the log adds detail only when asked for.

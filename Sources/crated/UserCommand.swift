@@ -114,11 +114,7 @@ struct UserCommand: AsyncParsableCommand {
 
         func run() async throws {
             let configuration = try await global.loadConfiguration()
-            let serving = ServeLock.holder(databasePath: configuration.databasePath)
-            if serving.held {
-                throw CommandFailure("crated serve\(serving.pid.map { " (pid \($0))" } ?? "") is running on \(configuration.databasePath); "
-                                     + "stop it to remove a user")
-            }
+            try global.refuseWhileServing(configuration, "; stop it to remove a user")
             let database = try global.openExistingDatabase(configuration)
             do {
                 guard yes else {

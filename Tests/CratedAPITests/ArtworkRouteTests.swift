@@ -36,13 +36,7 @@ import Testing
         /// Runs `body` with a fixture and stops its image host before returning (see `FakeDiscogs.with`).
         static func with(serve: Bool = true, _ body: (Fixture) async throws -> Void) async throws {
             let fixture = try await Fixture(serve: serve)
-            do {
-                try await body(fixture)
-                await fixture.host.stop()
-            } catch {
-                await fixture.host.stop()
-                throw error
-            }
+            try await fixture.host.stopping { try await body(fixture) }
         }
 
         func gridArtwork(_ client: any TestClientProtocol) async throws -> ArtworkReference {

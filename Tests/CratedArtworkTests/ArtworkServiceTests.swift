@@ -39,13 +39,7 @@ import Testing
             _ body: (Fixture) async throws -> Void
         ) async throws {
             let fixture = try await Fixture(maxBytes: maxBytes, limits: limits, sizesAhead: sizesAhead)
-            do {
-                try await body(fixture)
-                await fixture.host.stop()
-            } catch {
-                await fixture.host.stop()
-                throw error
-            }
+            try await fixture.host.stopping { try await body(fixture) }
         }
 
         /// An album the collector owns whose cover is `path` on the fake host (or on `otherHost`);

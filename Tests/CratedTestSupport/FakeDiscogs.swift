@@ -109,12 +109,17 @@ public final class FakeDiscogs: Sendable {
         now: (@Sendable () -> Duration)? = nil, _ body: (FakeDiscogs) async throws -> T
     ) async throws -> T {
         let fake = try await start(now: now)
+        return try await fake.stopping { try await body(fake) }
+    }
+
+    /// Runs `body`, then stops the fake, whether `body` returns or throws (see `with`).
+    public func stopping<T>(after body: () async throws -> T) async throws -> T {
         do {
-            let result = try await body(fake)
-            await fake.stop()
+            let result = try await body()
+            await stop()
             return result
         } catch {
-            await fake.stop()
+            await stop()
             throw error
         }
     }

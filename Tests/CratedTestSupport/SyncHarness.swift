@@ -65,14 +65,9 @@ public struct SyncHarness {
         let fake = try await FakeDiscogs.start(now: { clock.uptime })
         let directory = FileManager.default.temporaryDirectory.appending(path: "crated-sync-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
-        do {
+        return try await fake.stopping {
             let database = try AppDatabase.open(path: directory.appending(path: "crated.sqlite").path, busyTimeoutMs: TemporaryDirectory.busyTimeoutMs)
-            let result = try await body(SyncHarness(fake: fake, clock: clock, database: database, directory: directory))
-            await fake.stop()
-            return result
-        } catch {
-            await fake.stop()
-            throw error
+            return try await body(SyncHarness(fake: fake, clock: clock, database: database, directory: directory))
         }
     }
 
