@@ -234,8 +234,9 @@ extension AppDatabase {
         // One row more than asked says whether there is a next page.
         let rows = try Row.fetchAll(db.cachedStatement(sql: """
             SELECT h.id, h.played_at_ms, h.album_id, a.title AS album_title, a.artist_credit, h.track_id,
-                   h.track_title, h.track_position, h.side, h.duration_ms, \(AlbumCover.columns(album: "h.album_id"))
+                   h.track_title, h.track_position, h.side, h.duration_ms, \(AlbumCover.columns)
             FROM play_history h JOIN album a ON a.id = h.album_id
+            \(AlbumCover.joins(album: "h.album_id"))
             WHERE h.user_id = ? AND (h.played_at_ms < ? OR (h.played_at_ms = ? AND h.id < ?))
             ORDER BY h.played_at_ms DESC, h.id DESC
             LIMIT ?

@@ -61,9 +61,12 @@ import Testing
             let key = try #require(cover.source?.key)
             #expect(key.count == 32 && key.allSatisfy(\.isHexDigit))
             #expect(cover == AlbumCover(uri: "https://img/front.jpg", uri150: "", width: 600, height: 600, source: ArtworkSource(key: key)))
-            // The list columns read the same cover.
-            let row = try #require(try Row.fetchOne(db, sql: "SELECT \(AlbumCover.columns(album: "a.id")) FROM album a WHERE a.id = ?", arguments: [album]))
-            #expect(AlbumCover(coverColumnsOf: row) == cover)
+            // The list columns read the same cover, and no cover for an album without an image.
+            let bare = try db.insertAlbum(title: "Bare", artistId: try db.insertArtist("Nobody"))
+            let rows = try Row.fetchAll(db, sql: """
+                SELECT \(AlbumCover.columns) FROM album a \(AlbumCover.joins(album: "a.id")) WHERE a.id IN (?, ?) ORDER BY a.id
+                """, arguments: [album, bare])
+            #expect(rows.map { AlbumCover(coverColumnsOf: $0) } == [cover, nil])
         }
     }
 }

@@ -25,7 +25,7 @@ public struct AlbumListing: Sendable, Equatable, FetchableRecord {
     public var copies: Int
     public var cover: AlbumCover?
 
-    /// A row with the listing's columns and the cover's (`AlbumCover.columns(album:)`).
+    /// A row with the listing's columns and the cover's (`AlbumCover.columns`, `joins(album:)`).
     public init(row: Row) {
         albumId = row["album_id"]
         title = row["title"]
@@ -43,7 +43,7 @@ public struct NameCount: Sendable, Equatable {
 
 /// The copies of a user, with the album a list needs: the selection the listings share.
 private let albumListingColumns = """
-    a.id AS album_id, a.title, a.artist_credit, a.year, COUNT(ci.id) AS copies, \(AlbumCover.columns(album: "a.id"))
+    a.id AS album_id, a.title, a.artist_credit, a.year, COUNT(ci.id) AS copies, \(AlbumCover.columns)
     """
 
 extension AppDatabase {
@@ -88,6 +88,7 @@ extension AppDatabase {
             let albums = try AlbumListing.fetchAll(db.cachedStatement(sql: """
                 SELECT \(albumListingColumns)
                 FROM album a JOIN collection_item ci ON ci.album_id = a.id AND ci.user_id = ?
+                \(AlbumCover.joins(album: "a.id"))
                 WHERE a.id IN (SELECT album_id FROM album_artist WHERE artist_id = ?)
                 GROUP BY a.id ORDER BY a.year IS NULL, a.year, a.sort_title
                 """), arguments: [userId, artistId])
@@ -155,11 +156,12 @@ extension AppDatabase {
         guard let last = lower.unicodeScalars.last, let next = Unicode.Scalar(last.value + 1) else { return [] }
         let upper = String(lower.unicodeScalars.dropLast()) + String(Character(next))
         return try AlbumListing.fetchAll(db.cachedStatement(sql: """
-            SELECT listed.*, \(AlbumCover.columns(album: "listed.album_id")) FROM (
+            SELECT listed.*, \(AlbumCover.columns) FROM (
                 SELECT a.id AS album_id, a.title, a.artist_credit, a.year, ca.copies
                 FROM collection_album ca JOIN album a ON a.id = ca.album_id
                 WHERE ca.user_id = ? AND ca.title_key >= ? AND ca.title_key < ?
                 ORDER BY ca.title_key, ca.album_id LIMIT ?) AS listed
+            \(AlbumCover.joins(album: "listed.album_id"))
             """), arguments: [userId, lower, upper, limit])
     }
 
@@ -180,12 +182,13 @@ extension AppDatabase {
                 FROM album_search WHERE album_search MATCH ? ORDER BY rank LIMIT ?)
             -- Covers for the results only: in the grouped query, SQLite would read one for every
             -- match it joined before the LIMIT.
-            SELECT listed.*, \(AlbumCover.columns(album: "listed.album_id")) FROM (
+            SELECT listed.*, \(AlbumCover.columns) FROM (
                 SELECT a.id AS album_id, a.title, a.artist_credit, a.year, COUNT(ci.id) AS copies,
                        MIN(hit.rank) AS rank, a.sort_title
                 FROM hit JOIN album a ON a.id = hit.id
                 JOIN collection_item ci ON ci.album_id = a.id AND ci.user_id = ?
                 GROUP BY a.id ORDER BY rank, a.sort_title LIMIT ?) AS listed
+            \(AlbumCover.joins(album: "listed.album_id"))
             ORDER BY listed.rank, listed.sort_title
             """), arguments: [match, candidates ?? -1, userId, limit])
     }

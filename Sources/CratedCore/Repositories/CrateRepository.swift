@@ -121,7 +121,8 @@ extension AppDatabase {
                 return Dictionary(uniqueKeysWithValues: rows.map { row -> (Int64, Int) in (row[0], row[1]) })
             }
             let covers = try Dictionary(uniqueKeysWithValues: Row.fetchAll(db.cachedStatement(sql: """
-                SELECT front.crate_id, \(AlbumCover.columns(album: "front.album_id")) FROM (\(Self.frontAlbums) WHERE c.user_id = ?) AS front
+                SELECT front.crate_id, \(AlbumCover.columns) FROM (\(Self.frontAlbums) WHERE c.user_id = ?) AS front
+                \(AlbumCover.joins(album: "front.album_id"))
                 """), arguments: [userId]).compactMap { row in AlbumCover(coverColumnsOf: row).map { (row[0] as Int64, $0) } })
             return crates.map { CrateSummary(crate: $0, copies: counts[$0.id!] ?? 0, cover: covers[$0.id!]) }
         }
@@ -163,7 +164,8 @@ extension AppDatabase {
             try crate.update(db)
             let copies = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM crate_item WHERE crate_id = ?", arguments: [id]) ?? 0
             let cover = try Row.fetchOne(db, sql: """
-                SELECT \(AlbumCover.columns(album: "front.album_id")) FROM (\(Self.frontAlbums) WHERE c.id = ?) AS front
+                SELECT \(AlbumCover.columns) FROM (\(Self.frontAlbums) WHERE c.id = ?) AS front
+                \(AlbumCover.joins(album: "front.album_id"))
                 """, arguments: [id]).flatMap { AlbumCover(coverColumnsOf: $0) }
             return CrateSummary(crate: crate, copies: copies, cover: cover)
         }
@@ -186,8 +188,9 @@ extension AppDatabase {
                 SELECT crate_item.position AS crate_position, crate_item.added_at AS crate_added_at, ci.*,
                        a.id AS album_id, a.title, a.artist_credit, a.year,
                        (SELECT COUNT(*) FROM collection_item WHERE album_id = a.id AND user_id = ci.user_id) AS copies,
-                       \(AlbumCover.columns(album: "a.id"))
+                       \(AlbumCover.columns)
                 FROM crate_item JOIN collection_item ci ON ci.id = crate_item.item_id JOIN album a ON a.id = ci.album_id
+                \(AlbumCover.joins(album: "a.id"))
                 WHERE crate_item.crate_id = ?1 AND (crate_item.position, crate_item.item_id) > (?2, ?3)
                 ORDER BY crate_item.position, crate_item.item_id LIMIT ?4
                 """), arguments: [id, cursor?.position ?? Int64.min, cursor?.copyId ?? Int64.min, limit + 1])
