@@ -52,7 +52,7 @@ def main() -> None:
     assert status == 201, body
     cookie = headers["Set-Cookie"].split(";")[0].split("=", 1)[1]
 
-    driver = harness.chromium(options.width, options.height)
+    driver = harness.chromium(server.work, options.width, options.height)
     try:
         harness.set_viewport(driver, options.width, options.height)
         driver.set_script_timeout(30)

@@ -124,8 +124,9 @@ class Server:
             return error.code, (json.loads(data) if data else None), error.headers
 
 
-def chromium(width: int = 1366, height: int = 1024):
-    """Headless Chromium from Debian through its chromedriver: no download, no network but loopback."""
+def chromium(temporary: Path, width: int = 1366, height: int = 1024):
+    """Headless Chromium from Debian through its chromedriver: no download, no network but loopback.
+    Its temporary files go in `temporary`: Chromium leaves its singleton socket's directory behind."""
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
 
@@ -139,7 +140,8 @@ def chromium(width: int = 1366, height: int = 1024):
                      f"--window-size={width},{height}"]:
         options.add_argument(argument)
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    return webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+    service = Service("/usr/bin/chromedriver", env={**os.environ, "TMPDIR": str(temporary)})
+    return webdriver.Chrome(service=service, options=options)
 
 
 def set_viewport(driver, width: int, height: int, scale: float = 1) -> None:
@@ -189,3 +191,4 @@ class ImageHost:
 
     def stop(self) -> None:
         self.server.shutdown()
+        self.server.server_close()

@@ -55,7 +55,7 @@ def setUpModule():
     server.add_cover(server.short_album, image_host.url, 300, 300)
     server.start()
     ARTEFACTS.mkdir(parents=True, exist_ok=True)
-    driver = harness.chromium()
+    driver = harness.chromium(server.work)
     driver.set_script_timeout(30)
 
 
