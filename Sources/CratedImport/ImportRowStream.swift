@@ -58,8 +58,8 @@ final class PreparedRow: Sendable {
 
     /// The row's album as the search index holds it (no tracks before sync).
     func searchAlbum(id: Int64) -> SearchIndexBuilder.Album {
-        SearchIndexBuilder.Album(id: id, title: SearchText.spelledOut(row.title), artists: SearchText.spelledOut(credit),
-                                 labels: SearchText.spelledOut(searchLabels), catalogNumbers: SearchText.spelledOut(searchCatalogNumbers))
+        SearchIndexBuilder.Album(id: id, title: SearchText.indexed(row.title), artists: SearchText.indexed(credit),
+                                 labels: SearchText.indexed(searchLabels), catalogNumbers: SearchText.indexed(searchCatalogNumbers))
     }
 }
 

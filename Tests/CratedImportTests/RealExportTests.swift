@@ -107,6 +107,32 @@ import Testing
         }
     }
 
+    /// gustw's 11 releases with an initialism in their title or artist (counted off the file) are
+    /// found by it as typed, dotted or not, the one searched for first.
+    @Test func realInitialismsAreFoundAsTyped() throws {
+        guard let path = Paths.sharedFixture("gustw-vinyl-collection_collection.csv") else { return }
+        let directory = try TemporaryDirectory()
+        let database = try directory.database()
+        _ = try DiscogsImporter(database: database).importFile(at: path)
+        let user = try #require(try database.user(named: "collector")).id!
+        let searches: [(text: String, release: Int64)] = [
+            ("la woman", 8815490), ("L.A. Woman", 8815490), ("kuro", 902575), ("K.U.R.O.", 902575), ("obf", 23509331),
+            ("O.B.F.", 23509331), ("rastafari", 16100711), ("him arise", 31297589), ("nuttah vip", 149207), ("talk too much ep", 8296878),
+        ]
+        for search in searches {
+            let album = try database.reader.read { db in
+                try Int64.fetchOne(db, sql: "SELECT id FROM album WHERE discogs_release_id = ?", arguments: [search.release])
+            }
+            let found = try database.searchAlbums(userId: user, text: search.text, limit: 10).map(\.albumId)
+            #expect(album != nil && found.first == album, "\(search.text): \(found)")
+        }
+        let joined = try database.reader.read { db in
+            try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM album_search WHERE title <> crated_search_text(title) OR artists <> crated_search_text(artists)")
+        }
+        #expect(joined == 0)
+        #expect(try database.searchAlbums(userId: user, text: "ep", limit: 50).count >= 5)
+    }
+
     /// The three exports' formats, named as the API names them; counts read off the files (Python's
     /// csv module, one album per release): 387 vinyl parts (`12"`, `LP`, `2xLP`, `10"`, `7"`...), the
     /// All Media parts `Album`, `RE, Gat` and `Dlx`, and the one name the rules do not know, `DVD-V`.

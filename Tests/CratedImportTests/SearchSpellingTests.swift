@@ -101,4 +101,77 @@ import Testing
         #expect(try migrated.searchAlbums(userId: user, text: "hildur", limit: 5).map(\.albumId) == [variation])
         #expect(try migrated.writer.read { db in try Row.fetchAll(db, sql: "SELECT rowid, * FROM album_search WHERE rowid <> ? ORDER BY rowid", arguments: [variation]) } == untouched)
     }
+
+    /// Initialisms are one word to search, as a collector types them: the tokenizer alone made
+    /// `L.A.` two single letters, which no search reaches.
+    @Test func initialismsAreJoined() {
+        #expect(SearchText.joiningInitialisms("L.A. Woman") == "LA Woman")
+        #expect(SearchText.joiningInitialisms("Let H.I.M Arise / Emotion") == "Let HIM Arise / Emotion")
+        #expect(SearchText.joiningInitialisms("R.A.S.T.A.F.A.R.I.") == "RASTAFARI")
+        #expect(SearchText.joiningInitialisms("O.B.F. & Mr Williamz") == "OBF & Mr Williamz")
+        #expect(SearchText.joiningInitialisms("J.S.Bach") == "JS Bach")
+        #expect(SearchText.joiningInitialisms("É.U. (a.k.a. E.U.)") == "ÉU (aka EU)")
+        // Not initialisms: abbreviations, numbers, initials with spaces, a single letter.
+        for text in ["Mr. Isaacs", "St.Petersburg", "Vol. 2.5", "J. S. Bach", "Plan B.", "A.", "3.A.5", "..."] {
+            #expect(SearchText.joiningInitialisms(text) == text)
+        }
+        #expect(SearchText.matchExpression("L.A. Woman") == #""LA"* "Woman"*"#)
+        #expect(SearchText.matchExpression("Let H.I.M Arise") == #""Let"* "HIM"* "Arise"*"#)
+    }
+
+    static let initialisms: [(artist: String, title: String)] = [
+        ("The Doors", "L.A. Woman"), ("K.U.R.O.", "The Revolution"), ("The Shanti-Ites", "Let H.I.M Arise / Emotion"),
+        ("Misty In Roots", "Woman On A Mission"),
+    ]
+
+    func expectInitialismsFound(_ database: AppDatabase) throws {
+        let user = try #require(try database.user(named: "collector")).id!
+        func titles(_ text: String) throws -> [String] { try database.searchAlbums(userId: user, text: text, limit: 5).map(\.title) }
+        #expect(try titles("la woman") == ["L.A. Woman"])
+        #expect(try titles("L.A. Woman") == ["L.A. Woman"])
+        #expect(try titles("kuro") == ["The Revolution"])
+        #expect(try titles("him arise") == ["Let H.I.M Arise / Emotion"])
+        #expect(try titles("woman").count == 2)
+    }
+
+    @Test(arguments: [ImportWriteMode.incremental, .bulk])
+    func initialismsAreFoundAsTyped(mode: ImportWriteMode) throws {
+        let directory = try TemporaryDirectory()
+        let database = try directory.database()
+        let rows = Self.initialisms.enumerated().map { exportRow(artist: $0.element.artist, title: $0.element.title, label: "Elektra", releaseId: "\(200 + $0.offset)") }
+        var options = ImportOptions()
+        options.writeMode = mode
+        _ = try DiscogsImporter(database: database).importFile(at: try directory.write("initialisms.csv", ([exportHeader] + rows).joined(separator: "\n") + "\n"), options: options)
+        try expectInitialismsFound(database)
+    }
+
+    /// Migration 0021 writes the rows indexed before it with their initialisms joined, and only those.
+    @Test func migration0021JoinsTheInitialismsIndexedBeforeIt() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("crated.sqlite")
+        let before = Array(Migration.embedded.prefix { $0.fileName < "0021" })
+        let rows = Self.initialisms.enumerated().map { exportRow(artist: $0.element.artist, title: $0.element.title, label: "Elektra", releaseId: "\(200 + $0.offset)") }
+        _ = try DiscogsImporter(database: try AppDatabase.open(path: path, migrations: before))
+            .importFile(at: try directory.write("initialisms.csv", ([exportHeader] + rows).joined(separator: "\n") + "\n"))
+        let old = try AppDatabase.open(path: path, migrations: before)
+        // Indexed as crated did before 0021: the text as stored (all of it ASCII, so spelled out).
+        try old.writer.write { db in
+            try db.execute(sql: "DELETE FROM album_search")
+            try db.execute(sql: """
+                INSERT INTO album_search (rowid, title, artists, labels, catalog_numbers, tracks)
+                SELECT id, title, artist_credit, '', '', '' FROM album
+                """)
+        }
+        let user = try #require(try old.user(named: "collector")).id!
+        #expect(try old.searchAlbums(userId: user, text: "la woman", limit: 5).isEmpty)
+        let untouched = try old.writer.read { db in
+            try Row.fetchAll(db, sql: "SELECT rowid, * FROM album_search WHERE title = 'Woman On A Mission'")
+        }
+
+        let database = try AppDatabase.open(path: path)
+        try expectInitialismsFound(database)
+        let indexed = try database.writer.read { db in try String.fetchAll(db, sql: "SELECT title || ' | ' || artists FROM album_search ORDER BY rowid") }
+        #expect(indexed == ["LA Woman | The Doors", "The Revolution | KURO", "Let HIM Arise / Emotion | The Shanti-Ites", "Woman On A Mission | Misty In Roots"])
+        #expect(try database.writer.read { db in try Row.fetchAll(db, sql: "SELECT rowid, * FROM album_search WHERE title = 'Woman On A Mission'") } == untouched)
+    }
 }

@@ -101,7 +101,7 @@ public enum SearchText {
     /// intersects one huge list with itself two hundred times.
     public static func matchExpression(_ text: String) -> String? {
         var seen = Set<String>()
-        var words = spelledOut(text).split { !($0.isLetter || $0.isNumber) }.map(String.init).filter { seen.insert($0.lowercased()).inserted }
+        var words = indexed(text).split { !($0.isLetter || $0.isNumber) }.map(String.init).filter { seen.insert($0.lowercased()).inserted }
         if words.contains(where: { $0.count > 1 }) { words.removeAll { $0.count == 1 } }
         guard !words.isEmpty else { return nil }
         return words.prefix(maximumWords).map { "\"" + $0.replacingOccurrences(of: "\"", with: "\"\"") + "\"*" }.joined(separator: " ")
@@ -109,6 +109,49 @@ public enum SearchText {
 
     /// The most words a search takes; later ones are ignored.
     public static let maximumWords = 8
+
+    /// Text as the search index holds it, and as a search's words are matched against it: letters
+    /// spelled out (`spelledOut`) and initialisms joined (`joiningInitialisms`).
+    public static func indexed(_ text: String) -> String {
+        joiningInitialisms(spelledOut(text))
+    }
+
+    /// Writes each initialism as one word: `L.A. Woman` as `LA Woman`, `K.U.R.O.` as `KURO`,
+    /// `Let H.I.M Arise` as `Let HIM Arise`. The tokenizer would split them into single letters,
+    /// which no search reaches (a one-letter word beside longer ones is left out of a search), so
+    /// `la woman` found nothing. An initialism is two or more single letters, each but the last
+    /// followed by a dot; a dot after the last goes with it (`J.S.Bach` becomes `JS Bach`).
+    public static func joiningInitialisms(_ text: String) -> String {
+        guard text.utf8.contains(UInt8(ascii: ".")) else { return text }
+        let characters = Array(text)
+        func isWordCharacter(_ index: Int) -> Bool {
+            index >= 0 && index < characters.count && (characters[index].isLetter || characters[index].isNumber)
+        }
+        func isSingleLetter(_ index: Int) -> Bool {
+            index < characters.count && characters[index].isLetter && !isWordCharacter(index - 1) && !isWordCharacter(index + 1)
+        }
+        func isDot(_ index: Int) -> Bool { index < characters.count && characters[index] == "." }
+        var result = ""
+        var index = 0
+        while index < characters.count {
+            guard isSingleLetter(index), isDot(index + 1), isSingleLetter(index + 2) else {
+                result.append(characters[index])
+                index += 1
+                continue
+            }
+            result.append(characters[index])
+            index += 1
+            while isDot(index), isSingleLetter(index + 1) {
+                result.append(characters[index + 1])
+                index += 2
+            }
+            if isDot(index) {
+                index += 1
+                if isWordCharacter(index) { result.append(" ") }
+            }
+        }
+        return result
+    }
 
     /// Spells out the letters that FTS5's unicode61 tokenizer keeps apart from the ones a collector
     /// types for them, as they have no decomposition to fold (`remove_diacritics` folds `é` and `ö`,
@@ -131,10 +174,10 @@ public enum SearchText {
         "ﬀ": "ff", "ﬁ": "fi", "ﬂ": "fl", "ﬃ": "ffi", "ﬄ": "ffl", "ﬅ": "st", "ﬆ": "st",
     ]
 
-    /// `spelledOut` as the SQL function `crated_search_text(text)` (see `DatabaseFunction.crated`).
+    /// `indexed` as the SQL function `crated_search_text(text)` (see `DatabaseFunction.crated`).
     static let sqlFunction = DatabaseFunction("crated_search_text", argumentCount: 1, pure: true) { values in
         guard let text = String.fromDatabaseValue(values[0]) else { return values[0] }
-        return spelledOut(text)
+        return indexed(text)
     }
 
     /// An album's searchable artists: its credit, as shown, and the names (a line each) of those of
@@ -143,11 +186,11 @@ public enum SearchText {
     /// name must find it. A name whose words the credit has already (`The Persuader` in
     /// `Persuader, The`, a CSV credit's one artist) adds nothing.
     public static func searchableArtists(credit: String, names: String?) -> String {
-        guard let names, !names.isEmpty else { return spelledOut(credit) }
-        var text = spelledOut(credit)
+        guard let names, !names.isEmpty else { return indexed(credit) }
+        var text = indexed(credit)
         let credited = Set(words(text))
         for name in names.split(separator: "\n") {
-            let spelled = spelledOut(String(name))
+            let spelled = indexed(String(name))
             if !words(spelled).allSatisfy(credited.contains) { text += " " + spelled }
         }
         return text
@@ -181,7 +224,7 @@ extension Array {
 
 extension DatabaseFunction {
     /// crated's own SQL functions, which the statements that index from the catalogue tables
-    /// (`SearchIndex`) and the migrations that rewrite derived text (0015, 0016, 0018, 0019, 0020)
+    /// (`SearchIndex`) and the migrations that rewrite derived text (0015, 0016, 0018, 0019, 0020, 0021)
     /// call: registered on every connection crated opens and by the migrator.
     public static let crated = [SearchText.sqlFunction, SearchText.artistsSQLFunction, DiscogsText.sortKeySQLFunction,
                                 DiscogsText.formatNameSQLFunction, DiscogsText.formatDescriptionsSQLFunction,
