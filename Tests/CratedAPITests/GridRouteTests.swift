@@ -92,4 +92,30 @@ import Testing
             #expect(try await client.call(.get, "/v1/grid/collection?sort=loudness", token: server.readToken).status == .badRequest)
         }
     }
+
+    /// A query is read as a form encodes it, as browsers' `URLSearchParams` and most HTTP libraries
+    /// write one: `+` is a space, `%2B` a plus. The web client's filters send `style=Modal+Jazz`.
+    @Test func aPlusInTheQueryIsASpace() async throws {
+        let server = try TestServer()
+        let kindOfBlue = try server.albumId(release: 1)
+        try await server.database.writer.write { db in
+            try db.execute(sql: "INSERT INTO album_genre (album_id, kind, name, position) VALUES (?, 'style', 'Modal Jazz', 0)", arguments: [kindOfBlue])
+        }
+        try await server.test { client in
+            for query in ["style=Modal+Jazz", "style=Modal%20Jazz", "sty%6Ce=Modal+Jazz"] {
+                let page = try await client.decoded(GridPage.self, "/v1/grid/collection?\(query)", token: server.readToken)
+                #expect(page.items.map(\.albumId) == [kindOfBlue], "\(query)")
+            }
+            let styled = try await client.decoded(GridPage.self, "/v1/grid/styles/Modal%20Jazz?sort=title", token: server.readToken)
+            #expect(styled.total == 1)
+            let search = try await client.call(.get, "/v1/search?q=kind+of+blue", token: server.readToken)
+            #expect(try search.decode(SearchResultsDTO.self).query == "kind of blue")
+            #expect(try search.decode(SearchResultsDTO.self).albums.map(\.id) == [kindOfBlue])
+            let plus = try await client.call(.get, "/v1/search?q=c%2B%2B", token: server.readToken)
+            #expect(try plus.decode(SearchResultsDTO.self).query == "c++")
+            // With a malformed escape, the text is taken as it came (its pluses spaces).
+            let malformed = try await client.call(.get, "/v1/search?q=100%25+%zz", token: server.readToken)
+            #expect(try malformed.decode(SearchResultsDTO.self).query == "100%25 %zz")
+        }
+    }
 }

@@ -46,12 +46,3 @@ struct GridController {
 
 extension GridLayout: ResponseEncodable {}
 extension GridPage: ResponseEncodable {}
-
-extension Request {
-    /// The query as a dictionary; a parameter given twice keeps its last value.
-    func queryDictionary() -> [String: String] {
-        var dictionary: [String: String] = [:]
-        for (key, value) in uri.queryParameters { dictionary[String(key)] = String(value) }
-        return dictionary
-    }
-}

@@ -24,10 +24,36 @@ extension AppRequestContext {
 }
 
 extension Request {
-    /// An optional query parameter; present but empty counts as absent.
+    /// An optional query parameter; present but empty counts as absent. A parameter given twice
+    /// gives its first value.
     func query(_ name: String) -> String? {
-        guard let value = uri.queryParameters.get(name), !value.isEmpty else { return nil }
+        guard let value = formQueryParameters.first(where: { $0.key == name })?.value, !value.isEmpty else { return nil }
         return value
+    }
+
+    /// The query as a dictionary; a parameter given twice keeps its last value.
+    func queryDictionary() -> [String: String] {
+        var dictionary: [String: String] = [:]
+        for (key, value) in formQueryParameters { dictionary[key] = value }
+        return dictionary
+    }
+
+    /// The query's parameters decoded as a form encodes them: `+` is a space, as browsers'
+    /// `URLSearchParams` and most HTTP libraries write one (`style=Deep+House`), and `%XX` a byte
+    /// (`%2B` a plus). Hummingbird's own decoding leaves `+` as it is.
+    var formQueryParameters: [(key: String, value: String)] {
+        guard let query = uri.query, !query.isEmpty else { return [] }
+        return query.split(separator: "&").map { pair in
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            return (Self.formDecoded(parts[0]), parts.count > 1 ? Self.formDecoded(parts[1]) : "")
+        }
+    }
+
+    /// `text` with `+` a space and `%XX` decoded; with a malformed escape, the text as it came.
+    static func formDecoded(_ text: Substring) -> String {
+        guard text.utf8.contains(where: { $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "+") }) else { return String(text) }
+        let spaced = text.replacingOccurrences(of: "+", with: " ")
+        return spaced.removingPercentEncoding ?? spaced
     }
 
     /// The client's display scale for artwork sizes: 1, 2 or 3 (default 2).
