@@ -651,6 +651,31 @@ class T7CopyAndArtist(unittest.TestCase):
         cleared = copy()
         self.assertEqual([key for key in ("rating", "mediaCondition", "sleeveCondition", "notes") if cleared.get(key) is not None], [])
 
+    def test_saving_a_copy_keeps_its_sleeve_grade_and_shows_its_custom_fields(self):
+        """Discogs grades a sleeve `Generic`, `No Cover` or `Not Graded` as well (58 of the 316 copies
+        of a real export): saving the notes must not clear it. A grade no list offers is kept too."""
+        signed_in()
+        harness.set_viewport(driver, 1366, 1024)
+        album_id, title, copy_id = albums_by_title(1, offset=25)[0]
+        self.assertEqual(server.call("PATCH", f"/v1/copies/{copy_id}", {
+            "sleeveCondition": "Generic", "mediaCondition": "Very Good (VG)",
+            "customFields": {"Purchased At": "Amoeba", "Color": "Teal"}})[0], 200)
+        form = lambda: driver.find_element(By.CSS_SELECTOR, "form.copy-form")
+        driver.get(f"{server.base}/collection/albums/{album_id}")
+        wait(lambda: driver.find_element(By.CSS_SELECTOR, "#view h1").text == title and form(), message="the album page")
+        self.assertEqual(Select(form().find_element(By.NAME, "sleeveCondition")).first_selected_option.get_attribute("value"), "Generic")
+        facts = form().find_element(By.CSS_SELECTOR, "p.facts").text
+        self.assertIn("Purchased At: Amoeba", facts)
+        self.assertIn("Color: Teal", facts)
+        notes = form().find_element(By.NAME, "notes")
+        notes.clear()
+        notes.send_keys("Generic sleeve, original inner")
+        form().find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+        wait(lambda: form().find_element(By.CSS_SELECTOR, "p.status").text == "Saved.", message="saved")
+        saved = server.call("GET", f"/v1/albums/{album_id}")[1]["copies"][0]
+        self.assertEqual((saved["sleeveCondition"], saved["mediaCondition"], saved["notes"], saved["customFields"]),
+                         ("Generic", "Very Good (VG)", "Generic sleeve, original inner", {"Purchased At": "Amoeba", "Color": "Teal"}))
+
     def test_an_artist_link_leads_to_the_artists_albums(self):
         signed_in()
         harness.set_viewport(driver, 1366, 1024)

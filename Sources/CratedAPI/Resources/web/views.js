@@ -214,7 +214,9 @@ export async function historyView(view, route) {
   if (!list.children.length) view.append(message('Nothing played yet.'));
 }
 
-const conditions = ['Mint (M)', 'Near Mint (NM or M-)', 'Very Good Plus (VG+)', 'Very Good (VG)', 'Good Plus (G+)', 'Good (G)', 'Fair (F)', 'Poor (P)'];
+// Goldmine grades as Discogs writes them; a sleeve may also be generic, absent or not graded.
+const mediaGrades = ['Mint (M)', 'Near Mint (NM or M-)', 'Very Good Plus (VG+)', 'Very Good (VG)', 'Good Plus (G+)', 'Good (G)', 'Fair (F)', 'Poor (P)'];
+const sleeveGrades = [...mediaGrades, 'Generic', 'Not Graded', 'No Cover'];
 
 export async function album(view, route, app, id) {
   const data = await api(`/v1/albums/${id}${query({ scale: scale(), idiom: innerWidth >= 600 ? 'pad' : undefined })}`);
@@ -254,14 +256,17 @@ export async function album(view, route, app, id) {
 
 function copyEditor(copy, crateList, app, { removed }) {
   const status = h('p', { class: 'status', role: 'status' });
-  const select = (name, value) => h('select', { name, 'aria-label': name === 'mediaCondition' ? 'Media condition' : 'Sleeve condition' },
-    h('option', { value: '' }, '—'), conditions.map((text) => h('option', { value: text, selected: value === text }, text)));
+  // A grade the list lacks is offered too, so that saving the other fields keeps it.
+  const select = (name, grades, value) => h('select', { name, 'aria-label': name === 'mediaCondition' ? 'Media condition' : 'Sleeve condition' },
+    h('option', { value: '' }, '—'), [...grades, ...(value && !grades.includes(value) ? [value] : [])]
+      .map((text) => h('option', { value: text, selected: value === text }, text)));
+  const fields = Object.entries(copy.customFields ?? {}).map(([name, value]) => `${name}: ${value}`);
   const form = h('form', { class: 'copy-form', 'aria-label': `Copy added ${copy.dateAdded.slice(0, 10)}` },
-    h('p', { class: 'facts' }, `Added ${copy.dateAdded.slice(0, 10)}`),
+    h('p', { class: 'facts' }, [`Added ${copy.dateAdded.slice(0, 16).replace('T', ' ')}`, ...fields].join(' · ')),
     h('label', {}, 'Rating ', h('select', { name: 'rating' }, h('option', { value: '' }, 'None'),
       [1, 2, 3, 4, 5].map((n) => h('option', { value: n, selected: copy.rating === n }, '★'.repeat(n))))),
-    h('label', {}, 'Media ', select('mediaCondition', copy.mediaCondition)),
-    h('label', {}, 'Sleeve ', select('sleeveCondition', copy.sleeveCondition)),
+    h('label', {}, 'Media ', select('mediaCondition', mediaGrades, copy.mediaCondition)),
+    h('label', {}, 'Sleeve ', select('sleeveCondition', sleeveGrades, copy.sleeveCondition)),
     h('label', { class: 'notes' }, 'Notes ', h('textarea', { name: 'notes', rows: 2 }, copy.notes ?? '')),
     h('button', { type: 'submit' }, 'Save'), status);
   form.addEventListener('submit', async (event) => {
