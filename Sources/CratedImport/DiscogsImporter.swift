@@ -51,6 +51,9 @@ public struct ImportSummary: Codable, Sendable, Equatable {
     public var copiesAdded = 0
     public var copiesUpdated = 0
     public var copiesUnchanged = 0
+    /// The user's copies that no row of the file is: records sold or removed on Discogs since an
+    /// earlier import, or added in crated. They are kept; the app removes them.
+    public var copiesNotInFile = 0
     /// Distinct crates (Discogs folders other than `Uncategorized`) in the file.
     public var crates = 0
     public var cratesAdded = 0
@@ -304,6 +307,9 @@ public struct DiscogsImporter: Sendable {
         // In the import's transaction: a dry run's rollback takes it back with everything else. The
         // daemon's /metrics counts imported rows from these rows (crated import is another process).
         try AppDatabase.recordImportRun(db, userId: user.id!, path: path, rowsRead: summary.rowsRead)
+        // Every valid row is one copy of the user's, added, updated or unchanged.
+        let copies = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM collection_item WHERE user_id = ?", arguments: [user.id!]) ?? 0
+        summary.copiesNotInFile = copies - summary.copiesAdded - summary.copiesUpdated - summary.copiesUnchanged
         return summary
     }
 

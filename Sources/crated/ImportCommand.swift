@@ -34,25 +34,39 @@ struct ImportCommand: AsyncParsableCommand {
         // Before the database is opened (see SQLiteProcess); this process does nothing but the import.
         SQLiteProcess.disableMemoryStatistics()
         let configuration = try await global.loadConfiguration()
-        let database = try global.openDatabase(configuration)
-        let options = ImportOptions(userName: user, dryRun: dryRun, skipInvalid: skipInvalid, defaultUserName: configuration.defaultUserName)
-        let bar = ProgressBar.forStandardError()
+        // A dry run or a refused file writes nothing, so a database made for it is removed again:
+        // otherwise a mistyped --database would be left as an empty database that the commands
+        // which refuse a missing one (export, user, token) then take for the real one.
+        let made = NewDatabaseFiles(path: configuration.databasePath)
         let summary: ImportSummary
         do {
-            summary = try DiscogsImporter(database: database).importFile(at: file, options: options, progress: bar.map { bar in
-                { @Sendable progress in bar.update(done: progress.bytesRead, total: progress.totalBytes, label: "\(progress.rowsRead) rows") }
-            })
-            bar?.finish()
-        } catch let error as ImportError {
-            bar?.finish()
-            throw CommandFailure(error.description)
+            summary = try importFile(configuration)
+        } catch {
+            made?.remove()
+            throw error
         }
+        if summary.dryRun { made?.remove() }
         if json {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
             print(String(decoding: try encoder.encode(summary), as: UTF8.self))
         } else {
             print(Self.describe(summary))
+        }
+    }
+
+    /// Imports `file` into the configured database; the database is closed when this returns.
+    private func importFile(_ configuration: CratedConfiguration) throws -> ImportSummary {
+        let database = try global.openDatabase(configuration)
+        let options = ImportOptions(userName: user, dryRun: dryRun, skipInvalid: skipInvalid, defaultUserName: configuration.defaultUserName)
+        let bar = ProgressBar.forStandardError()
+        defer { bar?.finish() }
+        do {
+            return try DiscogsImporter(database: database).importFile(at: file, options: options, progress: bar.map { bar in
+                { @Sendable progress in bar.update(done: progress.bytesRead, total: progress.totalBytes, label: "\(progress.rowsRead) rows") }
+            })
+        } catch let error as ImportError {
+            throw CommandFailure(error.description)
         }
     }
 
@@ -70,11 +84,44 @@ struct ImportCommand: AsyncParsableCommand {
             "  copies            \(s.copiesAdded) added, \(s.copiesUpdated) updated, \(s.copiesUnchanged) unchanged",
             "  crates            \(s.crates) (\(s.cratesAdded) new)",
         ]
+        if s.copiesNotInFile > 0 {
+            lines.append("  not in this file  \(s.copiesNotInFile) \(s.copiesNotInFile == 1 ? "copy" : "copies") of \(s.user)'s, kept "
+                         + "(a record sold on Discogs stays until it is removed in crated: Remove from collection on its album page, or DELETE /v1/copies/{id})")
+        }
         if !s.customFields.isEmpty { lines.append("  custom fields     \(s.customFields.joined(separator: ", "))") }
         if !s.skipped.isEmpty {
             lines.append("  skipped rows      \(s.skipped.count)")
             lines += s.skipped.map { "    \($0)" }
         }
         return lines.joined(separator: "\n")
+    }
+}
+
+/// The files of a database that does not exist yet, and the folders made for it, to remove when
+/// what made them wrote nothing; nil when the database exists.
+struct NewDatabaseFiles {
+    let path: String
+    /// The folders missing too, innermost first (`AppDatabase.open` makes them).
+    let folders: [URL]
+
+    init?(path: String) {
+        guard !FileManager.default.fileExists(atPath: path) else { return nil }
+        self.path = path
+        var folders: [URL] = []
+        var folder = URL(fileURLWithPath: path).deletingLastPathComponent()
+        while folder.path != "/", !FileManager.default.fileExists(atPath: folder.path) {
+            folders.append(folder)
+            folder = folder.deletingLastPathComponent()
+        }
+        self.folders = folders
+    }
+
+    /// Removes the database's files, and the folders made for them while they hold nothing else.
+    func remove() {
+        for file in [path, path + "-wal", path + "-shm"] { try? FileManager.default.removeItem(atPath: file) }
+        for folder in folders {
+            guard (try? FileManager.default.contentsOfDirectory(atPath: folder.path))?.isEmpty == true else { return }
+            try? FileManager.default.removeItem(at: folder)
+        }
     }
 }

@@ -36,6 +36,18 @@ import Testing
         #expect(text.status == 0)
         #expect(text.stdout.contains("0 added, 0 updated, 20 unchanged"))
 
+        #expect(!text.stdout.contains("not in this file"), "\(text.stdout)")
+
+        // A later export without two of the records (sold on Discogs): the summary says they are kept.
+        let rows = (1...3).map { exportRow(title: "Record \($0)", releaseId: "\(900 + $0)") }
+        let earlier = try directory.write("earlier.csv", ([exportHeader] + rows).joined(separator: "\n") + "\n")
+        let later = try directory.write("later.csv", ([exportHeader] + rows.prefix(1)).joined(separator: "\n") + "\n")
+        #expect(try run(Paths.cratedBinary, ["import", earlier, "--database", database, "--user", "seller"]).status == 0)
+        let sold = try run(Paths.cratedBinary, ["import", later, "--database", database, "--user", "seller"])
+        #expect(sold.stdout.contains("not in this file  2 copies of seller's, kept"), "\(sold.stdout)")
+        let soldJSON = try run(Paths.cratedBinary, ["import", later, "--database", database, "--user", "seller", "--json", "--dry-run"])
+        #expect(try JSONDecoder().decode(ImportSummary.self, from: Data(soldJSON.stdout.utf8)).copiesNotInFile == 2)
+
         let wantlist = try directory.write("wantlist.csv", "Catalog#,Artist,Title,Label,Format,Rating,Released,release_id,Notes\nA,B,C,D,LP,,1975,1,,\n")
         let refused = try run(Paths.cratedBinary, ["import", wantlist, "--database", database])
         #expect(refused.status != 0)
@@ -122,6 +134,31 @@ import Testing
 
         let text = try run(Paths.cratedBinary, ["import", csv, "--database", database, "--user", "third"])
         #expect(text.stdout.contains("created user 'third' (no user had that name)"), "\(text.stdout)")
+    }
+
+    /// A dry run or a refused file writes nothing: a database made for it is removed again, with the
+    /// folder made for it, so a mistyped --database does not become an empty database that `export`
+    /// or `token` would take for the real one. An existing database stays, unchanged.
+    @Test func anImportThatWritesNothingLeavesNoNewDatabase() throws {
+        let directory = try TemporaryDirectory()
+        let csv = Paths.ownFixture("sample-collection.csv")
+        let bad = try directory.write("bad.csv", exportHeader + "\n" + exportRow(rating: "9") + "\n")
+        let missing = directory.path("typo.sqlite")
+        let dryRun = try run(Paths.cratedBinary, ["import", csv, "--database", missing, "--dry-run"])
+        #expect(dryRun.status == 0, "\(dryRun.stderr)")
+        #expect(dryRun.stdout.contains("would create user"), "\(dryRun.stdout)")
+        let inNewFolder = directory.path("new/folder/crated.sqlite")
+        let refused = try run(Paths.cratedBinary, ["import", bad, "--database", inNewFolder])
+        #expect(refused.status != 0)
+        #expect(refused.stderr.contains("rating"), "\(refused.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.url.path).sorted() == ["bad.csv"])
+        #expect(try run(Paths.cratedBinary, ["export", "--database", missing]).stderr.contains("there is no database"))
+
+        let existing = directory.path("crated.sqlite")
+        #expect(try run(Paths.cratedBinary, ["import", csv, "--database", existing]).status == 0)
+        #expect(try run(Paths.cratedBinary, ["import", bad, "--database", existing]).status != 0)
+        #expect(try run(Paths.cratedBinary, ["import", csv, "--database", existing, "--dry-run"]).status == 0)
+        #expect(try AppDatabase.open(path: existing).user(named: "collector") != nil)
     }
 
     /// A database its user may not write (a service account pointed at root's files): the error
