@@ -79,27 +79,29 @@ struct GridSQL {
                                 arguments: [id.databaseValue]),
                 members: Fragment(sql: "SELECT album_id FROM album_artist WHERE artist_id = ?", arguments: [id.databaseValue]))
         }
+        // Names match whatever their case, through indexes that order them so (0022).
         func genre(_ kind: String, _ name: String) -> Restriction {
             Restriction(
-                probe: Fragment(sql: "EXISTS (SELECT 1 FROM album_genre g WHERE g.album_id = ca.album_id AND g.kind = ? AND g.name = ?)",
-                                arguments: [kind.databaseValue, name.databaseValue]),
-                members: Fragment(sql: "SELECT album_id FROM album_genre WHERE kind = ? AND name = ?",
+                probe: Fragment(sql: """
+                    EXISTS (SELECT 1 FROM album_genre g WHERE g.album_id = ca.album_id AND g.kind = ? AND g.name = ? COLLATE NOCASE)
+                    """, arguments: [kind.databaseValue, name.databaseValue]),
+                members: Fragment(sql: "SELECT album_id FROM album_genre WHERE kind = ? AND name = ? COLLATE NOCASE",
                                   arguments: [kind.databaseValue, name.databaseValue]))
         }
         // A format's name, or a vinyl's first description: formats are stored as the API names
         // them, `Vinyl` described `LP` first, and a client may ask for either. The export's
         // abbreviation of a name (`Cass`) asks for the name (`Cassette`). Both are indexed (0017).
         func format(_ asked: String) -> Restriction {
-            let named = DiscogsText.apiFormatName(asked)
+            let named = DiscogsText.apiFormatName(Self.exportFormatNames[asked.lowercased()] ?? asked)
             let name = named.nameIsDescription ? asked : named.name
             return Restriction(
                 probe: Fragment(sql: """
                     EXISTS (SELECT 1 FROM album_format f WHERE f.album_id = ca.album_id
-                            AND (f.name = ? OR (f.name = 'Vinyl' AND json_extract(f.descriptions, '$[0]') = ?)))
+                            AND (f.name = ? COLLATE NOCASE OR (f.name = 'Vinyl' AND json_extract(f.descriptions, '$[0]') = ? COLLATE NOCASE)))
                     """, arguments: [name.databaseValue, name.databaseValue]),
                 members: Fragment(sql: """
-                    SELECT album_id FROM album_format WHERE name = ?
-                    UNION ALL SELECT album_id FROM album_format WHERE name = 'Vinyl' AND json_extract(descriptions, '$[0]') = ?
+                    SELECT album_id FROM album_format WHERE name = ? COLLATE NOCASE
+                    UNION ALL SELECT album_id FROM album_format WHERE name = 'Vinyl' AND json_extract(descriptions, '$[0]') = ? COLLATE NOCASE
                     """, arguments: [name.databaseValue, name.databaseValue]))
         }
         func text(_ text: String) -> Restriction? {
@@ -142,6 +144,9 @@ struct GridSQL {
         self.setConditions = restrictions.map { Self.membership($0.members) }
         self.memberQueries = restrictions.map(\.members)
     }
+
+    /// The export's abbreviations of format names (`DiscogsText.apiFormatName`), by their lower case.
+    private static let exportFormatNames = ["lp": "LP", "cass": "Cass", "box": "Box"]
 
     /// `+ca.album_id IN (<members>)`: the condition a walk of the whole grid materializes once.
     private static func membership(_ members: Fragment) -> Fragment {

@@ -119,6 +119,35 @@ import Testing
         // With a search, the format is probed album by album rather than gathered.
         #expect(try titles("LP", text: "band") == ["Synced"])
         #expect(try titles("Cass", text: "band") == ["Tape"])
+        // Whatever the case, gathered or probed.
+        #expect(try titles("lp") == ["Synced"])
+        #expect(try titles("VINYL") == ["Synced", "Twelve"])
+        #expect(try titles("cass") == ["Tape"])
+        #expect(try titles("cassette", text: "band") == ["Tape"])
+        #expect(try titles("Lp", text: "band") == ["Synced"])
+    }
+
+    /// Genre, style and format names match whatever their case, as the grid's other parameters do,
+    /// through indexes ordered without case (migration 0022): a lower-cased name found nothing.
+    @Test func namesMatchWhateverTheirCase() throws {
+        let fixture = try Fixture()
+        #expect(try fixture.titles(["sort": "title"], scope: .genre("rock")) == ["Abbey Road", "Revolver"])
+        #expect(try fixture.titles(["sort": "title", "genre": "JAZZ"]) == ["Blue Train", "A Love Supreme"])
+        #expect(try fixture.titles(["sort": "title", "genre": "jazz", "q": "blue"]) == ["Blue Train"])
+        #expect(try fixture.titles(["sort": "title"], scope: .style("hard bop")) == ["Blue Train"])
+        #expect(try fixture.titles(["sort": "title", "format": "cd"]) == ["Revolver"])
+        #expect(try fixture.titles(scope: .genre("Roc")).isEmpty)
+        try fixture.temporary.database.reader.read { db in
+            // A seek on the name, not a scan of every genre's rows.
+            for (sql, seek) in [("SELECT album_id FROM album_genre WHERE kind = 'genre' AND name = 'rock' COLLATE NOCASE",
+                                 "album_genre_name (kind=? AND name=?)"),
+                                ("SELECT album_id FROM album_format WHERE name = 'lp' COLLATE NOCASE", "album_format_name (name=?)"),
+                                ("SELECT album_id FROM album_format WHERE name = 'Vinyl' AND json_extract(descriptions, '$[0]') = 'lp' COLLATE NOCASE",
+                                 "album_format_vinyl_description (<expr>=?)")] {
+                let detail = try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + sql).map { $0["detail"] as String }.joined(separator: "; ")
+                #expect(detail.contains(seek), "\(detail)")
+            }
+        }
     }
 
     @Test func scopesAndFiltersCombine() throws {

@@ -115,7 +115,7 @@ extension AppDatabase {
                 FROM album_genre g
                 JOIN album_artist aa ON aa.album_id = g.album_id
                 JOIN artist ON artist.id = aa.artist_id
-                WHERE g.kind = ? AND g.name = ? AND g.album_id IN (SELECT album_id FROM collection_item WHERE user_id = ?)
+                WHERE g.kind = ? AND g.name = ? COLLATE NOCASE AND g.album_id IN (SELECT album_id FROM collection_item WHERE user_id = ?)
                 GROUP BY artist.id ORDER BY artist.sort_name
                 """), arguments: [kind.rawValue, genre, userId]).map { (try Artist(row: $0), $0["album_count"]) }
         }
