@@ -59,14 +59,16 @@ public func buildApplication(
     Application(
         router: buildRouter(services: services),
         // A connection that sends nothing for the idle timeout, or too slowly for the head and body
-        // timeouts, is closed, and past the connection limit the oldest waiting one makes way: a
-        // flood of half-open connections cannot exhaust the process's files.
+        // timeouts, or stops reading its answer for the write timeout, is closed, and past the
+        // connection limit the oldest waiting one makes way: a flood of half-open or unread
+        // connections cannot exhaust the process's files, nor hold SIGTERM.
         server: .guardedHTTP1(
             idleTimeout: .seconds(Int64(configuration.serverIdleTimeoutSeconds)),
             limits: ConnectionLimits(
                 maxConnections: configuration.serverMaxConnections,
                 headTimeout: .seconds(Int64(configuration.serverHeadTimeoutSeconds)),
-                bodyTimeout: .seconds(Int64(configuration.serverBodyTimeoutSeconds)))),
+                bodyTimeout: .seconds(Int64(configuration.serverBodyTimeoutSeconds)),
+                writeTimeout: .seconds(Int64(configuration.serverWriteTimeoutSeconds)))),
         configuration: ApplicationConfiguration(
             address: .hostname(configuration.serverHost, port: configuration.serverPort),
             serverName: "crated/\(CratedVersion.current)"

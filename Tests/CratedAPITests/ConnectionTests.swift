@@ -15,12 +15,13 @@ import Testing
     static let answerTimeout: Duration = .seconds(20)
 
     static func application(_ server: TestServer, idleTimeoutSeconds: Int = 30, headTimeoutSeconds: Int = 10,
-                            bodyTimeoutSeconds: Int = 60, maxConnections: Int = 1000) throws -> some ApplicationProtocol {
+                            bodyTimeoutSeconds: Int = 60, writeTimeoutSeconds: Int = 30, maxConnections: Int = 1000) throws -> some ApplicationProtocol {
         var configuration = try CratedConfiguration.defaults()
         configuration.serverPort = 0
         configuration.serverIdleTimeoutSeconds = idleTimeoutSeconds
         configuration.serverHeadTimeoutSeconds = headTimeoutSeconds
         configuration.serverBodyTimeoutSeconds = bodyTimeoutSeconds
+        configuration.serverWriteTimeoutSeconds = writeTimeoutSeconds
         configuration.serverMaxConnections = maxConnections
         var logger = Logger(label: "crated-tests")
         logger.logLevel = .warning
@@ -101,6 +102,31 @@ import Testing
             for connection in flood where await connection.readUntilClosed(timeout: .milliseconds(20)) != nil { closedCount += 1 }
             #expect(closedCount >= 64 - 15)
             #expect(await flood.last!.readUntilClosed(timeout: .milliseconds(20)) == nil)
+        }
+    }
+
+    /// A client that pipelines requests and never reads the answers is closed once its answers have
+    /// waited the write timeout, and its connection makes way: it no longer holds a slot (and an
+    /// event stream nobody reads no longer holds SIGTERM) for as long as it likes.
+    @Test func aClientThatStopsReadingIsClosedAtTheWriteTimeout() async throws {
+        let server = try TestServer()
+        try await Self.application(server, writeTimeoutSeconds: 1, maxConnections: 1).test(.live) { client in
+            let port = try #require(client.port)
+            let hog = try RawConnection(port: port, receiveBuffer: 4096)
+            // Some 30 MB of answers (the OpenAPI document, no token needed), far more than the
+            // sockets' buffers hold.
+            hog.send(String(repeating: "GET /v1/openapi.json HTTP/1.1\r\nHost: x\r\n\r\n", count: 200))
+            var answer: String?
+            let deadline = ContinuousClock.now + .seconds(15)
+            while ContinuousClock.now < deadline {
+                let fresh = try RawConnection(port: port)
+                fresh.send("GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+                answer = await fresh.readUntilClosed(timeout: .seconds(2))
+                if answer?.hasPrefix("HTTP/1.1 200") == true { break }
+                try await Task.sleep(for: .milliseconds(200))
+            }
+            #expect(answer?.hasPrefix("HTTP/1.1 200") == true, "the unread connection kept the only slot: \(answer?.prefix(40) ?? "nothing")")
+            #expect(await hog.readUntilClosed(timeout: .seconds(5)) != nil, "the unread connection is still open")
         }
     }
 

@@ -8,8 +8,9 @@ import Glibc
 public final class RawConnection {
     private let socket: Int32
 
-    public init(port: Int) throws {
-        socket = try LoopbackSocket.connected(to: port)
+    /// `receiveBuffer`: the socket's receive buffer in bytes, small for a client that stops reading.
+    public init(port: Int, receiveBuffer: Int? = nil) throws {
+        socket = try LoopbackSocket.connected(to: port, receiveBuffer: receiveBuffer)
     }
 
     deinit { close(socket) }
@@ -64,8 +65,11 @@ public final class RawConnection {
 /// TCP sockets on 127.0.0.1, for tests that speak below HTTP clients.
 public enum LoopbackSocket {
     /// A socket connected to `port`.
-    public static func connected(to port: Int) throws -> Int32 {
+    public static func connected(to port: Int, receiveBuffer: Int? = nil) throws -> Int32 {
         let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        if var size = receiveBuffer.map(Int32.init) {
+            setsockopt(socket, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+        }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(UInt16(port).bigEndian)

@@ -78,7 +78,8 @@ struct PlayerController {
 
     /// `GET /v1/player/events`: Server-Sent Events, one `player` event per revision with the mini-player
     /// document; `Last-Event-ID` resumes (the current state stands in for what was missed). The stream
-    /// ends when the daemon shuts down gracefully, so SIGTERM never waits on an open stream.
+    /// ends when the daemon shuts down gracefully, so SIGTERM waits on no open stream (one whose
+    /// client stopped reading, blocked in a write, is closed by the connection's write timeout).
     @Sendable func events(request: Request, context: AppRequestContext) async throws -> Response {
         let principal = try context.requirePrincipal()
         let scale = try request.scale()

@@ -17,11 +17,16 @@ public struct ConnectionLimits: Sendable {
     public var headTimeout: TimeAmount
     /// How long a request body may take to arrive, from the end of its head.
     public var bodyTimeout: TimeAmount
+    /// How long an answer may wait on a client that has stopped reading it (the connection's
+    /// outgoing buffer full): an event stream or pipelined answers nobody reads would otherwise
+    /// hold the connection, and SIGTERM waiting on their writes, for ever.
+    public var writeTimeout: TimeAmount
 
-    public init(maxConnections: Int, headTimeout: TimeAmount, bodyTimeout: TimeAmount) {
+    public init(maxConnections: Int, headTimeout: TimeAmount, bodyTimeout: TimeAmount, writeTimeout: TimeAmount) {
         self.maxConnections = maxConnections
         self.headTimeout = headTimeout
         self.bodyTimeout = bodyTimeout
+        self.writeTimeout = writeTimeout
     }
 }
 
@@ -111,8 +116,8 @@ final class OpenConnections: Sendable {
     }
 }
 
-/// One connection's guard: the connection limit, the head and body timeouts, and closing after the
-/// answer to an HTTP/1.0 request without keep-alive (HTTP/1.0 closes by default).
+/// One connection's guard: the connection limit, the head, body and write timeouts, and closing after
+/// the answer to an HTTP/1.0 request without keep-alive (HTTP/1.0 closes by default).
 final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias InboundOut = HTTPServerRequestPart
@@ -125,6 +130,8 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     private let connections: OpenConnections
     private var id: UInt64?
     private var timeout: Scheduled<Void>?
+    /// Set while the channel cannot take more of an answer: it closes the connection at the write timeout.
+    private var stalled: Scheduled<Void>?
     /// For each request read and not yet answered, in order, whether the connection stays open after
     /// its answer: a pipelining client sends its next requests (the last with `Connection: close`)
     /// before the first is answered.
@@ -147,6 +154,7 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
 
     func handlerRemoved(context: ChannelHandlerContext) {
         timeout?.cancel()
+        stalled?.cancel()
         if let id { connections.close(id: id) }
         id = nil
     }
@@ -164,6 +172,16 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
             timeout = nil
         }
         context.fireChannelRead(data)
+    }
+
+    func channelWritabilityChanged(context: ChannelHandlerContext) {
+        if context.channel.isWritable {
+            stalled?.cancel()
+            stalled = nil
+        } else if stalled == nil {
+            stalled = context.eventLoop.scheduleTask(in: limits.writeTimeout) { context.close(promise: nil) }
+        }
+        context.fireChannelWritabilityChanged()
     }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {

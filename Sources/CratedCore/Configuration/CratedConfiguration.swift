@@ -19,6 +19,8 @@ public struct CratedConfiguration: Sendable, Equatable {
     public var serverHeadTimeoutSeconds: Int
     /// Seconds a request body may take to arrive after its head.
     public var serverBodyTimeoutSeconds: Int
+    /// Seconds an answer may wait on a client that has stopped reading it.
+    public var serverWriteTimeoutSeconds: Int
     public var databasePath: String
     public var databaseBusyTimeoutMs: Int
     public var defaultUserName: String
@@ -61,6 +63,7 @@ public struct CratedConfiguration: Sendable, Equatable {
         serverMaxConnections = try int("server.maxConnections")
         serverHeadTimeoutSeconds = try int("server.headTimeoutSeconds")
         serverBodyTimeoutSeconds = try int("server.bodyTimeoutSeconds")
+        serverWriteTimeoutSeconds = try int("server.writeTimeoutSeconds")
         databasePath = try string("database.path")
         databaseBusyTimeoutMs = try int("database.busyTimeoutMs")
         defaultUserName = try string("import.defaultUser")
@@ -91,7 +94,8 @@ public struct CratedConfiguration: Sendable, Equatable {
         guard (1...3600).contains(serverIdleTimeoutSeconds) else {
             throw ConfigurationError.invalidValue(key: "server.idleTimeoutSeconds", reason: "must be from 1 to 3600, got \(serverIdleTimeoutSeconds)")
         }
-        for (key, value) in [("server.headTimeoutSeconds", serverHeadTimeoutSeconds), ("server.bodyTimeoutSeconds", serverBodyTimeoutSeconds)] {
+        for (key, value) in [("server.headTimeoutSeconds", serverHeadTimeoutSeconds), ("server.bodyTimeoutSeconds", serverBodyTimeoutSeconds),
+                             ("server.writeTimeoutSeconds", serverWriteTimeoutSeconds)] {
             guard (1...3600).contains(value) else {
                 throw ConfigurationError.invalidValue(key: key, reason: "must be from 1 to 3600, got \(value)")
             }
