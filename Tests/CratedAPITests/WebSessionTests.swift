@@ -235,18 +235,39 @@ import Testing
         var policy = SignInThrottle.Policy()
         policy.freeFailuresPerAddress = 3
         let throttle = SignInThrottle(policy: policy, now: { clock.now })
-        for name in ["a", "b", "c"] { throttle.recordFailure(user: name, address: "192.0.2.1") }
-        #expect(throttle.wait(user: "d", address: "192.0.2.1") == nil)
-        throttle.recordFailure(user: "d", address: "192.0.2.1")
-        #expect(throttle.wait(user: "e", address: "192.0.2.1") == 1)
-        #expect(throttle.wait(user: "e", address: "192.0.2.2") == nil)
-        // Forgotten an hour after the last failure.
+        for name in ["a", "b", "c"] { #expect(throttle.admit(user: name, address: "192.0.2.1") == nil) }
+        // The fourth is let in, and shuts the address out for a second.
+        #expect(throttle.admit(user: "d", address: "192.0.2.1") == nil)
+        #expect(throttle.admit(user: "e", address: "192.0.2.1") == 1)
+        #expect(throttle.admit(user: "e", address: "192.0.2.2") == nil)
+        // A success forgives the name and the address.
+        throttle.recordSuccess(user: "e", address: "192.0.2.2")
+        // Forgotten an hour after the last attempt.
         clock.advance(3601)
-        throttle.recordFailure(user: "f", address: "192.0.2.1")
-        #expect(throttle.wait(user: "g", address: "192.0.2.1") == nil)
+        #expect(throttle.admit(user: "f", address: "192.0.2.1") == nil)
+        #expect(throttle.admit(user: "g", address: "192.0.2.1") == nil)
         // The wait stops doubling at five minutes.
-        for _ in 0..<40 { throttle.recordFailure(user: "h", address: nil) }
-        #expect(throttle.wait(user: "h", address: nil) == 300)
+        for attempt in 0..<40 {
+            if attempt > 0 { clock.advance(300) }
+            #expect(throttle.admit(user: "h", address: nil) == nil)
+        }
+        #expect(throttle.admit(user: "h", address: nil) == 300)
+    }
+
+    /// Guesses sent all at once are counted as they are let in, not once each has failed: of twenty
+    /// at once, the five free ones and the one that starts the wait are checked, the rest refused.
+    @Test func guessesSentAtOnceAreCountedAsTheyAreLetIn() async throws {
+        let fixture = try Fixture()
+        try await fixture.test { client in
+            let statuses = try await withThrowingTaskGroup(of: HTTPResponse.Status.self) { group in
+                for attempt in 0..<20 {
+                    group.addTask { try await client.web(.post, "/v1/session", json: #"{"name":"collector","password":"guess \#(attempt)"}"#).status }
+                }
+                return try await group.reduce(into: [HTTPResponse.Status]()) { $0.append($1) }
+            }
+            #expect(statuses.filter { $0 == .unauthorized }.count == 6)
+            #expect(statuses.filter { $0 == .tooManyRequests }.count == 14)
+        }
     }
 
     @Test func passwordRules() throws {

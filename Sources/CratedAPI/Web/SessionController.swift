@@ -29,7 +29,7 @@ struct SessionController {
             throw APIError.unprocessable("password must be given, at most 1024 bytes", field: "password")
         }
         let address = context.remoteAddress?.ipAddress
-        if let wait = throttle.wait(user: name, address: address) {
+        if let wait = throttle.admit(user: name, address: address) {
             var error = APIError(status: .tooManyRequests, code: "too_many_attempts",
                                  message: "too many failed sign-ins for this user or from this address; try again in \(Int(wait.rounded(.up))) s")
             error.headers[.retryAfter] = "\(Int(wait.rounded(.up)))"
@@ -40,7 +40,6 @@ struct SessionController {
         // bcrypt takes a quarter of a second of CPU on purpose: not on the event loops.
         let user = try await Self.offEventLoop { try database.verifyPassword(userName: name, password: password) }
         guard let user, let userId = user.id else {
-            throttle.recordFailure(user: name, address: address)
             context.logger.notice("failed web sign-in", metadata: ["name": "\(name)", "address": "\(address ?? "-")"])
             // One answer for a wrong password, an unknown user and a user without a password.
             throw APIError(status: .unauthorized, code: "sign_in_failed", message: "the user name or the password is wrong, or the user has no password (crated user passwd)")

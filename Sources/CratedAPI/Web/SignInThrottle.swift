@@ -1,17 +1,19 @@
 import Foundation
 import Synchronization
 
-/// Slows password guessing on `POST /v1/session`: failures are counted per user name and per
-/// address, and past a few free ones each further failure shuts that name (or address) out for a
+/// Slows password guessing on `POST /v1/session`: attempts are counted per user name and per
+/// address, and past a few free ones each further attempt shuts that name (or address) out for a
 /// time that doubles, up to `maximumDelay`. A sign-in while shut out is refused without checking the
 /// password (429 with `Retry-After`), so guessing costs the guesser time, not the server bcrypt work.
-/// Counts are forgotten `forgetAfter` the last failure and on a successful sign-in; they live in
+/// An attempt counts when it is let in, before its password is checked: counted only once it had
+/// failed, guesses sent all at once were all let in while the first were still being checked.
+/// Counts are forgotten `forgetAfter` the last attempt and on a successful sign-in; they live in
 /// memory (a restart forgives), bounded by `maximumEntries`.
 public final class SignInThrottle: Sendable {
     public struct Policy: Sendable {
-        /// Failures per user name before the first delay.
+        /// Attempts per user name before the first delay.
         public var freeFailuresPerUser = 5
-        /// Failures per address before the first delay: several people may share one (NAT).
+        /// Attempts per address before the first delay: several people may share one (NAT).
         public var freeFailuresPerAddress = 20
         public var firstDelay: TimeInterval = 1
         public var maximumDelay: TimeInterval = 300
@@ -22,8 +24,9 @@ public final class SignInThrottle: Sendable {
     }
 
     struct Entry {
-        var failures: Int
-        var lastFailure: Date
+        /// Attempts let in since the last success (each a failure until it succeeds).
+        var attempts: Int
+        var lastAttempt: Date
         var blockedUntil: Date
     }
 
@@ -36,34 +39,35 @@ public final class SignInThrottle: Sendable {
         self.now = now
     }
 
-    /// Seconds to wait before this sign-in may be tried, or nil when it may be tried now.
-    public func wait(user: String, address: String?) -> TimeInterval? {
+    /// Lets a sign-in be tried now and counts it as a failure until `recordSuccess` says otherwise;
+    /// or, while the name or the address is shut out, returns the seconds to wait and counts nothing.
+    public func admit(user: String, address: String?) -> TimeInterval? {
         let now = now()
         return entries.withLock { entries in
-            keys(user: user, address: address).compactMap { entries[$0.key]?.blockedUntil }
+            let wait = keys(user: user, address: address).compactMap { entries[$0.key]?.blockedUntil }
                 .map { $0.timeIntervalSince(now) }.filter { $0 > 0 }.max()
+            if wait == nil { count(user: user, address: address, at: now, in: &entries) }
+            return wait
         }
     }
 
-    public func recordFailure(user: String, address: String?) {
-        let now = now()
-        entries.withLock { entries in
-            if entries.count >= policy.maximumEntries {
-                entries = entries.filter { now.timeIntervalSince($0.value.lastFailure) < policy.forgetAfter }
-                // Still full: a flood of names or addresses; start afresh rather than grow.
-                if entries.count >= policy.maximumEntries { entries.removeAll() }
+    /// Counts an attempt against the name and the address; past the free ones, it shuts them out.
+    private func count(user: String, address: String?, at now: Date, in entries: inout [String: Entry]) {
+        if entries.count >= policy.maximumEntries {
+            entries = entries.filter { now.timeIntervalSince($0.value.lastAttempt) < policy.forgetAfter }
+            // Still full: a flood of names or addresses; start afresh rather than grow.
+            if entries.count >= policy.maximumEntries { entries.removeAll() }
+        }
+        for (key, free) in keys(user: user, address: address) {
+            var entry = entries[key] ?? Entry(attempts: 0, lastAttempt: now, blockedUntil: .distantPast)
+            if now.timeIntervalSince(entry.lastAttempt) >= policy.forgetAfter { entry.attempts = 0 }
+            entry.attempts += 1
+            entry.lastAttempt = now
+            if entry.attempts > free {
+                let doublings = min(entry.attempts - free - 1, 30)
+                entry.blockedUntil = now.addingTimeInterval(min(policy.firstDelay * pow(2, Double(doublings)), policy.maximumDelay))
             }
-            for (key, free) in keys(user: user, address: address) {
-                var entry = entries[key] ?? Entry(failures: 0, lastFailure: now, blockedUntil: .distantPast)
-                if now.timeIntervalSince(entry.lastFailure) >= policy.forgetAfter { entry.failures = 0 }
-                entry.failures += 1
-                entry.lastFailure = now
-                if entry.failures > free {
-                    let doublings = min(entry.failures - free - 1, 30)
-                    entry.blockedUntil = now.addingTimeInterval(min(policy.firstDelay * pow(2, Double(doublings)), policy.maximumDelay))
-                }
-                entries[key] = entry
-            }
+            entries[key] = entry
         }
     }
 
