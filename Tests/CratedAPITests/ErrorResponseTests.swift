@@ -23,6 +23,7 @@ import Testing
         ("sync-user", SyncError.user("no user 'x'"), .notFound, "not_found", nil),
         ("sync-collection", SyncError.collection(user: "x", reason: "404"), .badGateway, "discogs_failed", nil),
         ("database-locked", AppDatabaseError.locked, .serviceUnavailable, "database_busy", nil),
+        ("database-full", AppDatabaseError.storageFailed("database or disk is full"), .serviceUnavailable, "storage_unavailable", nil),
     ]
 
     @Test func eachDomainErrorAnswersWithItsStatusCodeAndField() async throws {
@@ -49,5 +50,35 @@ import Testing
             #expect(response.status == .internalServerError)
             #expect(try JSONDecoder().decode(ErrorBody.self, from: Data(buffer: response.body)).error.code == "internal")
         }
+    }
+
+    /// A full disk under the database answers a change 503 `storage_unavailable` with `Retry-After`,
+    /// not a 500, and loses nothing: once there is room, the change goes through. SQLite's page limit
+    /// on the write connection stands in for the full disk (SQLITE_FULL either way).
+    @Test func aFullDiskAnswers503AndLosesNothing() async throws {
+        let server = try TestServer()
+        let pages = try await server.database.writer.writeWithoutTransaction { db in try Int.fetchOne(db, sql: "PRAGMA page_count")! }
+        try await server.database.writer.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA max_page_count = \(pages)") }
+        let notes = String(repeating: "A long note that needs pages of its own. ", count: 200)
+        try await server.test { client in
+            // The file's free pages take the first notes; then it is full.
+            var refused: Int64?
+            for copy in try server.copyIds(user: "collector") {
+                let response = try await client.call(.patch, "/v1/copies/\(copy)", token: server.writeToken, json: #"{"notes":"\#(notes)"}"#)
+                if response.status == .ok { continue }
+                #expect(response.status == .serviceUnavailable)
+                #expect(response.error?.code == "storage_unavailable")
+                #expect(response.headers[.retryAfter] == "30")
+                refused = copy
+                break
+            }
+            let copy = try #require(refused)
+            #expect(try await server.database.reader.read { db in try String.fetchOne(db, sql: "SELECT notes FROM collection_item WHERE id = ?", arguments: [copy]) } != notes)
+
+            try await server.database.writer.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA max_page_count = 1000000") }
+            #expect(try await client.call(.patch, "/v1/copies/\(copy)", token: server.writeToken, json: #"{"notes":"\#(notes)"}"#).status == .ok)
+            #expect(try await server.database.reader.read { db in try String.fetchOne(db, sql: "SELECT notes FROM collection_item WHERE id = ?", arguments: [copy]) } == notes)
+        }
+        #expect(try await server.database.reader.read { db in try String.fetchOne(db, sql: "PRAGMA integrity_check") } == "ok")
     }
 }

@@ -2,11 +2,12 @@ import CratedCore
 import Hummingbird
 
 /// The database refused a request's work: 503 with `Retry-After` while another writer (an import, a
-/// backup) holds the write lock past the busy timeout; the client tries again shortly.
+/// backup) holds the write lock past the busy timeout, or while the disk is full or failing (the
+/// operator's to mend, logged); the client tries again later.
 extension AppDatabaseError: APIErrorResponse {
     public var status: HTTPResponse.Status {
         switch self {
-        case .locked: .serviceUnavailable
+        case .locked, .storageFailed: .serviceUnavailable
         case .cannotOpen, .notADatabase: .internalServerError
         }
     }
@@ -16,6 +17,10 @@ extension AppDatabaseError: APIErrorResponse {
         case .locked:
             return try ErrorBody(code: "database_busy", message: "the database is busy with another write; try again in a moment", field: nil)
                 .response(status: status, headers: [.retryAfter: "2"])
+        case .storageFailed:
+            context.logger.error("database storage failed", metadata: ["error": "\(self)"])
+            return try ErrorBody(code: "storage_unavailable", message: "the database could not store the change (its disk is full or failing); try again later",
+                                 field: nil).response(status: status, headers: [.retryAfter: "30"])
         case .cannotOpen, .notADatabase:
             // The database went away under the daemon: a fault to log, with nothing for the client.
             context.logger.error("database error", metadata: ["error": "\(self)"])

@@ -162,6 +162,8 @@ public struct AppDatabase: Sendable {
         } catch let error as DatabaseError where error.isBusy {
             metrics.database.writesBusy.increment()
             throw AppDatabaseError.locked
+        } catch let error as DatabaseError where error.isStorageFailure {
+            throw AppDatabaseError.storageFailed(error.message ?? error.description)
         }
     }
 
@@ -175,6 +177,8 @@ public struct AppDatabase: Sendable {
         } catch let error as DatabaseError where error.isBusy {
             metrics.database.writesBusy.increment()
             throw AppDatabaseError.locked
+        } catch let error as DatabaseError where error.isStorageFailure {
+            throw AppDatabaseError.storageFailed(error.message ?? error.description)
         }
     }
 
@@ -229,12 +233,16 @@ public enum AppDatabaseError: Error, CustomStringConvertible, Equatable {
     case cannotOpen(path: String, reason: String)
     case locked
     case notADatabase
+    /// The disk is full, or the file could not be read or written (an I/O error, a file made
+    /// read-only under the daemon): nothing was written, and a later try may succeed.
+    case storageFailed(String)
 
     public var description: String {
         switch self {
         case .cannotOpen(let path, let reason): "cannot open database \(path): \(reason)"
         case .locked: "the database is locked by another writer; try again when it has finished"
         case .notADatabase: "the database file is not a SQLite database"
+        case .storageFailed(let reason): "the database could not be written: \(reason)"
         }
     }
 }
@@ -242,6 +250,12 @@ public enum AppDatabaseError: Error, CustomStringConvertible, Equatable {
 extension DatabaseError {
     /// SQLite answered BUSY: another connection or process holds the write lock past the busy timeout.
     package var isBusy: Bool { resultCode == .SQLITE_BUSY || resultCode == .SQLITE_LOCKED }
+
+    /// SQLite could not store or read the file: the disk is full, an I/O error, a file that cannot
+    /// be written or opened any more.
+    package var isStorageFailure: Bool {
+        [.SQLITE_FULL, .SQLITE_IOERR, .SQLITE_READONLY, .SQLITE_CANTOPEN].contains(resultCode)
+    }
 }
 
 /// The connection `checkpointWAL` runs on, opened on first use.
