@@ -157,6 +157,9 @@ import Testing
             let cases = [
                 ("GET /v1/search?q=\(String(repeating: "x", count: 100_000)) HTTP/1.1\r\nHost: x\r\n\r\n", "431", "http_431"),
                 ("NOT HTTP AT ALL\r\n\r\n", "400", "http_400"),
+                // A body the parser refuses after a good head: the client is still there to be told.
+                ("POST /v1/crates HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(server.writeToken)\r\nContent-Type: application/json\r\n"
+                    + "Transfer-Encoding: chunked\r\n\r\nZZZ\r\n", "400", "http_400"),
             ]
             for (request, status, code) in cases {
                 let connection = try RawConnection(port: port)

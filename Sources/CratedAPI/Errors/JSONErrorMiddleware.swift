@@ -14,6 +14,9 @@ struct JSONErrorMiddleware<Context: RequestContext>: RouterMiddleware {
             throw error
         } catch let error as HTTPError {
             throw Self.translate(error)
+        } catch let error as HTTPParserError where error != .invalidEOFState {
+            // A body the parser refuses after a good head (a malformed chunk): the client is there.
+            throw APIError(status: .badRequest, code: "http_400", message: "the request is not valid HTTP/1.1 (\(error))")
         } catch let error where Self.isClientGone(error) {
             // Nothing can reach the client any more, and it is no fault of the server's.
             context.logger.debug("client gone mid-request", metadata: ["error": "\(error)"])
@@ -28,10 +31,11 @@ struct JSONErrorMiddleware<Context: RequestContext>: RouterMiddleware {
         }
     }
 
-    /// The connection ended under the request: the client closed it mid-body, or reset it.
+    /// The connection ended under the request: the client closed it mid-body (the parser's end of
+    /// file in the middle of a message), or reset it.
     static func isClientGone(_ error: any Error) -> Bool {
         switch error {
-        case is HTTPParserError, is IOError: true
+        case HTTPParserError.invalidEOFState, is IOError: true
         case let error as ChannelError: error == .ioOnClosedChannel || error == .alreadyClosed || error == .eof
         default: false
         }
