@@ -11,12 +11,16 @@ public struct CSVRecord: Sendable, Equatable {
 
 public enum CSVError: Error, Equatable, CustomStringConvertible {
     case unterminatedQuote(line: Int)
+    /// A record reached `limit` bytes and had not ended.
+    case recordTooLong(line: Int, limit: Int)
     case readFailed(reason: String)
 
     public var description: String {
         switch self {
         case .unterminatedQuote(let line):
             "line \(line): a quoted field is never closed (a \" opens at line \(line) and the file ends inside it)"
+        case .recordTooLong(let line, let limit):
+            "line \(line): a record runs past \(limit / 1024) KiB (a quote that opens there and never closes reads as one endless field)"
         case .readFailed(let reason):
             "cannot read the file: \(reason)"
         }
@@ -25,7 +29,8 @@ public enum CSVError: Error, Equatable, CustomStringConvertible {
 
 /// A streaming RFC 4180 reader over bytes: fields may be quoted, quotes are doubled inside quotes,
 /// records end with LF or CRLF, and quoted fields may span lines. The file is read in chunks and never
-/// held whole, so memory stays flat however long the file is.
+/// held whole, so memory stays flat however long the file is; a record longer than
+/// `maximumRecordBytes` is an error, so it stays flat however long a field is too.
 ///
 /// Written by hand because the import needs what the CSV libraries at hand do not give together:
 /// the physical line of every record and of an unclosed quote, per-field UTF-8 validation, and speed
@@ -40,6 +45,9 @@ public final class CSVReader {
     private var scratch: [UInt8] = []
     /// Bytes consumed from the file so far (for progress).
     public private(set) var bytesRead = 0
+    /// The longest record read. A record is parsed again from its start at each refill, so one
+    /// without an end (a quote never closed) would cost memory and time without bound.
+    let maximumRecordBytes: Int
 
     private static let quote = UInt8(ascii: "\"")
     private static let comma = UInt8(ascii: ",")
@@ -47,8 +55,11 @@ public final class CSVReader {
     private static let cr = UInt8(ascii: "\r")
 
     /// - Parameter skipping: bytes to drop from the start (a byte-order mark).
-    public init(handle: FileHandle, chunkSize: Int = 256 * 1024, skipping: Int = 0) throws {
+    /// - Parameter maximumRecordBytes: the longest record, 1 MiB by default: a Discogs export's
+    ///   longest fields, notes, run to a few KiB.
+    public init(handle: FileHandle, chunkSize: Int = 256 * 1024, skipping: Int = 0, maximumRecordBytes: Int = 1024 * 1024) throws {
         self.handle = handle
+        self.maximumRecordBytes = maximumRecordBytes
         self.buffer = [UInt8](repeating: 0, count: max(chunkSize, 16))
         try fill()
         start = min(skipping, end)
@@ -73,6 +84,9 @@ public final class CSVReader {
             case .needMoreData:
                 if atEndOfFile {
                     throw CSVError.unterminatedQuote(line: line)
+                }
+                if end - start >= maximumRecordBytes {
+                    throw CSVError.recordTooLong(line: line, limit: maximumRecordBytes)
                 }
                 try fill()
             }

@@ -77,6 +77,7 @@ public enum ImportError: Error, Equatable, CustomStringConvertible {
     case wantlist
     case notACollectionExport(reason: String, header: String)
     case unterminatedQuote(line: Int)
+    case recordTooLong(line: Int, limit: Int)
     /// The header is there, split by this separator (plural: `semicolons`) instead of commas.
     case separatedBy(String)
     case notUTF8(line: Int, column: Int, columnName: String)
@@ -106,6 +107,8 @@ public enum ImportError: Error, Equatable, CustomStringConvertible {
             return "this is not a Discogs collection export: \(reason). Its header is: \(header.prefix(200)). Expected a header like: \(DiscogsExportHeader.expected)"
         case .unterminatedQuote(let line):
             return "line \(line): a quoted field opens here and is never closed; nothing was imported"
+        case .recordTooLong(let line, let limit):
+            return "line \(line): the row runs past \(limit / 1024) KiB, which no Discogs export's row does (a quote that opens there and is never closed reads as one endless field); nothing was imported"
         case .separatedBy(let separators):
             return "the file is separated by \(separators), not commas; save it as comma-separated CSV (UTF-8) and import that"
         case .notUTF8(let line, let column, let columnName):
@@ -388,6 +391,8 @@ public struct DiscogsImporter: Sendable {
             return try reader.next()
         } catch CSVError.unterminatedQuote(let line) {
             throw ImportError.unterminatedQuote(line: line)
+        } catch CSVError.recordTooLong(let line, let limit) {
+            throw ImportError.recordTooLong(line: line, limit: limit)
         } catch let error as CSVError {
             throw ImportError.unreadable("the file", reason: error.description)
         }

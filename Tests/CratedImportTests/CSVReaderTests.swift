@@ -5,16 +5,16 @@ import Foundation
 import Testing
 
 @Suite struct CSVReaderTests {
-    func records(_ text: String, chunkSize: Int = 256 * 1024) throws -> [CSVRecord] {
-        try records(bytes: Data(text.utf8), chunkSize: chunkSize)
+    func records(_ text: String, chunkSize: Int = 256 * 1024, maximumRecordBytes: Int = 1024 * 1024) throws -> [CSVRecord] {
+        try records(bytes: Data(text.utf8), chunkSize: chunkSize, maximumRecordBytes: maximumRecordBytes)
     }
 
-    func records(bytes: Data, chunkSize: Int = 256 * 1024) throws -> [CSVRecord] {
+    func records(bytes: Data, chunkSize: Int = 256 * 1024, maximumRecordBytes: Int = 1024 * 1024) throws -> [CSVRecord] {
         let directory = try TemporaryDirectory()
         let path = try directory.write("file.csv", bytes: bytes)
         let handle = try FileHandle(forReadingFrom: URL(fileURLWithPath: path))
         defer { try? handle.close() }
-        let reader = try CSVReader(handle: handle, chunkSize: chunkSize)
+        let reader = try CSVReader(handle: handle, chunkSize: chunkSize, maximumRecordBytes: maximumRecordBytes)
         var all: [CSVRecord] = []
         while let record = try reader.next() { all.append(record) }
         return all
@@ -48,6 +48,20 @@ import Testing
         #expect(throws: CSVError.unterminatedQuote(line: 3)) {
             try records("a,b\nc,d\ne,\"never closed\nmore\nand more\n")
         }
+    }
+
+    /// A record longer than the limit is an error naming its line, read no further: memory stays
+    /// bounded however long a field (or a quote never closed) runs. One just under it is read.
+    @Test func aRecordPastTheLimitIsRefused() throws {
+        let long = String(repeating: "x", count: 5000)
+        #expect(throws: CSVError.recordTooLong(line: 2, limit: 4096)) {
+            try records("a,b\nc,\"\(long)\"\nd,e\n", chunkSize: 1024, maximumRecordBytes: 4096)
+        }
+        #expect(throws: CSVError.recordTooLong(line: 3, limit: 4096)) {
+            try records("a,b\nc,d\ne,\"never closed\n\(long)\n", chunkSize: 1024, maximumRecordBytes: 4096)
+        }
+        let under = String(repeating: "y", count: 3000)
+        #expect(try records("a,b\nc,\"\(under)\"\nd,e\n", chunkSize: 1024, maximumRecordBytes: 4096).map(\.fields) == [["a", "b"], ["c", under], ["d", "e"]])
     }
 
     @Test func invalidUTF8IsReportedPerField() throws {

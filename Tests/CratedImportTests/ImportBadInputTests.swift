@@ -102,6 +102,16 @@ import Testing
         #expect(error?.description.hasPrefix("line 3:") == true)
     }
 
+    /// A title of 2 MiB (or a quote that never closes in a large file) is refused at the 1 MiB limit,
+    /// naming its line, before the reader holds more of it.
+    @Test func aRowPastOneMebibyteIsRefused() throws {
+        let text = [exportHeader, exportRow(format: "LP", releaseId: "1"),
+                    exportRow(title: "\"" + String(repeating: "T", count: 2 * 1024 * 1024) + "\"", format: "LP", releaseId: "2")].joined(separator: "\n")
+        let error = try failure(text)
+        #expect(error == .recordTooLong(line: 3, limit: 1024 * 1024))
+        #expect(error?.description.hasPrefix("line 3: the row runs past 1024 KiB") == true, "\(error?.description ?? "")")
+    }
+
     @Test func badValuesNameLineAndColumn() throws {
         let text = [
             exportHeader,
