@@ -96,6 +96,14 @@ public struct LayoutRequest: Sendable, Equatable {
     public static let maximumPoints = 10_000.0
     public static let scaleRange = 1.0...3.0
 
+    /// A decimal number, with an exponent or not; not the hexadecimal (`0x10`) or the words (`inf`,
+    /// `nan`) that `Double` also reads, which no client's number formatting writes.
+    public static func decimal(_ raw: String) -> Double? {
+        let text = raw.trimmingCharacters(in: .whitespaces)
+        guard text.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || "+-.eE".utf8.contains($0) }) else { return nil }
+        return Double(text)
+    }
+
     public init(
         layout: LayoutEnvironment? = nil, horizontalSizeClass: SizeClass? = nil, verticalSizeClass: SizeClass? = nil,
         width: Double? = nil, height: Double? = nil, idiom: DeviceIdiom? = nil, scale: Double? = nil, limit: Int? = nil
@@ -203,15 +211,7 @@ struct QueryParameters {
     }
 
     func number(_ name: String) throws -> Double? {
-        try value(name, Self.decimal, expected: { "must be a number" })
-    }
-
-    /// A decimal number, with an exponent or not; not the hexadecimal (`0x10`) or the words (`inf`,
-    /// `nan`) that `Double` also reads, which no client's number formatting writes.
-    static func decimal(_ raw: String) -> Double? {
-        let text = raw.trimmingCharacters(in: .whitespaces)
-        guard text.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || "+-.eE".utf8.contains($0) }) else { return nil }
-        return Double(text)
+        try value(name, LayoutRequest.decimal, expected: { "must be a number" })
     }
 
     func integer(_ name: String) throws -> Int? {

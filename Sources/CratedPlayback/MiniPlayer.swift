@@ -113,8 +113,8 @@ public struct UpNext: Codable, Sendable, Equatable {
 /// One image variant: a URL and its size in pixels (nil when unknown).
 extension ArtworkReference {
     /// The mini-player's thumbnail: crated's variant of the cover for 48 points at `scale`.
-    static func thumbnail(of cover: AlbumCover, scale: Int) -> ArtworkReference? {
-        cover.artwork(pixels: ArtworkSize.Drawn.thumbnail * Double(min(max(scale, 1), 3)))
+    static func thumbnail(of cover: AlbumCover, scale: Double) -> ArtworkReference? {
+        cover.artwork(pixels: ArtworkSize.Drawn.thumbnail * min(max(scale, 1), 3))
     }
 }
 
@@ -131,7 +131,7 @@ public struct PlaybackSnapshot: Sendable, Equatable {
 
     /// The mini-player document for a screen of `scale` (1-3; out-of-range values are clamped,
     /// though the API should answer 400 to them).
-    public func miniPlayer(scale: Int) -> MiniPlayer {
+    public func miniPlayer(scale: Double) -> MiniPlayer {
         var document = document
         document.artwork = cover.flatMap { ArtworkReference.thumbnail(of: $0, scale: scale) }
         return document

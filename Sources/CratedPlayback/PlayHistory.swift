@@ -25,9 +25,9 @@ public struct PlayHistoryEntry: Codable, Sendable, Equatable {
     }
 
     /// The entry with `artwork` for a list row at `scale` (1-3).
-    public func sized(scale: Int) -> PlayHistoryEntry {
+    public func sized(scale: Double) -> PlayHistoryEntry {
         var entry = self
-        entry.artwork = cover?.artwork(pixels: ArtworkSize.Drawn.listItem * Double(scale))
+        entry.artwork = cover?.artwork(pixels: ArtworkSize.Drawn.listItem * scale)
         return entry
     }
 

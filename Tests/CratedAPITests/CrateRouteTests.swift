@@ -68,6 +68,8 @@ import Testing
                     #expect(crate.artwork.value?.url == expected, "\(name) \(query)")
                 }
             }
+            // A scale need not be whole, as on the grids: an app passes its screen's as it is.
+            #expect(try await listed("?scale=2.5")["Jazz"]?.artwork.value?.width == 192)
 
             // Reordered, the crate shows its new front copy's cover.
             let reordered = [jazzCopies[1], jazzCopies[0], jazzCopies[2]].map { String($0.copy.id!) }.joined(separator: ", ")
@@ -90,10 +92,11 @@ import Testing
             #expect(String(decoding: created.body, as: UTF8.self).contains(#""artwork":null"#))
             #expect(try await listed("")["Empty"].map { $0.artwork.value == nil } == true)
 
-            for bad in ["0", "4", "2.5", "x"] {
+            for bad in ["0", "4", "3.01", "nan", "inf", "0x2", "x"] {
                 let response = try await client.call(.get, "/v1/crates?scale=\(bad)", token: token)
                 #expect(response.status == .badRequest, "scale=\(bad)")
                 #expect(response.error?.field == "scale", "scale=\(bad)")
+                #expect(response.error?.message == "scale must be a number from 1 to 3", "scale=\(bad)")
             }
         }
     }

@@ -100,7 +100,7 @@ extension TestServer {
                 try db.insertImage(albumId: albumId, uri: front, uri150: "", width: 600)
                 return try db.artworkKey(of: front)
             }
-            for (query, width) in [("?scale=3", 192), ("?scale=1", 64), ("", 128)] {
+            for (query, width) in [("?scale=3", 192), ("?scale=1", 64), ("", 128), ("?scale=1.5", 96)] {
                 let history = try await client.decoded(HistoryPageDTO.self, "/v1/history" + query, token: server.writeToken)
                 #expect(history.entries.count == 2)
                 #expect(history.entries.allSatisfy { $0.artwork?.url == "/v1/artwork/\(key)/\(width)" && $0.artwork?.width == width }, "\(query)")

@@ -26,7 +26,7 @@ struct CatalogueController {
             throw APIError.notFound("album \(id) not found")
         }
         let drawn = try request.idiom() == .pad ? ArtworkSize.Drawn.albumPageIPad : ArtworkSize.Drawn.albumPage
-        var detail = AlbumDetailDTO(bundle, artworkPixels: drawn * Double(try request.scale()))
+        var detail = AlbumDetailDTO(bundle, artworkPixels: drawn * (try request.scale()))
         let stats = try await playback.albumPlayStats(userId: principal.userId, albumId: id)
         detail.playCount = stats.playCount
         detail.lastPlayedAt = stats.lastPlayedAt

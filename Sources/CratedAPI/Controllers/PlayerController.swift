@@ -137,7 +137,7 @@ struct PlayerController {
 }
 
 enum ServerSentEvent {
-    static func player(_ event: PlaybackEvent, scale: Int) -> String {
+    static func player(_ event: PlaybackEvent, scale: Double) -> String {
         let data = (try? StreamingJSONEncoder().encode(event.snapshot.miniPlayer(scale: scale))).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
         return "id: \(event.revision)\nevent: player\ndata: \(data)\n\n"
     }

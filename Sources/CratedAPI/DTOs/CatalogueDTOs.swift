@@ -15,13 +15,13 @@ struct AlbumListingDTO: ResponseCodable, Equatable {
     /// The cover at the size a list row draws it (60 points at the request's `scale`); null without one.
     var artwork: NullableArtwork
 
-    init(_ listing: AlbumListing, scale: Int) {
+    init(_ listing: AlbumListing, scale: Double) {
         id = listing.albumId
         title = listing.title
         artistCredit = listing.artistCredit
         year = listing.year
         copies = listing.copies
-        artwork = NullableArtwork(listing.cover?.artwork(pixels: ArtworkSize.Drawn.listItem * Double(scale)))
+        artwork = NullableArtwork(listing.cover?.artwork(pixels: ArtworkSize.Drawn.listItem * scale))
     }
 }
 

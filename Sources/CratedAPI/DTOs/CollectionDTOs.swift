@@ -43,13 +43,13 @@ struct CrateDTO: ResponseCodable {
     /// The front album's cover at list-row size.
     var artwork: NullableArtwork
 
-    init(_ summary: CrateSummary, scale: Int) {
+    init(_ summary: CrateSummary, scale: Double) {
         id = summary.crate.id!
         name = summary.crate.name
         copies = summary.copies
         createdAt = summary.crate.createdAt
         updatedAt = summary.crate.updatedAt
-        artwork = NullableArtwork(summary.cover?.artwork(pixels: ArtworkSize.Drawn.listItem * Double(scale)))
+        artwork = NullableArtwork(summary.cover?.artwork(pixels: ArtworkSize.Drawn.listItem * scale))
     }
 }
 

@@ -56,9 +56,14 @@ extension Request {
         return spaced.removingPercentEncoding ?? spaced
     }
 
-    /// The client's display scale for artwork sizes: 1, 2 or 3 (default 2).
-    func scale() throws -> Int {
-        try queryInt("scale", default: 2, range: 1...3)
+    /// The client's display scale for artwork sizes, a number from 1 to 3 (default 2), as the grids
+    /// take it: an app passes its screen's `displayScale` as it is, whole or not.
+    func scale() throws -> Double {
+        guard let text = query("scale") else { return 2 }
+        guard let value = LayoutRequest.decimal(text), LayoutRequest.scaleRange.contains(value) else {
+            throw APIError.badParameter("scale", "scale must be a number from 1 to 3")
+        }
+        return value
     }
 
     /// Whether the client is a phone or an iPad (`idiom=phone|pad`, default phone): pages draw covers

@@ -9,8 +9,8 @@ const enc = encodeURIComponent;
 /** Album page path within the current tab, so the tab keeps its own stack. */
 function albumPath(base, albumId) { return `${base}/albums/${albumId}`; }
 
-/** The window's pixel ratio as the API's `scale` (1 to 3), so covers come at the pixels drawn. */
-function scale() { return Math.min(3, Math.max(1, Math.round(devicePixelRatio || 1))); }
+/** The window's pixel ratio as the API's `scale` (1 to 3, to the half, as the grid asks), so covers come at the pixels drawn. */
+function scale() { return Math.min(3, Math.max(1, Math.round((devicePixelRatio || 1) * 2) / 2)); }
 
 /**
  * A play started from a page: the player refuses some (an empty crate, a record without tracks),
