@@ -91,7 +91,8 @@ import OpenAPIRuntime
         checks.expect(album.id == first.albumId && album.title == first.title, "album \(first.albumId) is \(album.title)")
         checks.expect(!album.copies.isEmpty, "album \(album.id) has no copies")
         let word = album.title.components(separatedBy: " ").max { $0.count < $1.count } ?? album.title
-        let results = try await client.searchAlbums(query: .init(q: word)).ok.body.json
+        // A screen's scale as UIKit gives it, not whole (a Double in the generated client, as on grids).
+        let results = try await client.searchAlbums(query: .init(q: word, scale: 2.5)).ok.body.json
         checks.expect(results.albums.contains { $0.id == album.id }, "searching '\(word)' did not find \(album.title)")
         let grid = try await client.searchGrid(query: .init(layout: .iPhoneLandscape, q: word)).ok.body.json
         checks.expect(grid.items.contains { $0.albumId == album.id }, "the search grid for '\(word)' lacks \(album.title)")
