@@ -190,6 +190,20 @@ import Testing
         }
     }
 
+    /// A session's use is noted on its token, as a bearer token's is: `crated token list` shows when
+    /// it was last used, not "never".
+    @Test func aSessionsUseIsRecordedOnItsToken() async throws {
+        let fixture = try Fixture()
+        try await fixture.test { client in
+            let session = try await client.signIn("collector", Self.password)
+            #expect(try await client.execute(uri: "/v1/me", method: .get, headers: [.cookie: session.cookie]) { $0.status } == .ok)
+        }
+        await fixture.server.database.recordTokenUses()
+        let sessions = try fixture.server.database.tokens(userName: "collector").filter { $0.token.label == AppDatabase.sessionTokenLabel }
+        #expect(sessions.count == 1)
+        #expect(sessions.allSatisfy { $0.token.lastUsedAt != nil })
+    }
+
     @Test func cookiesThatOpenNothing() async throws {
         let fixture = try Fixture()
         try await fixture.test { client in

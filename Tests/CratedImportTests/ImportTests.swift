@@ -127,7 +127,8 @@ import Testing
         // The shared catalogue is not duplicated for a second user.
         #expect(alices.albumsAdded == 0)
         #expect(try TableCounts(database).copies == 40)
-        #expect(throws: UserError.alreadyExists("Alice")) { try database.addUser(named: "Alice") }
+        #expect(throws: UserError.alreadyExists("alice")) { try database.addUser(named: "Alice") }
+        #expect(UserError.alreadyExists("alice").description == "a user named 'alice' already exists")
         #expect(throws: UserError.invalidName("it is empty")) { try database.addUser(named: "   ") }
     }
 

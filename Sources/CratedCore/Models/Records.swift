@@ -358,6 +358,16 @@ public struct Crate: CratedRecord, Identifiable, Equatable {
     }
 }
 
+extension Array where Element == Crate {
+    /// By name as a collector reads it, case and accents aside (`Électro` among the E's, `ambient`
+    /// before `Dub`), then by id.
+    public func sortedByName() -> [Crate] {
+        map { (key: DiscogsText.fold($0.name), crate: $0) }
+            .sorted { ($0.key, $0.crate.name, $0.crate.id ?? 0) < ($1.key, $1.crate.name, $1.crate.id ?? 0) }
+            .map(\.crate)
+    }
+}
+
 public struct CrateItem: CratedRecord, Equatable {
     public var crateId: Int64
     public var itemId: Int64

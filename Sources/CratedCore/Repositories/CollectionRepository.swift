@@ -77,7 +77,7 @@ extension AppDatabase {
                 images: try db.rows(AlbumPageSQL.images, ids: [albumId], AlbumImage.init),
                 cover: try AlbumCover.of(albumId: albumId, db),
                 tracks: try db.rows(AlbumPageSQL.tracks, ids: [albumId], Track.init),
-                copies: copies.map { ($0, cratesByCopy[$0.id!] ?? []) })
+                copies: copies.map { ($0, cratesByCopy[$0.id!]?.sortedByName() ?? []) })
         }
     }
 
@@ -210,7 +210,7 @@ private enum AlbumPageSQL {
         SELECT crate_item.item_id, crate.id, crate.user_id, crate.name, crate.discogs_folder_id, crate.created_at, crate.updated_at,
                crate.is_folder
         FROM collection_item ci JOIN crate_item ON crate_item.item_id = ci.id JOIN crate ON crate.id = crate_item.crate_id
-        WHERE ci.album_id = ? AND ci.user_id = ? ORDER BY crate.name
+        WHERE ci.album_id = ? AND ci.user_id = ?
         """
     static let labels = "SELECT \(AlbumLabel.selection) FROM album_label WHERE album_id = ? ORDER BY position"
     static let formats = "SELECT \(AlbumFormat.selection) FROM album_format WHERE album_id = ? ORDER BY position"

@@ -108,9 +108,8 @@ extension AppDatabase {
     /// The user's crates by name, each with how many copies it holds and its front cover.
     public func crates(userId: Int64) throws -> [CrateSummary] {
         try read { db in
-            let crates = try Crate.fetchAll(db.cachedStatement(sql: """
-                SELECT * FROM crate WHERE user_id = ? ORDER BY name COLLATE NOCASE, id
-                """), arguments: [userId])
+            let crates = try Crate.fetchAll(db.cachedStatement(sql: "SELECT * FROM crate WHERE user_id = ?"), arguments: [userId])
+                .sortedByName()
             // Counting walks every copy of every crate, 200,000 in a large collection: the counts are
             // kept until the listing generation changes, which every write to crate_item advances.
             let counts = try crateCopyCounts.value(for: "\(userId)", in: db) {
@@ -288,8 +287,8 @@ extension AppDatabase {
                 throw CollectionError.notFound("copy \(id)")
             }
             let crates = try Crate.fetchAll(db, sql: """
-                SELECT crate.* FROM crate JOIN crate_item ON crate_item.crate_id = crate.id WHERE crate_item.item_id = ? ORDER BY crate.name
-                """, arguments: [id])
+                SELECT crate.* FROM crate JOIN crate_item ON crate_item.crate_id = crate.id WHERE crate_item.item_id = ?
+                """, arguments: [id]).sortedByName()
             return (copy, crates)
         }
     }
@@ -389,7 +388,9 @@ extension AppDatabase {
     static func validCrateName(_ name: String) throws -> String {
         let trimmed = name.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !trimmed.isEmpty else { throw CollectionError.invalid(field: "name", message: "a crate needs a name") }
-        guard trimmed.count <= maxCrateNameLength else {
+        // Characters as a reader counts them, and a bound on what each may hold: one character may
+        // carry any number of combining marks, and 5,000 of them made a name of 10 KB.
+        guard trimmed.count <= maxCrateNameLength, trimmed.unicodeScalars.count <= 4 * maxCrateNameLength else {
             throw CollectionError.invalid(field: "name", message: "a crate name is at most \(maxCrateNameLength) characters")
         }
         guard !trimmed.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {

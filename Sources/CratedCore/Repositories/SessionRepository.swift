@@ -118,23 +118,30 @@ extension AppDatabase {
     }
 
     /// The session a cookie's value opens, or nil when it is unknown, expired, signed out, or its
-    /// token was revoked.
+    /// token was revoked. Its use is noted on its token, as a bearer token's is (`crated token list`
+    /// shows when a session was last used).
     public func authenticate(sessionSecret secret: String, now: Date = Date()) throws -> SessionPrincipal? {
         // Secrets are 43 base64url characters; anything else is no session and costs no query.
         guard secret.utf8.count == 43, secret.utf8.allSatisfy(Self.isBase64URL) else { return nil }
-        return try unsafeRead { db in
+        let found = try unsafeRead { db in
             try Row.fetchOne(db.cachedStatement(sql: """
-                SELECT web_session.id, web_session.csrf_token, web_session.expires_at, web_session.token_id, user.id, user.name
+                SELECT web_session.id, web_session.csrf_token, web_session.expires_at, web_session.token_id, user.id, user.name,
+                       unixepoch(api_token.last_used_at)
                 FROM web_session
                 JOIN api_token ON api_token.id = web_session.token_id AND api_token.revoked_at IS NULL
                 JOIN user ON user.id = web_session.user_id
                 WHERE web_session.secret_hash = ? AND web_session.expires_at > ?
                 """), arguments: [TokenSecret.hash(secret), Timestamp.string(from: now)]).map { row in
-                SessionPrincipal(
+                (SessionPrincipal(
                     principal: Principal(userId: row[4], userName: row[5], tokenId: row[3], scope: .write),
-                    sessionId: row[0], csrfToken: row[1], expiresAt: row[2])
+                    sessionId: row[0], csrfToken: row[1], expiresAt: row[2]),
+                 lastUsed: row[6] as Int64?)
             }
         }
+        guard let (session, lastUsed) = found else { return nil }
+        let seconds = Int64(now.timeIntervalSince1970)
+        if lastUsed.map({ seconds - $0 >= 60 }) ?? true { tokenUses.note(tokenId: session.principal.tokenId, at: seconds) }
+        return session
     }
 
     /// Ends a session (sign-out): its token row goes, and the session with it, so a stream opened

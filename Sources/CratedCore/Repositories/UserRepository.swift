@@ -95,7 +95,8 @@ extension AppDatabase {
 
     static func addUser(_ db: Database, named name: String) throws -> User {
         let name = try User.validate(name: name)
-        if try User.named(name).fetchCount(db) > 0 { throw UserError.alreadyExists(name) }
+        // Names the user there is: names are unique whatever their case, and `Collector` is taken by `collector`.
+        if let existing = try User.named(name).fetchOne(db) { throw UserError.alreadyExists(existing.name) }
         var user = User(name: name)
         try user.insert(db)
         return user
