@@ -25,6 +25,17 @@ import Testing
         return try directory.write("spellings.csv", ([exportHeader] + rows).joined(separator: "\n") + "\n")
     }
 
+    /// Writes the search rows as crated did before 0015: each album's title and credit as stored.
+    static func indexAsStored(_ database: AppDatabase) throws {
+        try database.writer.write { db in
+            try db.execute(sql: "DELETE FROM album_search")
+            try db.execute(sql: """
+                INSERT INTO album_search (rowid, title, artists, labels, catalog_numbers, tracks)
+                SELECT id, title, artist_credit, '', '', '' FROM album
+                """)
+        }
+    }
+
     func expectEverySearchFinds(_ database: AppDatabase) throws {
         let user = try #require(try database.user(named: "collector")).id!
         for search in Self.searches {
@@ -51,13 +62,7 @@ import Testing
         // Indexed as crated did before 0015: the text as stored.
         _ = try DiscogsImporter(database: try AppDatabase.open(path: path, migrations: before)).importFile(at: export(in: directory))
         let old = try AppDatabase.open(path: path, migrations: before)
-        try old.writer.write { db in
-            try db.execute(sql: "DELETE FROM album_search")
-            try db.execute(sql: """
-                INSERT INTO album_search (rowid, title, artists, labels, catalog_numbers, tracks)
-                SELECT id, title, artist_credit, '', '', '' FROM album
-                """)
-        }
+        try Self.indexAsStored(old)
         let user = try #require(try old.user(named: "collector")).id!
         #expect(try old.searchAlbums(userId: user, text: "royksopp", limit: 5).isEmpty)
 
@@ -155,13 +160,7 @@ import Testing
             .importFile(at: try directory.write("initialisms.csv", ([exportHeader] + rows).joined(separator: "\n") + "\n"))
         let old = try AppDatabase.open(path: path, migrations: before)
         // Indexed as crated did before 0021: the text as stored (all of it ASCII, so spelled out).
-        try old.writer.write { db in
-            try db.execute(sql: "DELETE FROM album_search")
-            try db.execute(sql: """
-                INSERT INTO album_search (rowid, title, artists, labels, catalog_numbers, tracks)
-                SELECT id, title, artist_credit, '', '', '' FROM album
-                """)
-        }
+        try Self.indexAsStored(old)
         let user = try #require(try old.user(named: "collector")).id!
         #expect(try old.searchAlbums(userId: user, text: "la woman", limit: 5).isEmpty)
         let untouched = try old.writer.read { db in
