@@ -6,13 +6,14 @@ import { api, query } from './api.js';
 import { h, cover, message } from './dom.js';
 
 
+/** The window's pixel ratio as the API's `scale` (1 to 3, to the half), so covers come at the pixels drawn. */
+export function screenScale() {
+  return Math.min(3, Math.max(1, Math.round((window.devicePixelRatio || 1) * 2) / 2));
+}
+
 /** The container crated lays out for: the window, in CSS pixels (points), and its pixel ratio. */
 export function windowLayoutParameters() {
-  return {
-    width: window.innerWidth,
-    height: window.innerHeight,
-    scale: Math.min(3, Math.max(1, Math.round((window.devicePixelRatio || 1) * 2) / 2)),
-  };
+  return { width: window.innerWidth, height: window.innerHeight, scale: screenScale() };
 }
 
 export class AlbumGrid {

@@ -2,15 +2,12 @@
 // the reader leaves (a grid's listeners).
 import { api, query } from './api.js';
 import { h, cover, duration, message } from './dom.js';
-import { AlbumGrid } from './grid.js';
+import { AlbumGrid, screenScale } from './grid.js';
 
 const enc = encodeURIComponent;
 
 /** Album page path within the current tab, so the tab keeps its own stack. */
 function albumPath(base, albumId) { return `${base}/albums/${albumId}`; }
-
-/** The window's pixel ratio as the API's `scale` (1 to 3, to the half, as the grid asks), so covers come at the pixels drawn. */
-function scale() { return Math.min(3, Math.max(1, Math.round((devicePixelRatio || 1) * 2) / 2)); }
 
 /**
  * A play started from a page: the player refuses some (an empty crate, a record without tracks),
@@ -76,7 +73,7 @@ export async function collection(view, route, app) {
 }
 
 export async function crates(view, route, app) {
-  const { crates } = await api(`/v1/crates${query({ scale: scale() })}`);
+  const { crates } = await api(`/v1/crates${query({ scale: screenScale() })}`);
   const name = h('input', { name: 'name', required: true, maxlength: 100, 'aria-label': 'New crate name', placeholder: 'New crate' });
   const error = h('p', { class: 'error', role: 'alert' });
   const form = h('form', { class: 'inline-form' }, name, h('button', { type: 'submit' }, 'Create crate'), error);
@@ -95,7 +92,7 @@ export async function crates(view, route, app) {
 }
 
 export async function crate(view, route, app, id) {
-  const detail = await api(`/v1/crates/${id}${query({ limit: 500, scale: scale() })}`);
+  const detail = await api(`/v1/crates/${id}${query({ limit: 500, scale: screenScale() })}`);
   const title = h('h1', {}, detail.name);
   const renameInput = h('input', { value: detail.name, 'aria-label': 'Crate name', required: true, maxlength: 100 });
   const error = h('p', { class: 'error', role: 'alert' });
@@ -199,7 +196,7 @@ export async function historyView(view, route) {
   const more = h('button', { type: 'button', hidden: true }, 'Older plays');
   let before = null;
   const load = async () => {
-    const page = await api(`/v1/history${query({ before, limit: 50, scale: scale() })}`);
+    const page = await api(`/v1/history${query({ before, limit: 50, scale: screenScale() })}`);
     list.append(...page.entries.map((entry) => h('li', {}, cover(entry.artwork, ''),
       h('a', { href: `/history/albums/${entry.albumId}` },
         h('span', { class: 'title' }, `${entry.trackPosition} ${entry.trackTitle}`),
@@ -219,7 +216,7 @@ const mediaGrades = ['Mint (M)', 'Near Mint (NM or M-)', 'Very Good Plus (VG+)',
 const sleeveGrades = [...mediaGrades, 'Generic', 'Not Graded', 'No Cover'];
 
 export async function album(view, route, app, id) {
-  const data = await api(`/v1/albums/${id}${query({ scale: scale(), idiom: innerWidth >= 600 ? 'pad' : undefined })}`);
+  const data = await api(`/v1/albums/${id}${query({ scale: screenScale(), idiom: innerWidth >= 600 ? 'pad' : undefined })}`);
   const artists = h('p', { class: 'artists' }, data.artists.length ? data.artists.map((credit) =>
     [h('a', { href: `${route.path.replace(/\/albums\/\d+$/, '')}/artists/${credit.id}` }, credit.name), credit.joinPhrase]) : data.artistCredit);
   const facts = [data.year, data.country, data.labels.map((label) => [label.name, label.catalogNumber].filter(Boolean).join(' ')).join(', '),
