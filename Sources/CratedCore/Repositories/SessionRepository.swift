@@ -139,8 +139,7 @@ extension AppDatabase {
             }
         }
         guard let (session, lastUsed) = found else { return nil }
-        let seconds = Int64(now.timeIntervalSince1970)
-        if lastUsed.map({ seconds - $0 >= 60 }) ?? true { tokenUses.note(tokenId: session.principal.tokenId, at: seconds) }
+        noteUse(tokenId: session.principal.tokenId, lastUsed: lastUsed, now: Int64(now.timeIntervalSince1970))
         return session
     }
 

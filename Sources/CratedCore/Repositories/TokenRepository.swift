@@ -115,13 +115,15 @@ extension AppDatabase {
             }
         }
         guard let (principal, hash, lastUsed) = found, TokenSecret.token(token, hasHash: hash) else { return nil }
-        let now = Int64(Date().timeIntervalSince1970)
-        if lastUsed.map({ now - $0 >= 60 }) ?? true {
-            // Noted, not written: a request never waits for the write lock (an import may hold it
-            // for seconds) to record a use. `recordTokenUses()` writes them.
-            tokenUses.note(tokenId: principal.tokenId, at: now)
-        }
+        noteUse(tokenId: principal.tokenId, lastUsed: lastUsed, now: Int64(Date().timeIntervalSince1970))
         return principal
+    }
+
+    /// Notes a use of the token when its last recorded one is a minute old or more (or none).
+    /// Noted, not written: a request never waits for the write lock (an import may hold it for
+    /// seconds) to record a use. `recordTokenUses()` writes them.
+    func noteUse(tokenId: Int64, lastUsed: Int64?, now: Int64) {
+        if lastUsed.map({ now - $0 >= 60 }) ?? true { tokenUses.note(tokenId: tokenId, at: now) }
     }
 
     /// Writes the token uses noted since the last call, in one transaction, waiting for the write
