@@ -92,7 +92,7 @@ struct GridSQL {
         // them, `Vinyl` described `LP` first, and a client may ask for either. The export's
         // abbreviation of a name (`Cass`) asks for the name (`Cassette`). Both are indexed (0017).
         func format(_ asked: String) -> Restriction {
-            let named = DiscogsText.apiFormatName(Self.exportFormatNames[asked.lowercased()] ?? asked)
+            let named = DiscogsText.apiFormatName(anyCase: asked)
             let name = named.nameIsDescription ? asked : named.name
             return Restriction(
                 probe: Fragment(sql: """
@@ -144,9 +144,6 @@ struct GridSQL {
         self.setConditions = restrictions.map { Self.membership($0.members) }
         self.memberQueries = restrictions.map(\.members)
     }
-
-    /// The export's abbreviations of format names (`DiscogsText.apiFormatName`), by their lower case.
-    private static let exportFormatNames = ["lp": "LP", "cass": "Cass", "box": "Box"]
 
     /// `+ca.album_id IN (<members>)`: the condition a walk of the whole grid materializes once.
     private static func membership(_ members: Fragment) -> Fragment {

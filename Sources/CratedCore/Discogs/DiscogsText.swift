@@ -212,6 +212,15 @@ public enum DiscogsText {
         }
     }
 
+    /// `apiFormatName` of a name as a client may write it, in any case (`lp`, `cass`): the grid's
+    /// format filter, whose names match whatever their case.
+    public static func apiFormatName(anyCase name: String) -> (name: String, nameIsDescription: Bool) {
+        apiFormatName(exportAbbreviations[name.lowercased()] ?? name)
+    }
+
+    /// The export's names that `apiFormatName` renames, by their lower case.
+    private static let exportAbbreviations = ["lp": "LP", "cass": "Cass", "box": "Box"]
+
     /// `apiFormatName` as the SQL functions `crated_format_name(name)` and
     /// `crated_format_descriptions(name, descriptions)`, for migration 0019, which renames the
     /// formats imports stored under the export's abbreviations.
