@@ -35,6 +35,9 @@ public enum GridSort: String, Codable, Sendable, CaseIterable {
     case dateAdded
     /// Best first, by the user's best-rated copy; unrated last.
     case rating
+    /// A crate's own order, as its owner arranged it (a crate's grid only, and its default): each album
+    /// where its first copy in the crate stands.
+    case crate
 
     public init?(name: String) {
         guard let match = Self.allCases.first(where: { $0.rawValue.lowercased() == name.lowercased() }) else { return nil }
@@ -43,6 +46,18 @@ public enum GridSort: String, Codable, Sendable, CaseIterable {
 
     /// Whether the grid has a jump bar: sorts by a name have letters to jump to.
     public var hasSections: Bool { self == .artist || self == .title }
+
+    /// The order a grid has when the request names none: a crate's own on a crate's grid.
+    static func standard(for scope: GridScope) -> GridSort {
+        if case .crate = scope { return .crate }
+        return .artist
+    }
+
+    /// The orders a grid of this scope can be in: a crate's order needs a crate to take it from.
+    static func allowed(in scope: GridScope) -> [GridSort] {
+        if case .crate = scope { return allCases }
+        return allCases.filter { $0 != .crate }
+    }
 }
 
 /// Filters that narrow a grid; they combine (all must hold) with each other and with the scope.
@@ -108,11 +123,11 @@ public struct GridRequest: Sendable, Equatable {
     public var includeSections: Bool?
 
     public init(
-        scope: GridScope = .collection, sort: GridSort = .artist, filters: GridFilters = GridFilters(),
+        scope: GridScope = .collection, sort: GridSort? = nil, filters: GridFilters = GridFilters(),
         layout: LayoutRequest = LayoutRequest(), position: GridPosition = .start, includeSections: Bool? = nil
     ) {
         self.scope = scope
-        self.sort = sort
+        self.sort = sort ?? GridSort.standard(for: scope)
         self.filters = filters
         self.layout = layout
         self.position = position
@@ -127,7 +142,7 @@ public struct GridRequest: Sendable, Equatable {
     public init(scope: GridScope, query: [String: String]) throws {
         let parameters = QueryParameters(query)
         let sort = try parameters.value("sort") { GridSort(name: $0) } expected: {
-            "must be one of \(GridSort.allCases.map(\.rawValue).joined(separator: ", "))"
+            "must be one of \(GridSort.allowed(in: scope).map(\.rawValue).joined(separator: ", "))"
         }
         func name(_ key: String) throws -> String? {
             guard let value = parameters.text(key)?.trimmingCharacters(in: .whitespaces), !value.isEmpty else { return nil }
@@ -158,8 +173,23 @@ public struct GridRequest: Sendable, Equatable {
             throw GridError.badParameter(positions[1].parameter, "cannot be combined with \(positions[0].parameter): a page starts at one place")
         }
         self.init(
-            scope: scope, sort: sort ?? .artist, filters: filters, layout: try LayoutRequest(query: query),
+            scope: scope, sort: sort, filters: filters, layout: try LayoutRequest(query: query),
             position: positions.first?.position ?? .start, includeSections: try parameters.flag("sections"))
+        try checkSort()
+    }
+
+    /// A crate's order belongs to a crate's grid (`GET /v1/grid/crates/{id}`).
+    func checkSort() throws {
+        let allowed = GridSort.allowed(in: scope)
+        guard allowed.contains(sort) else {
+            throw GridError.badParameter("sort", "\(sort.rawValue) is the order of a crate's own grid; here it must be one of \(allowed.map(\.rawValue).joined(separator: ", "))")
+        }
+    }
+
+    /// The grid a restricted one is filtered from: the user's whole collection in the same sort, or for
+    /// a crate's order, the whole crate.
+    var unrestricted: GridRequest {
+        sort == .crate ? GridRequest(scope: scope, sort: .crate) : GridRequest(scope: .collection, sort: sort)
     }
 
     /// Identifies the sequence of albums the request pages through (scope, filters, sort), not where it

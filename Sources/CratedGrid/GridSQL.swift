@@ -15,6 +15,9 @@ import GRDB
 struct GridSQL {
     let userId: Int64
     let sort: GridSort
+    /// The rows the grid's statements read as `ca`: `collection_album`, or for a crate's order those of
+    /// the crate's albums with each one's place in the crate (`crate_key`).
+    private let source: Fragment
     let keyColumn: String
     /// Years and ratings are integers; names, titles and dates text.
     let keyIsInteger: Bool
@@ -28,7 +31,8 @@ struct GridSQL {
     /// unrestricted grid that every one lets through (`FilteredGridSnapshot.derive`).
     let memberQueries: [Fragment]
 
-    /// Whether the grid is narrower than the user's whole collection.
+    /// Whether the grid is narrower than the rows it walks: the user's whole collection, or a whole
+    /// crate in its own order.
     var isRestricted: Bool { !memberQueries.isEmpty }
 
     struct Fragment {
@@ -38,8 +42,13 @@ struct GridSQL {
         var readsCrates = false
     }
 
-    /// Whether the grid's albums depend on what crates hold: its caches then follow crate edits too.
-    var readsCrates: Bool { memberQueries.contains { $0.readsCrates } }
+    /// Whether the grid's albums or order depend on what crates hold: its caches then follow crate
+    /// edits too.
+    var readsCrates: Bool { source.readsCrates || memberQueries.contains { $0.readsCrates } }
+
+    /// Whether an album's cell holds its sort key. A place in a crate is the crate's, not the album's:
+    /// a snapshot in a crate's order keeps every anchor instead.
+    var cellsHoldSortKey: Bool { sort != .crate }
 
     /// One restriction: its probe, and the query of the albums it lets through.
     private struct Restriction {
@@ -57,6 +66,18 @@ struct GridSQL {
         case .year: (keyColumn, keyIsInteger, descending) = ("year_key", true, false)
         case .dateAdded: (keyColumn, keyIsInteger, descending) = ("latest_added", false, true)
         case .rating: (keyColumn, keyIsInteger, descending) = ("best_rating", true, true)
+        // An album stands where its first copy in the crate does (positions, then copies, break ties).
+        case .crate: (keyColumn, keyIsInteger, descending) = ("crate_key", true, false)
+        }
+        if sort == .crate, case .crate(let id) = request.scope {
+            source = Fragment(sql: """
+                (SELECT owned.*, placed.crate_key FROM
+                   (SELECT c.album_id, MIN(ci.position) AS crate_key FROM crate_item ci CROSS JOIN collection_item c ON c.id = ci.item_id
+                    WHERE ci.crate_id = ? AND c.user_id = ? GROUP BY c.album_id) placed
+                 JOIN collection_album owned ON owned.user_id = ? AND owned.album_id = placed.album_id) ca
+                """, arguments: [id.databaseValue, userId.databaseValue, userId.databaseValue], readsCrates: true)
+        } else {
+            source = Fragment(sql: "collection_album ca", arguments: [])
         }
 
         var restrictions: [Restriction] = []
@@ -116,6 +137,8 @@ struct GridSQL {
 
         switch request.scope {
         case .collection: break
+        // In the crate's own order, the rows are the crate's already.
+        case .crate where sort == .crate: break
         case .crate(let id): restrictions.append(crate(id))
         case .artist(let id): restrictions.append(artist(id))
         case .genre(let name): restrictions.append(genre("genre", name))
@@ -155,11 +178,12 @@ struct GridSQL {
     enum Form { case probe, set }
 
     /// `ca.user_id = ? AND <restrictions>`.
-    func whereClause(_ form: Form) -> Fragment {
+    /// `FROM <source> WHERE ca.user_id = ? AND <restrictions>`.
+    func fromWhere(_ form: Form) -> Fragment {
         let conditions = form == .probe ? probeConditions : setConditions
         return Fragment(
-            sql: (["ca.user_id = ?"] + conditions.map(\.sql)).joined(separator: " AND "),
-            arguments: [userId.databaseValue] + conditions.flatMap(\.arguments))
+            sql: "FROM \(source.sql) WHERE " + (["ca.user_id = ?"] + conditions.map(\.sql)).joined(separator: " AND "),
+            arguments: source.arguments + [userId.databaseValue] + conditions.flatMap(\.arguments))
     }
 
     var orderBy: String {
@@ -205,40 +229,30 @@ struct GridSQL {
     /// Every anchor of the grid in order, walking all of it with set conditions: what a snapshot is
     /// built from.
     func gridStatement() -> (sql: String, arguments: [DatabaseValue]) {
-        let condition = whereClause(.set)
-        return ("SELECT ca.\(keyColumn), ca.album_id FROM collection_album ca WHERE \(condition.sql) \(orderBy)", condition.arguments)
+        let condition = fromWhere(.set)
+        return ("SELECT ca.\(keyColumn), ca.album_id \(condition.sql) \(orderBy)", condition.arguments)
     }
 
     /// How many rows lie from `lower` (included) to `upper` (included or not): a short index range.
     func countStatement(from lower: GridAnchor, to upper: GridAnchor, including includeUpper: Bool) -> (sql: String, arguments: [DatabaseValue]) {
-        let condition = whereClause(.probe)
+        let condition = fromWhere(.probe)
         return ("""
-            SELECT COUNT(*) FROM collection_album ca
-            WHERE \(condition.sql) AND \(keysetCondition(.atOrAfter)) AND \(keysetCondition(includeUpper ? .atOrBefore : .before))
+            SELECT COUNT(*) \(condition.sql) AND \(keysetCondition(.atOrAfter)) AND \(keysetCondition(includeUpper ? .atOrBefore : .before))
             """, condition.arguments + arguments(lower) + arguments(upper))
     }
 
     /// The first anchor whose key is at least `key` (sorts with sections are ascending).
     func firstAnchorStatement(keyAtLeast key: String) -> (sql: String, arguments: [DatabaseValue]) {
-        let condition = whereClause(.probe)
-        return ("SELECT ca.\(keyColumn), ca.album_id FROM collection_album ca WHERE \(condition.sql) AND ca.\(keyColumn) >= ? \(orderBy) LIMIT 1",
+        let condition = fromWhere(.probe)
+        return ("SELECT ca.\(keyColumn), ca.album_id \(condition.sql) AND ca.\(keyColumn) >= ? \(orderBy) LIMIT 1",
                 condition.arguments + [key.databaseValue])
     }
 
     /// The anchor of one album, when it is in the grid.
     func albumAnchorStatement(albumId: Int64) -> (sql: String, arguments: [DatabaseValue]) {
-        let condition = whereClause(.probe)
-        return ("SELECT ca.\(keyColumn), ca.album_id FROM collection_album ca WHERE \(condition.sql) AND ca.album_id = ?",
+        let condition = fromWhere(.probe)
+        return ("SELECT ca.\(keyColumn), ca.album_id \(condition.sql) AND ca.album_id = ?",
                 condition.arguments + [albumId.databaseValue])
-    }
-
-    /// How many albums `anchorsByAlbumStatement` looks up at once.
-    static let anchorBatchSize = 128
-
-    /// The anchors of `anchorBatchSize` albums of the user's, found by key (whether or not the grid
-    /// holds them), in no order: its arguments are the user's id, then the albums'.
-    var anchorsByAlbumStatement: String {
-        "SELECT ca.\(keyColumn), ca.album_id FROM collection_album ca WHERE ca.user_id = ? AND ca.album_id IN (\(databaseQuestionMarks(count: Self.anchorBatchSize)))"
     }
 
     // MARK: Running them
@@ -249,14 +263,16 @@ struct GridSQL {
         }
     }
 
-    /// A cell's sort key in this grid's sort: its `keyColumn`.
-    func sortKey(of cell: GridCell) -> SortKey {
+    /// A cell's sort key in this grid's sort: its `keyColumn`; nil when cells do not hold it
+    /// (`cellsHoldSortKey`).
+    func sortKey(of cell: GridCell) -> SortKey? {
         switch sort {
         case .artist: .text(cell.sortKeys.artist)
         case .title: .text(cell.sortKeys.title)
         case .year: .integer(cell.sortKeys.year)
         case .dateAdded: .text(cell.dateAdded)
         case .rating: .integer(cell.sortKeys.rating)
+        case .crate: nil
         }
     }
 

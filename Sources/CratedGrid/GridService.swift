@@ -10,8 +10,9 @@ import GRDB
 /// next request and whatever was added or removed in between.
 public struct GridService: Sendable {
     public let database: AppDatabase
-    /// Each user's whole collection walked in one sort, for one listing generation: up to 16 of them,
-    /// holding up to 2 million album ids (16 MB) in all. Every restricted grid is filtered from one.
+    /// Each user's whole collection walked in one sort (or a whole crate in its own order), for one
+    /// listing generation: up to 16 of them, holding up to 2 million album ids (16 MB) in all. Every
+    /// restricted grid is filtered from one.
     private let walkedSnapshots: GenerationCache<GridSnapshot>
     /// Restricted grids by user and grid order, for one listing generation: up to 256 of them, holding
     /// up to 4 million positions (16 MB) in all. Each holds on to the walked snapshot it was filtered
@@ -42,6 +43,7 @@ public struct GridService: Sendable {
     /// One page of `userId`'s grid. Throws `GridError` for a bad parameter (400) or a crate, artist or
     /// `around` album that is not there (404); any other error is the database's.
     public func page(userId: Int64, request: GridRequest) throws -> GridPage {
+        try request.checkSort()
         let layout = try request.layout.resolve()
         let sql = GridSQL(userId: userId, request: request)
         let order = request.orderFingerprint
@@ -70,22 +72,23 @@ public struct GridService: Sendable {
 
 extension GridService {
     /// The grid's positions and the generation they belong to: the user's whole collection in the
-    /// request's sort, walked once per generation, or a restricted grid filtered from it.
+    /// request's sort (or a whole crate in its own order), walked once per generation, or a restricted
+    /// grid filtered from it.
     private func positions(
         _ db: Database, userId: Int64, request: GridRequest, sql: GridSQL, order: String
     ) throws -> (any GridPositions, generation: Int64) {
         let withSections = request.sort.hasSections
+        // Only grids that a crate restricts or orders follow crate edits; the rest, and every grid's
+        // cells, are kept across them.
+        func reach(_ sql: GridSQL) -> ListingGeneration.Reach { sql.readsCrates ? .listingsAndCrates : .listings }
         func walked(_ sql: GridSQL, order: String) throws -> (GridSnapshot, generation: Int64) {
-            try walkedSnapshots.valueAndGeneration(for: "\(userId)/\(order)", in: db, reach: .listings) {
+            try walkedSnapshots.valueAndGeneration(for: "\(userId)/\(order)", in: db, reach: reach(sql)) {
                 try GridSnapshot.build(db, sql: sql, withSections: withSections, tuning: tuning)
             }
         }
         guard sql.isRestricted else { return try walked(sql, order: order) }
-        // Only grids that a crate restricts follow crate edits; the rest, and every grid's cells, are
-        // kept across them.
-        let reach: ListingGeneration.Reach = sql.readsCrates ? .listingsAndCrates : .listings
-        return try filteredSnapshots.valueAndGeneration(for: "\(userId)/\(order)", in: db, reach: reach) {
-            let unrestricted = GridRequest(scope: .collection, sort: request.sort)
+        return try filteredSnapshots.valueAndGeneration(for: "\(userId)/\(order)", in: db, reach: reach(sql)) {
+            let unrestricted = request.unrestricted
             let baseSQL = GridSQL(userId: userId, request: unrestricted)
             let (base, _) = try walked(baseSQL, order: unrestricted.orderFingerprint)
             return try FilteredGridSnapshot.derive(from: base, baseSQL: baseSQL, sql: sql, withSections: withSections) { query, maxAlbumId in
@@ -124,13 +127,17 @@ private struct PagePlan {
                      artwork: cells[offset].cover?.artwork(pixels: artworkPixels))
         }
         // The cursors start from the page's first and last albums: their anchors as the snapshot keeps
-        // them, else from their cells, which hold every sort key.
-        func anchor(at offset: Int) -> GridAnchor {
-            snapshot.keptAnchor(at: start + offset) ?? GridAnchor(key: sql.sortKey(of: cells[offset]), albumId: albumIds[offset])
+        // them, else from their cells, which hold the sort key of every sort whose snapshots skip some.
+        func anchor(at offset: Int) throws -> GridAnchor {
+            if let kept = snapshot.keptAnchor(at: start + offset) { return kept }
+            guard let key = sql.sortKey(of: cells[offset]) else {
+                throw DatabaseError(resultCode: .SQLITE_INTERNAL, message: "the grid's snapshot keeps no anchor at \(start + offset)")
+            }
+            return GridAnchor(key: key, albumId: albumIds[offset])
         }
         let end = start + albumIds.count
-        let next = albumIds.isEmpty || end >= snapshot.total ? nil : anchor(at: albumIds.count - 1)
-        let previous = albumIds.isEmpty || start == 0 ? nil : anchor(at: 0)
+        let next = albumIds.isEmpty || end >= snapshot.total ? nil : try anchor(at: albumIds.count - 1)
+        let previous = albumIds.isEmpty || start == 0 ? nil : try anchor(at: 0)
         func token(_ direction: GridCursor.Direction, _ anchor: GridAnchor, at position: Int) -> String {
             GridCursor(userId: userId, order: order, direction: direction, anchor: anchor,
                        placement: GridCursor.Placement(position: position, generation: generation)).token

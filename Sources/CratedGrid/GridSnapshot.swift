@@ -11,8 +11,8 @@ import GRDB
 /// Only an anchor that may be gone or moved (a cursor from before a write) is counted in SQL, over at
 /// most `stride` rows after a checkpoint.
 ///
-/// This is the walked form, for a user's whole collection in one sort; a restricted grid is a
-/// `FilteredGridSnapshot` of it.
+/// This is the walked form, for a user's whole collection in one sort or a whole crate in its own
+/// order; a restricted grid is a `FilteredGridSnapshot` of it.
 ///
 /// A grid of up to `allAnchorsLimit` albums keeps every anchor (as if the stride were 1) and answers
 /// every position without SQL, a cursor's too. A larger grid also keeps its first `leadingAnchors`
@@ -48,6 +48,9 @@ struct GridSnapshot: GridPositions {
     /// Walks the grid once, in one statement: every album id, and the sort key of those it keeps anchors of.
     static func build(_ db: Database, sql: GridSQL, withSections: Bool, tuning: Tuning) throws -> GridSnapshot {
         guard sql.canMatch else { return .empty }
+        var tuning = tuning
+        // Pages start their cursors from kept anchors, or from the keys their cells hold.
+        if !sql.cellsHoldSortKey { tuning.allAnchorsLimit = .max }
         var albumIds: [Int64] = []
         // Every anchor up to `allAnchorsLimit`, then every stride-th.
         var anchors: [GridAnchor] = []

@@ -150,6 +150,8 @@ import Testing
         case .year: "collection_album_year"
         case .dateAdded: "collection_album_added"
         case .rating: "collection_album_rating"
+        // Only collection-wide orders are walked here; a crate's is read from the crate's own rows.
+        case .crate: "crate_item_order"
         }
         for (name, plan) in plans {
             let context = Comment(rawValue: "\(request.sort) \(request.scope) \(request.filters) \(name): \(plan.joined(separator: " | "))")

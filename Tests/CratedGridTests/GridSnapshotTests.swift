@@ -11,10 +11,12 @@ import Testing
     @Test func pagesAndPositionsAreTheGrids() throws {
         let fixture = try GridServiceTests.Fixture()
         try fixture.temporary.database.read { db in
-            for sort in GridSort.allCases {
-                let sql = GridSQL(userId: fixture.collector, request: GridRequest(sort: sort))
+            let requests = GridSort.allowed(in: .collection).map { GridRequest(sort: $0) } + [GridRequest(scope: .crate(id: fixture.crate), sort: .crate)]
+            for request in requests {
+                let sort = request.sort
+                let sql = GridSQL(userId: fixture.collector, request: request)
                 let all = try sql.fetchAnchors(db, sql.gridStatement())
-                #expect(all.count == 4)
+                #expect(all.count == (sort == .crate ? 2 : 4))
                 for tuning in [GridSnapshot.Tuning(), GridSnapshot.Tuning(stride: 2, allAnchorsLimit: 2, leadingAnchors: 1)] {
                     let snapshot = try GridSnapshot.build(db, sql: sql, withSections: false, tuning: tuning)
                     let context = Comment(rawValue: "\(sort), stride \(snapshot.stride)")
@@ -38,15 +40,22 @@ import Testing
     }
 
     /// The cursors of a page start from its cells' sort keys where the snapshot keeps no anchor: in
-    /// every sort, a cell's key is the grid's.
+    /// every collection-wide sort, a cell's key is the grid's. A crate's order is not an album's, and its
+    /// snapshots keep every anchor.
     @Test func cellsHoldEverySortKey() throws {
         let fixture = try GridServiceTests.Fixture()
-        for sort in GridSort.allCases {
+        for sort in GridSort.allowed(in: .collection) {
             let page = try fixture.service.page(userId: fixture.collector, request: GridRequest(sort: sort))
             let sql = GridSQL(userId: fixture.collector, request: GridRequest(sort: sort))
             let anchors = try fixture.temporary.database.read { try sql.fetchAnchors($0, sql.gridStatement()) }
-            #expect(page.items.map { GridAnchor(key: sql.sortKey(of: $0.cell), albumId: $0.albumId) } == anchors, "\(sort)")
+            #expect(page.items.map { item in sql.sortKey(of: item.cell).map { GridAnchor(key: $0, albumId: item.albumId) } } == anchors, "\(sort)")
         }
+        let crateOrder = GridSQL(userId: fixture.collector, request: GridRequest(scope: .crate(id: fixture.crate), sort: .crate))
+        #expect(!crateOrder.cellsHoldSortKey)
+        let tuning = GridSnapshot.Tuning(stride: 2, allAnchorsLimit: 1, leadingAnchors: 1)
+        let snapshot = try fixture.temporary.database.read { try GridSnapshot.build($0, sql: crateOrder, withSections: false, tuning: tuning) }
+        #expect(snapshot.total == 2)
+        #expect((0..<snapshot.total).allSatisfy { snapshot.keptAnchor(at: $0) != nil })
     }
 
     /// A restricted grid filtered from its collection's snapshot answers as a walk of the restricted
@@ -64,7 +73,7 @@ import Testing
                 let request = library.randomRequest(using: &random)
                 let sql = GridSQL(userId: library.collector, request: request)
                 guard sql.isRestricted else { continue }
-                let baseSQL = GridSQL(userId: library.collector, request: GridRequest(sort: request.sort))
+                let baseSQL = GridSQL(userId: library.collector, request: request.unrestricted)
                 for tuning in [GridSnapshot.Tuning(), GridSnapshot.Tuning(stride: 3, allAnchorsLimit: 5, leadingAnchors: 2)] {
                     let withSections = request.sort.hasSections
                     let walked = try GridSnapshot.build(db, sql: sql, withSections: withSections, tuning: tuning)

@@ -28,6 +28,8 @@ struct RandomLibrary {
         var dateAdded: String
         var rating: Int?
         var crates: Set<Int64>
+        /// Its place in each of its crates.
+        var cratePositions: [Int64: Int64] = [:]
     }
 
     static let artistNames = [
@@ -69,6 +71,22 @@ struct RandomLibrary {
         for _ in 0..<albumCount {
             try addAlbum(using: &random)
         }
+        try shuffleCrates(using: &random)
+    }
+
+    /// Puts each crate's copies in a random order, with gaps and ties between places (as crates of
+    /// older imports have), so that a crate's order is not the order albums were added in.
+    mutating func shuffleCrates(using random: inout SeededGenerator) throws {
+        for crate in crates + [otherUsersCrate] {
+            let members = copies.values.filter { $0.crates.contains(crate) }.map(\.id).sorted()
+            let places = members.map { _ in Int64.random(in: 0...Int64(members.count), using: &random) }
+            try database.writer.write { db in
+                for (copyId, position) in zip(members, places) {
+                    try db.execute(sql: "UPDATE crate_item SET position = ? WHERE crate_id = ? AND item_id = ?", arguments: [position, crate, copyId])
+                }
+            }
+            for (copyId, position) in zip(members, places) { copies[copyId]!.cratePositions[crate] = position }
+        }
     }
 
     /// Adds an album with its copies (the collector's in 85 of 100 cases); returns its id.
@@ -91,23 +109,28 @@ struct RandomLibrary {
         }
 
         let artistId = artistIds[artistIndex]
-        let (albumId, copyIds) = try database.writer.write { db in
+        let (albumId, placedCopies) = try database.writer.write { db in
             let albumId = try db.insertAlbum(
                 title: title, artistId: artistId, year: year,
                 genres: genres.sorted(), styles: styles.sorted(), formats: formats.sorted())
             var copyIds: [Int64] = []
+            var cratePositions: [[Int64: Int64]] = []
             for (ordinal, plan) in copyPlans.enumerated() {
                 let id = try db.insertCopy(userId: plan.owner, albumId: albumId, dateAdded: plan.date, rating: plan.rating, copyOrdinal: ordinal)
                 for crate in plan.crates { try db.addToCrate(crateId: crate, itemId: id) }
                 copyIds.append(id)
+                cratePositions.append(try Dictionary(uniqueKeysWithValues: plan.crates.map { crate in
+                    (crate, try Int64.fetchOne(db, sql: "SELECT position FROM crate_item WHERE crate_id = ? AND item_id = ?", arguments: [crate, id])!)
+                }))
             }
-            return (albumId, copyIds)
+            return (albumId, zip(copyIds, cratePositions).map { ($0, $1) })
         }
         albums[albumId] = Album(
             id: albumId, artistId: artistId, credit: Self.artistNames[artistIndex], title: title, year: year,
             genres: genres, styles: styles, formats: formats)
-        for (id, plan) in zip(copyIds, copyPlans) {
-            copies[id] = Copy(id: id, userId: plan.owner, albumId: albumId, dateAdded: plan.date, rating: plan.rating, crates: plan.crates)
+        for ((id, positions), plan) in zip(placedCopies, copyPlans) {
+            copies[id] = Copy(id: id, userId: plan.owner, albumId: albumId, dateAdded: plan.date, rating: plan.rating,
+                              crates: plan.crates, cratePositions: positions)
         }
         return albumId
     }
@@ -137,6 +160,9 @@ struct RandomLibrary {
             case .year: return .integer(Int64(album.year ?? 99999))
             case .dateAdded: return .text(albumCopies.map(\.dateAdded).max()!)
             case .rating: return .integer(Int64(albumCopies.compactMap(\.rating).max() ?? 0))
+            case .crate:
+                guard case .crate(let crate) = request.scope else { fatalError("a crate's order outside a crate's grid") }
+                return .integer(albumCopies.compactMap { $0.cratePositions[crate] }.min()!)
             }
         }
         let descending = request.sort == .dateAdded || request.sort == .rating
@@ -198,8 +224,8 @@ struct RandomLibrary {
         let ownedAlbums = albums.values.filter { album in copies.values.contains { $0.albumId == album.id && $0.userId == collector } }
         let someArtist = ownedAlbums.randomElement(using: &random)?.artistId ?? artistIds[0]
         let someWord = String(Self.titleWords.randomElement(using: &random)!.prefix(Int.random(in: 1...3, using: &random)))
-        let scope: GridScope = switch Int.random(in: 0..<8, using: &random) {
-        case 0: .crate(id: crates[0])
+        let scope: GridScope = switch Int.random(in: 0..<9, using: &random) {
+        case 0, 8: .crate(id: crates[0])
         case 1: .artist(id: someArtist)
         case 2: .genre(Self.genres.randomElement(using: &random)!)
         case 3: .style(Self.styles.randomElement(using: &random)!)
@@ -215,7 +241,10 @@ struct RandomLibrary {
         if random.chance(0.2) { filters.yearTo = Int.random(in: 1970...1975, using: &random) }
         if random.chance(0.15) { filters.format = Self.formats.randomElement(using: &random)! }
         if random.chance(0.1) { filters.text = String(Self.titleWords.randomElement(using: &random)!.prefix(2)) }
-        return GridRequest(scope: scope, sort: GridSort.allCases.randomElement(using: &random)!, filters: filters)
+        // A crate's grid is in the crate's own order half the time, as it is by default.
+        var sort = GridSort.allowed(in: .collection).randomElement(using: &random)!
+        if case .crate = scope, random.chance(0.5) { sort = .crate }
+        return GridRequest(scope: scope, sort: sort, filters: filters)
     }
 }
 

@@ -111,6 +111,15 @@ import OpenAPIRuntime
         checks.expect(detail.items.map(\.copyId) == [copyId], "the crate holds \(detail.items.map(\.copyId))")
         let crateGrid = try await client.getCrateGrid(path: .init(id: crate.id), query: .init(layout: .iPadSplitView)).ok.body.json
         checks.expect(crateGrid.total == 1, "the crate's grid has \(crateGrid.total) items")
+        // The grid in the crate's own order, by default and asked for: a later album put first.
+        let laterAlbum = try await client.getCollectionGrid(query: .init(layout: .iPhonePortrait, limit: 4)).ok.body.json.items[3].albumId
+        let laterCopy = try await client.getAlbum(path: .init(id: laterAlbum)).ok.body.json.copies[0].id
+        _ = try await client.addCopiesToCrate(path: .init(id: crate.id), body: .json(.init(copyIds: [laterCopy]))).ok
+        _ = try await client.reorderCrate(path: .init(id: crate.id), body: .json(.init(copyIds: [laterCopy, copyId]))).ok
+        for sort in [nil, Operations.getCrateGrid.Input.Query.sortPayload.crate] {
+            let ordered = try await client.getCrateGrid(path: .init(id: crate.id), query: .init(layout: .iPadSplitView, sort: sort)).ok.body.json
+            checks.expect(ordered.items.first?.albumId == laterAlbum && ordered.total == 2, "the crate's grid (sort \(sort.map(\.rawValue) ?? "default")) is not in the crate's order: \(ordered.items.map(\.albumId))")
+        }
         let listed = try await client.listCrates(query: .init(scale: 3)).ok.body.json
         checks.expect(listed.crates.contains { $0.id == crate.id }, "the crate is not listed")
         // Its front cover is its one album's, at the same scale.

@@ -242,6 +242,14 @@ export class AlbumGrid {
     }
   }
 
+  /**
+   * The albums changed order under the grid (its crate rearranged from the panel above it): drawn
+   * again from its start, without scrolling the window away from the panel.
+   */
+  async redraw() {
+    await this.reload({});
+  }
+
   topItem() {
     const headerBottom = document.getElementById('bar')?.getBoundingClientRect().bottom ?? 0;
     for (const item of this.list.children) {

@@ -26,8 +26,11 @@ function backLink(route, app) {
   return h('a', { href: app.withQuery(route.parent), class: 'back' }, '‹ Back');
 }
 
-async function mountGrid(view, endpoint, params, route, label, empty) {
-  const grid = new AlbumGrid(endpoint, params, { link: (id) => albumPath(route.path, id), label, empty });
+function albumGrid(endpoint, params, route, label, empty) {
+  return new AlbumGrid(endpoint, params, { link: (id) => albumPath(route.path, id), label, empty });
+}
+
+async function mountGrid(view, grid) {
   view.append(grid.element);
   await grid.start();
   return () => grid.stop();
@@ -69,7 +72,7 @@ function gridParams(params) {
 
 export async function collection(view, route, app) {
   view.append(heading('Collection'), filterBar(route, app));
-  return mountGrid(view, '/v1/grid/collection', gridParams(route.params), route, 'Albums');
+  return mountGrid(view, albumGrid('/v1/grid/collection', gridParams(route.params), route, 'Albums'));
 }
 
 export async function crates(view, route, app) {
@@ -115,6 +118,8 @@ export async function crate(view, route, app, id) {
   const play = h('button', { type: 'button', onclick: () => playing(app.player.command('play', { crateId: Number(id) }), error) }, 'Play crate');
   view.append(h('header', { class: 'view-head' }, backLink(route, app), title, h('div', { class: 'actions' }, play, rename, remove)), error);
 
+  // The grid shows the crate in its own order (crated's default for a crate), so a move redraws it.
+  const grid = albumGrid(`/v1/grid/crates/${id}`, gridParams(route.params), route, `Albums in ${detail.name}`, 'This crate is empty.');
   // The crate's order, editable: move a copy up or down (before/after its neighbour) or take it out.
   const order = h('ol', { class: 'rows order', 'aria-label': 'Crate order' });
   const renderOrder = (items) => {
@@ -135,13 +140,14 @@ export async function crate(view, route, app, id) {
     await api(`/v1/crates/${id}/copies/${moved.copyId}`, { method: 'PATCH', body: step < 0 ? { before: other.copyId } : { after: other.copyId } });
     [items[index], items[index + step]] = [other, moved];
     renderOrder(items);
+    grid.redraw();
     // Keep the keyboard on the record that moved.
     const buttons = order.querySelectorAll(`li[data-copy-id="${moved.copyId}"] button`);
     (step < 0 ? buttons[0] : buttons[1])?.focus();
   };
   renderOrder(detail.items);
   view.append(h('details', { class: 'order-panel' }, h('summary', {}, `Order (${detail.copies})`), order));
-  return mountGrid(view, `/v1/grid/crates/${id}`, gridParams(route.params), route, `Albums in ${detail.name}`, 'This crate is empty.');
+  return mountGrid(view, grid);
 }
 
 export async function discover(view) {
@@ -159,13 +165,13 @@ export async function genre(view, route, app, kind, name) {
     h('ul', { class: 'chips', 'aria-label': 'Artists' }, data.artists.map((artist) =>
       h('li', {}, h('a', { href: `${route.path}/artists/${artist.id}` }, artist.name, ' ', h('span', { class: 'count' }, String(artist.albums)))))),
     h('h2', {}, 'Albums'));
-  return mountGrid(view, `/v1/grid/${kind}/${enc(name)}`, {}, route, `Albums in ${name}`);
+  return mountGrid(view, albumGrid(`/v1/grid/${kind}/${enc(name)}`, {}, route, `Albums in ${name}`));
 }
 
 export async function artist(view, route, app, id) {
   const data = await api(`/v1/artists/${id}`);
   view.append(h('header', { class: 'view-head' }, backLink(route, app), h('h1', {}, data.name)));
-  return mountGrid(view, `/v1/grid/artists/${id}`, {}, route, `Albums by ${data.name}`);
+  return mountGrid(view, albumGrid(`/v1/grid/artists/${id}`, {}, route, `Albums by ${data.name}`));
 }
 
 export async function search(view, route, app) {
@@ -183,7 +189,7 @@ export async function search(view, route, app) {
     history.replaceState(history.state, '', text ? `/search?q=${enc(text)}` : '/search');
     app.rememberTab();
     if (!text) return;
-    stop = await mountGrid(results, '/v1/grid/search', { q: text }, { ...route, path: '/search' }, `Results for ${text}`, 'Nothing in your collection matches.');
+    stop = await mountGrid(results, albumGrid('/v1/grid/search', { q: text }, { ...route, path: '/search' }, `Results for ${text}`, 'Nothing in your collection matches.'));
   };
   input.addEventListener('input', () => { clearTimeout(timer); timer = setTimeout(run, 150); });
   setTimeout(() => input.focus(), 0);
