@@ -16,7 +16,7 @@ import Testing
         let service: ArtworkService
         let userId: Int64
 
-        private init(maxBytes: Int, limits: ImageLimits, sizesAhead: Int) async throws {
+        private init(maxBytes: Int, limits: ImageLimits, sizesAhead: Int, totalTimeout: Duration, attempts: Int) async throws {
             temporary = try TemporaryDatabase()
             host = try await FakeDiscogs.start()
             var logger = Logger(label: "artwork-tests")
@@ -24,9 +24,9 @@ import Testing
             let files = ArtworkFiles(root: temporary.directory.path("artwork"))
             let fetcher = ArtworkFetcher(
                 database: temporary.database, files: files,
-                transport: CurlHTTPTransport(options: CurlTransportOptions(maxResponseBytes: limits.maxSourceBytes)),
+                transport: CurlHTTPTransport(options: CurlTransportOptions(totalTimeout: totalTimeout, maxResponseBytes: limits.maxSourceBytes)),
                 settings: ArtworkFetchSettings(userAgent: "crated-tests", requestsPerMinute: 6000, limits: limits,
-                                               retry: RetryPolicy(maxAttempts: 1)),
+                                               retry: RetryPolicy(maxAttempts: attempts)),
                 rateLimiters: RateLimiterRegistry(), logger: logger)
             service = try ArtworkService(database: temporary.database, files: files, fetcher: fetcher, maxBytes: maxBytes,
                                          sizesAhead: sizesAhead, logger: logger)
@@ -36,9 +36,10 @@ import Testing
         /// Runs `body` with a fixture and stops its image host before returning (see `FakeDiscogs.with`).
         static func with(
             maxBytes: Int = 1 << 30, limits: ImageLimits = ImageLimits(), sizesAhead: Int = 0,
+            totalTimeout: Duration = .seconds(30), attempts: Int = 1,
             _ body: (Fixture) async throws -> Void
         ) async throws {
-            let fixture = try await Fixture(maxBytes: maxBytes, limits: limits, sizesAhead: sizesAhead)
+            let fixture = try await Fixture(maxBytes: maxBytes, limits: limits, sizesAhead: sizesAhead, totalTimeout: totalTimeout, attempts: attempts)
             try await fixture.host.stopping { try await body(fixture) }
         }
 
@@ -345,6 +346,27 @@ import Testing
             try FileManager.default.removeItem(atPath: served.path)
             let again = try await fixture.service.variant(key: key, width: 128, accept: nil)
             #expect(try DecodedHeader(try fixture.service.files.read(again.path)).width == 128)
+        }
+    }
+
+    /// A cover that takes the transfer's whole time is not asked for again at once: a request for it
+    /// would wait as long again for each attempt (three attempts of 30 s and their pauses held a
+    /// client 94 s before its 503). The host is paused as an unreachable one is.
+    @Test func aTransferThatTimesOutIsNotRetried() async throws {
+        try await Fixture.with(totalTimeout: .milliseconds(300), attempts: 3) { fixture in
+            fixture.host.serve("/drip.jpg", bytes: TestImages.solid(Self.red, width: 200, height: 200, suffix: ".jpg"), contentType: "image/jpeg")
+            fixture.host.inject(.slow(.seconds(3)), on: "/drip.jpg")
+            let key = try fixture.album("Drip", cover: "/drip.jpg")
+            do throws(ArtworkServeError) {
+                _ = try await fixture.service.variant(key: key, width: 128, accept: nil)
+                Issue.record("a cover that timed out was served")
+            } catch {
+                guard case .unavailable(let reason, let retryAfter) = error else { throw error }
+                #expect(reason.contains("timed out"))
+                #expect(retryAfter > 0)
+            }
+            #expect(fixture.host.requests(to: "/drip.jpg").count == 1)
+            #expect(try fixture.record(key).failures == 1)
         }
     }
 

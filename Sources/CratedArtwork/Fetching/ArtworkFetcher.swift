@@ -146,7 +146,9 @@ public struct ArtworkFetcher: Sendable {
             } catch let error as HTTPTransportError {
                 if error == .cancelled { throw CancellationError() }
                 if case .responseTooLarge = error { throw FetchFailure.permanent("larger than \(settings.limits.maxSourceBytes) bytes") }
-                guard error.isTransient, !isLastAttempt else {
+                // A transfer that ran out its whole time would hold the caller as long again: the
+                // host is treated as not reached, and the cover tried after the pause.
+                guard error.isTransient, !isLastAttempt, error != .timedOut else {
                     if error.isTransient { await limiter.pause(for: Self.unreachableHostPause) }
                     throw FetchFailure(reason: error.description, hostBusy: error.isTransient)
                 }
