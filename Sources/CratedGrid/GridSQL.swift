@@ -66,13 +66,15 @@ struct GridSQL {
         case .year: (keyColumn, keyIsInteger, descending) = ("year_key", true, false)
         case .dateAdded: (keyColumn, keyIsInteger, descending) = ("latest_added", false, true)
         case .rating: (keyColumn, keyIsInteger, descending) = ("best_rating", true, true)
-        // An album stands where its first copy in the crate does (positions, then copies, break ties).
         case .crate: (keyColumn, keyIsInteger, descending) = ("crate_key", true, false)
         }
         if sort == .crate, case .crate(let id) = request.scope {
+            // An album stands where its first copy does in the crate's listing, which orders copies by
+            // (position, copy id): one integer orders both, as copy ids stay below 2^32.
             source = Fragment(sql: """
                 (SELECT owned.*, placed.crate_key FROM
-                   (SELECT c.album_id, MIN(ci.position) AS crate_key FROM crate_item ci CROSS JOIN collection_item c ON c.id = ci.item_id
+                   (SELECT c.album_id, MIN(ci.position * 4294967296 + ci.item_id) AS crate_key
+                    FROM crate_item ci CROSS JOIN collection_item c ON c.id = ci.item_id
                     WHERE ci.crate_id = ? AND c.user_id = ? GROUP BY c.album_id) placed
                  JOIN collection_album owned ON owned.user_id = ? AND owned.album_id = placed.album_id) ca
                 """, arguments: [id.databaseValue, userId.databaseValue, userId.databaseValue], readsCrates: true)

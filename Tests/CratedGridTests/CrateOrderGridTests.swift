@@ -100,6 +100,45 @@ import Testing
         #expect(after.start == 1)
     }
 
+    /// The grid holds the albums of the crate's listing (`GET /v1/crates/{id}`) in its order, each
+    /// once where its first copy is, on crates whose places have gaps and ties.
+    @Test(arguments: [UInt64(5), 13, 34])
+    func theGridFollowsTheCratesListing(seed: UInt64) throws {
+        var random = SeededGenerator(seed: seed)
+        let temporary = try TemporaryDatabase()
+        let library = try RandomLibrary(database: temporary.database, albumCount: 80, using: &random)
+        let service = GridService(database: temporary.database)
+        for crate in library.crates {
+            let listing = try temporary.database.crateContents(id: crate, userId: library.collector, limit: 500)
+            var seen = Set<Int64>()
+            let listed = listing.entries.map(\.album.albumId).filter { seen.insert($0).inserted }
+            let grid = try service.page(userId: library.collector, request: GridRequest(
+                scope: .crate(id: crate), layout: LayoutRequest(layout: .iPadFullscreen, width: 1376, limit: 500)))
+            #expect(grid.items.map(\.albumId) == listed, "seed \(seed), crate \(crate)")
+            #expect(listing.entries.count > listed.count, "some album has two copies in the crate")
+        }
+    }
+
+    /// Two copies in one place (crates of older imports have such ties): the listing puts the older
+    /// copy first, and so does the grid, whatever the albums' ids.
+    @Test func placesThatTieFollowTheListing() throws {
+        let fixture = try Fixture()
+        let database = fixture.base.temporary.database
+        let (crate, later, earlier) = try database.writer.write { db in
+            let crate = try db.insertCrate(userId: fixture.base.collector, name: "Ties")
+            // The copy of the album made later is added first.
+            let later = try db.insertCopy(userId: fixture.base.collector, albumId: fixture.base.albums["A Love Supreme"]!, dateAdded: "2025-01-01T10:00:00Z", copyOrdinal: 30)
+            let earlier = try db.insertCopy(userId: fixture.base.collector, albumId: fixture.base.albums["Abbey Road"]!, dateAdded: "2025-01-01T10:00:00Z", copyOrdinal: 31)
+            try db.addToCrate(crateId: crate, itemId: later)
+            try db.addToCrate(crateId: crate, itemId: earlier)
+            try db.execute(sql: "UPDATE crate_item SET position = 0 WHERE crate_id = ?", arguments: [crate])
+            return (crate, later, earlier)
+        }
+        let listing = try database.crateContents(id: crate, userId: fixture.base.collector)
+        #expect(listing.entries.map(\.copy.id) == [later, earlier])
+        #expect(try fixture.base.titles([:], scope: .crate(id: crate)) == ["A Love Supreme", "Abbey Road"])
+    }
+
     @Test func aCratesOrderIsOnlyACratesGrid() throws {
         let fixture = try Fixture()
         let expected = GridError.badParameter("sort", "crate is the order of a crate's own grid; here it must be one of artist, title, year, dateAdded, rating")

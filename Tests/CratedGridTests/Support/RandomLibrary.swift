@@ -162,7 +162,8 @@ struct RandomLibrary {
             case .rating: return .integer(Int64(albumCopies.compactMap(\.rating).max() ?? 0))
             case .crate:
                 guard case .crate(let crate) = request.scope else { fatalError("a crate's order outside a crate's grid") }
-                return .integer(albumCopies.compactMap { $0.cratePositions[crate] }.min()!)
+                // The album's first copy in the crate's listing: by position, then copy id.
+                return .integer(albumCopies.compactMap { copy in copy.cratePositions[crate].map { $0 << 32 + copy.id } }.min()!)
             }
         }
         let descending = request.sort == .dateAdded || request.sort == .rating
