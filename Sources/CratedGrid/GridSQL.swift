@@ -179,7 +179,6 @@ struct GridSQL {
 
     enum Form { case probe, set }
 
-    /// `ca.user_id = ? AND <restrictions>`.
     /// `FROM <source> WHERE ca.user_id = ? AND <restrictions>`.
     func fromWhere(_ form: Form) -> Fragment {
         let conditions = form == .probe ? probeConditions : setConditions

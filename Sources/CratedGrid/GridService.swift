@@ -10,10 +10,12 @@ import GRDB
 /// next request and whatever was added or removed in between.
 public struct GridService: Sendable {
     public let database: AppDatabase
-    /// Each user's whole collection walked in one sort (or a whole crate in its own order), for one
-    /// listing generation: up to 16 of them, holding up to 2 million album ids (16 MB) in all. Every
-    /// restricted grid is filtered from one.
+    /// Each user's whole collection walked in one sort, for one listing generation: up to 16 of them,
+    /// holding up to 2 million album ids (16 MB) in all. Every restricted grid is filtered from one.
     private let walkedSnapshots: GenerationCache<GridSnapshot>
+    /// Whole crates walked in their own order, apart so that browsing crates never pushes out the
+    /// collection's walks: up to 64, holding up to 500,000 albums with every anchor (some 20 MB).
+    private let crateWalks: GenerationCache<GridSnapshot>
     /// Restricted grids by user and grid order, for one listing generation: up to 256 of them, holding
     /// up to 4 million positions (16 MB) in all. Each holds on to the walked snapshot it was filtered
     /// from, which a newer generation of the same reach drops from both caches.
@@ -34,6 +36,7 @@ public struct GridService: Sendable {
     init(database: AppDatabase, caches: Bool, tuning: GridSnapshot.Tuning, cellCapacity: Int = 20_000) {
         self.database = database
         self.walkedSnapshots = GenerationCache(capacity: caches ? 16 : 0, maxWeight: 2_000_000) { $0.total }
+        self.crateWalks = GenerationCache(capacity: caches ? 64 : 0, maxWeight: 500_000) { $0.total }
         self.filteredSnapshots = GenerationCache(capacity: caches ? 256 : 0, maxWeight: 4_000_000) { $0.total }
         self.memberSets = GenerationCache(capacity: caches ? 256 : 0, maxWeight: 16_000_000) { $0.weight }
         self.cells = GridCellCache(capacity: caches ? cellCapacity : 0)
@@ -82,7 +85,8 @@ extension GridService {
         // cells, are kept across them.
         func reach(_ sql: GridSQL) -> ListingGeneration.Reach { sql.readsCrates ? .listingsAndCrates : .listings }
         func walked(_ sql: GridSQL, order: String) throws -> (GridSnapshot, generation: Int64) {
-            try walkedSnapshots.valueAndGeneration(for: "\(userId)/\(order)", in: db, reach: reach(sql)) {
+            let cache = sql.sort == .crate ? crateWalks : walkedSnapshots
+            return try cache.valueAndGeneration(for: "\(userId)/\(order)", in: db, reach: reach(sql)) {
                 try GridSnapshot.build(db, sql: sql, withSections: withSections, tuning: tuning)
             }
         }
