@@ -50,6 +50,10 @@ struct GridSQL {
     /// a snapshot in a crate's order keeps every anchor instead.
     var cellsHoldSortKey: Bool { sort != .crate }
 
+    /// Whether a cursor continues after its album where it stands now rather than after its key. A
+    /// crate's places are renumbered by moves, so a key from before one may name another album's place.
+    var anchorsFollowTheirAlbum: Bool { sort == .crate }
+
     /// One restriction: its probe, and the query of the albums it lets through.
     private struct Restriction {
         var probe: Fragment

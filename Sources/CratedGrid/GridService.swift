@@ -178,6 +178,12 @@ private struct PagePlan {
                 if let placement = cursor.placement, placement.generation == generation, placement.position < total {
                     return placement.position + (including ? 1 : 0)
                 }
+                // A move in a crate renumbers the places of the copies it passes, which did not move:
+                // in a crate's order the anchor's album, while in the grid, is found where it is now.
+                if sql.anchorsFollowTheirAlbum,
+                   let current = try sql.fetchAnchors(db, sql.albumAnchorStatement(albumId: cursor.anchor.albumId)).first {
+                    return try snapshot.position(ofAlbumAt: current, sql: sql) + (including ? 1 : 0)
+                }
                 return try snapshot.rank(db, of: cursor.anchor, including: including, sql: sql)
             }
             switch cursor.direction {

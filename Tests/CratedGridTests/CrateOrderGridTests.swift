@@ -139,6 +139,36 @@ import Testing
         #expect(try fixture.base.titles([:], scope: .crate(id: crate)) == ["A Love Supreme", "Abbey Road"])
     }
 
+    /// A move renumbers the places of the copies it passes: a cursor from before it continues after
+    /// its album where that album is now, so no album that stayed comes twice or is skipped.
+    @Test func aCursorContinuesAfterItsAlbumAcrossMovesAndReorders() async throws {
+        let fixture = try Fixture()
+        let database = fixture.base.temporary.database
+        let user = fixture.base.collector
+        let phone = ["layout": "iPhonePortrait", "width": "402", "limit": "2"]
+        func page(_ extra: [String: String]) throws -> GridPage { try fixture.page(phone.merging(extra) { $1 }) }
+        // Blue Train, Abbey Road | Revolver, A Love Supreme.
+        let first = try page([:])
+        let next = try #require(first.next)
+        let previous = try #require(try page(["cursor": next]).previous)
+        // A Love Supreme, the last, moves to the front: every other copy's place goes up by one.
+        try await database.moveInCrate(id: fixture.crate, userId: user, copyId: fixture.copies[4].id, to: .before(copyId: fixture.copies[0].id))
+        #expect(try fixture.titles() == ["A Love Supreme", "Blue Train", "Abbey Road", "Revolver"])
+        #expect(try page(["cursor": next]).items.map(\.title) == ["Revolver"])
+        #expect(try page(["cursor": previous]).items.map(\.title) == ["Abbey Road"])
+        // A whole new order: the cursor still continues after Abbey Road.
+        try await database.reorderCrate(id: fixture.crate, userId: user, copyIds: [
+            fixture.copies[2].id, fixture.copies[1].id, fixture.copies[4].id, fixture.copies[0].id, fixture.copies[3].id,
+        ])
+        #expect(try fixture.titles() == ["Revolver", "Abbey Road", "A Love Supreme", "Blue Train"])
+        #expect(try page(["cursor": next, "limit": "10"]).items.map(\.title) == ["A Love Supreme", "Blue Train"])
+        // Its album gone from the crate, the cursor falls back to its place.
+        for copy in [fixture.copies[1].id, fixture.copies[3].id] {
+            try await database.removeFromCrate(id: fixture.crate, userId: user, copyId: copy)
+        }
+        #expect(try page(["cursor": next, "limit": "10"]).items.map(\.title) == ["A Love Supreme", "Blue Train"])
+    }
+
     @Test func aCratesOrderIsOnlyACratesGrid() throws {
         let fixture = try Fixture()
         let expected = GridError.badParameter("sort", "crate is the order of a crate's own grid; here it must be one of artist, title, year, dateAdded, rating")
