@@ -56,6 +56,19 @@ import Testing
             }
         }
 
+        /// Asks for a cover that must not be served: its 503's reason and `Retry-After`, or nil (with an
+        /// issue recorded) when it was served.
+        func unavailable(_ key: String, width: Int = 128) async throws -> (reason: String, retryAfter: Int)? {
+            do throws(ArtworkServeError) {
+                _ = try await service.variant(key: key, width: width, accept: nil)
+                Issue.record("the cover \(key) was served")
+                return nil
+            } catch {
+                guard case .unavailable(let reason, let retryAfter) = error else { throw error }
+                return (reason, retryAfter)
+            }
+        }
+
         func record(_ key: String) throws -> ArtworkRecord {
             try #require(try service.database.artwork(key: key))
         }
@@ -225,12 +238,8 @@ import Testing
             #expect((summary.fetched, summary.failed, summary.skipped) == (0, 1, 1))
             #expect(fixture.host.requests(to: "/second.jpg").isEmpty)
             #expect(try fixture.record(second).failures == 0)
-            do throws(ArtworkServeError) {
-                _ = try await fixture.service.variant(key: second, width: 128, accept: nil)
-                Issue.record("a paused host's cover was served")
-            } catch {
-                guard case .unavailable(_, let retryAfter) = error else { throw error }
-                #expect(retryAfter > 500 && retryAfter <= 602)
+            if let refused = try await fixture.unavailable(second) {
+                #expect(refused.retryAfter > 500 && refused.retryAfter <= 602)
             }
             _ = first
         }
@@ -357,13 +366,9 @@ import Testing
             fixture.host.serve("/drip.jpg", bytes: TestImages.solid(Self.red, width: 200, height: 200, suffix: ".jpg"), contentType: "image/jpeg")
             fixture.host.inject(.slow(.seconds(3)), on: "/drip.jpg")
             let key = try fixture.album("Drip", cover: "/drip.jpg")
-            do throws(ArtworkServeError) {
-                _ = try await fixture.service.variant(key: key, width: 128, accept: nil)
-                Issue.record("a cover that timed out was served")
-            } catch {
-                guard case .unavailable(let reason, let retryAfter) = error else { throw error }
-                #expect(reason.contains("timed out"))
-                #expect(retryAfter > 0)
+            if let refused = try await fixture.unavailable(key) {
+                #expect(refused.reason.contains("timed out"))
+                #expect(refused.retryAfter > 0)
             }
             #expect(fixture.host.requests(to: "/drip.jpg").count == 1)
             #expect(try fixture.record(key).failures == 1)
@@ -381,14 +386,10 @@ import Testing
             let summary = await fixture.service.fetchCovers(userId: nil, staleAfter: 86_400) { false }
             #expect((summary.fetched, summary.failed, summary.skipped) == (0, 1, 1))
             #expect(try fixture.record(second).failures == 0)
-            do throws(ArtworkServeError) {
-                _ = try await fixture.service.variant(key: second, width: 128, accept: nil)
-                Issue.record("a cover of an unreachable host was served")
-            } catch {
-                // Failed by the host's pause, without an attempt of its own.
-                guard case .unavailable(let reason, let retryAfter) = error else { throw error }
-                #expect(reason.hasPrefix("the image host is not asked for another"))
-                #expect(retryAfter > 50 && retryAfter <= 62)
+            // Failed by the host's pause, without an attempt of its own.
+            if let refused = try await fixture.unavailable(second) {
+                #expect(refused.reason.hasPrefix("the image host is not asked for another"))
+                #expect(refused.retryAfter > 50 && refused.retryAfter <= 62)
             }
         }
     }
