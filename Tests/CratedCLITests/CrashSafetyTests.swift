@@ -34,8 +34,13 @@ import Testing
             child.standardOutput = FileHandle.nullDevice
             child.standardError = FileHandle.nullDevice
             try child.run()
+            // Killed once a dozen albums are written, whatever the machine's load: the writer may trail
+            // the fetches by a group, and release 3030 holds the pass open meanwhile.
+            func syncedCount() throws -> Int {
+                try h.database.reader.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM album_sync WHERE status = 'synced'") ?? 0 }
+            }
             let deadline = ContinuousClock.now + .seconds(120)
-            while h.fake.requests(to: "/releases/").count < 15 && child.isRunning && ContinuousClock.now < deadline {
+            while try (h.fake.requests(to: "/releases/").count < 15 || syncedCount() < 12) && child.isRunning && ContinuousClock.now < deadline {
                 try await Task.sleep(for: .milliseconds(5))
             }
             #expect(child.isRunning, "crated sync ended before it was killed")
@@ -60,8 +65,7 @@ import Testing
                     untouched += 1
                 }
             }
-            // The 15th request starts once the 13th album's arrives, which is written after the 12th.
-            #expect(synced >= 12, "at least the albums well before the 15th request were written")
+            #expect(synced >= 12, "at least the albums written before the kill")
             #expect(untouched >= 1, "release 3030 at least was never answered")
         }
     }
