@@ -64,7 +64,7 @@ import Testing
         #expect(DiscogsText.formats("LP, Album, Whi + 12\", S/Sided, Etch, Whi + Box, Dl") == [
             .init(name: "Vinyl", quantity: 1, descriptions: ["LP", "Album", "Whi"]),
             .init(name: "Vinyl", quantity: 1, descriptions: ["12\"", "S/Sided", "Etch", "Whi"]),
-            .init(name: "Box Set", quantity: 1, descriptions: ["Dl"]),
+            .init(name: "Box Set", quantity: 1, descriptions: []),
         ])
         #expect(DiscogsText.formats("LP + 7\" + Album") == [
             .init(name: "Vinyl", quantity: 1, descriptions: ["LP"]), .init(name: "Vinyl", quantity: 1, descriptions: ["7\""]),
@@ -78,6 +78,29 @@ import Testing
         #expect(DiscogsText.formats("File, MP3, Album") == [.init(name: "File", quantity: 1, descriptions: ["MP3", "Album"])])
         #expect(DiscogsText.formats("Flexi, 7\"") == [.init(name: "Flexi", quantity: 1, descriptions: ["7\""])])
         #expect(DiscogsText.formats("\"") == [.init(name: "\"", quantity: 1, descriptions: [])])
+    }
+
+    /// The export cuts the cell at 50 characters and a format's quoted free text short: what may
+    /// have been cut is left out, what is known whole at the cut is kept.
+    @Test func formatsLeaveOutWhatTheExportCut() {
+        // The fixtures' own cells: `"Ye` is the text `Yellow`, `Dl` the description `Dlx`.
+        #expect(DiscogsText.formats("7\", EP, Ltd, \"Ye") == [.init(name: "Vinyl", quantity: 1, descriptions: ["7\"", "EP", "Ltd"])])
+        #expect(DiscogsText.formats("LP, Album, Ltd, \"Yellow\"") == [
+            .init(name: "Vinyl", quantity: 1, descriptions: ["LP", "Album", "Ltd", "\"Yellow\""]),
+        ])
+        // Under 50 characters nothing is cut: `Dl` stays.
+        #expect(DiscogsText.formats("LP + Box, Dl") == [
+            .init(name: "Vinyl", quantity: 1, descriptions: ["LP"]), .init(name: "Box Set", quantity: 1, descriptions: ["Dl"]),
+        ])
+        // At 50, a known last piece stays, and a cut format name goes with its format.
+        let known = "2xLP, Album, RP + CD, Album, RP + 2xLP, Album, Gat"
+        #expect(known.count == 50)
+        #expect(DiscogsText.formats(known).last == .init(name: "Vinyl", quantity: 2, descriptions: ["LP", "Album", "Gat"]))
+        let cutName = "2xLP, Album, RP + CD, Album, RP + 2xLP, Album + Ca"
+        #expect(cutName.count == 50)
+        #expect(DiscogsText.formats(cutName).map(\.name) == ["Vinyl", "CD", "Vinyl"])
+        #expect(DiscogsText.formats("2xLP, Album, RP + CD, Album, RP + LP, Album + Cass").last == .init(name: "Cassette", quantity: 1, descriptions: []))
+        #expect(DiscogsText.formats("2xLP, Album, RP + CD, Album, RP + LP, Album + 2xLP").last == .init(name: "Vinyl", quantity: 2, descriptions: ["LP"]))
         #expect(DiscogsText.formats("").isEmpty)
     }
 

@@ -156,5 +156,16 @@ import Testing
                 """).map { "\($0[0] as String) \($0[1] as String)" }
         }
         #expect(parts == [#"Vinyl ["LP"]"#, #"Vinyl ["7\""]"#, #"All Media ["Album"]"#])
+        // What the export cut is left out: `7", EP, Ltd, "Ye` (6402141) and `... + Box, Dl` (6526514).
+        let cut = try database.reader.read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT a.discogs_release_id, f.name, f.descriptions FROM album_format f JOIN album a ON a.id = f.album_id
+                WHERE a.discogs_release_id IN (6402141, 6526514) ORDER BY a.discogs_release_id, f.position
+                """).map { "\($0[0] as Int) \($0[1] as String) \($0[2] as String)" }
+        }
+        #expect(cut == [
+            #"6402141 Vinyl ["7\"","EP","Ltd"]"#,
+            #"6526514 Vinyl ["LP","Album","Whi"]"#, #"6526514 Vinyl ["12\"","S/Sided","Etch","Whi"]"#, "6526514 Box Set []",
+        ])
     }
 }

@@ -173,21 +173,47 @@ public enum DiscogsText {
     /// that an album's formats read (and filter) alike before and after its release syncs:
     /// `2xLP, Album, RE + CD, Album` is Vinyl x2 [LP, Album, RE] and CD [Album].
     public static func formats(_ cell: String) -> [Format] {
-        cell.split(onASCII: " + ").compactMap { part in
-            var pieces = part.split(onASCII: ", ").map(\.trimmedSpaces)
-            pieces.removeAll { $0.isEmpty }
+        var parts = cell.split(onASCII: " + ").map { part in
+            part.split(onASCII: ", ").map(\.trimmedSpaces).filter { !$0.isEmpty }
+        }
+        // The export cuts the cell at 50 characters: `... + Box, Dl` is a Box Set described `Dl(x)`.
+        if cell.count >= formatCellLength, let last = parts.last?.last, !isWholeFormatPiece(last) {
+            parts[parts.count - 1].removeLast()
+        }
+        return parts.compactMap { part in
+            var pieces = part.filter { !isCutFreeText($0) }
             guard !pieces.isEmpty else { return nil }
-            var name = pieces.removeFirst()
-            var quantity = 1
-            // Most names (`LP`, `CD`, `12"`) have no `x` byte, so no `x` Character to look for.
-            if name.utf8.contains(UInt8(ascii: "x")), let x = name.firstIndex(of: "x"), let count = Int(name[..<x]), count > 0,
-               name.index(after: x) < name.endIndex {
-                quantity = count
-                name = String(name[name.index(after: x)...])
-            }
+            let (quantity, name) = quantityAndName(pieces.removeFirst())
             let named = apiFormatName(name)
             return Format(name: named.name, quantity: quantity, descriptions: named.nameIsDescription ? [name] + pieces : pieces)
         }
+    }
+
+    /// `2xLP` is 2 of `LP`; a name without a count is one.
+    private static func quantityAndName(_ piece: String) -> (Int, String) {
+        // Most names (`LP`, `CD`, `12"`) have no `x` byte, so no `x` Character to look for.
+        if piece.utf8.contains(UInt8(ascii: "x")), let x = piece.firstIndex(of: "x"), let count = Int(piece[..<x]), count > 0,
+           piece.index(after: x) < piece.endIndex {
+            return (count, String(piece[piece.index(after: x)...]))
+        }
+        return (1, piece)
+    }
+
+    /// The length at which the export cuts its `Format` cell.
+    static let formatCellLength = 50
+
+    /// A format's free text, which the export quotes and may cut short (`7", EP, Ltd, "Ye` for
+    /// the text `Yellow`): a fragment no release is described by, so it is left out.
+    private static func isCutFreeText(_ piece: String) -> Bool {
+        piece.count > 1 && piece.first == "\"" && piece.last != "\""
+    }
+
+    /// Whether a piece at the end of a cut cell is known to be whole: a name or All Media
+    /// description the rules know. Anything else there may be a cut one and is left out.
+    private static func isWholeFormatPiece(_ piece: String) -> Bool {
+        let name = quantityAndName(piece).1
+        let named = apiFormatName(name)
+        return named.nameIsDescription || named.name != name || ["CD", "DVD", "File", "Vinyl"].contains(name)
     }
 
     /// All Media descriptions the export writes first in a format of descriptions alone.
