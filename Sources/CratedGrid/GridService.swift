@@ -43,8 +43,8 @@ public struct GridService: Sendable {
         self.tuning = tuning
     }
 
-    /// One page of `userId`'s grid. Throws `GridError` for a bad parameter (400) or a crate, artist or
-    /// `around` album that is not there (404); any other error is the database's.
+    /// One page of `userId`'s grid. Throws `GridError` for a bad parameter (400) or a crate, artist, genre,
+    /// style or `around` album that is not there (404); any other error is the database's.
     public func page(userId: Int64, request: GridRequest) throws -> GridPage {
         try request.checkSort()
         let layout = try request.layout.resolve()
@@ -66,6 +66,7 @@ public struct GridService: Sendable {
         return try database.read { db in
             try plan.checkReferences(db)
             let (snapshot, generation) = try positions(db, userId: userId, request: request, sql: sql, order: order)
+            if snapshot.total == 0 { try plan.checkNameIsInCollection(db) }
             // Cells show covers' colours and sizes, which a fetch changes without touching the listings.
             let cellGeneration = try ListingGeneration.current(db, .listingsAndArtwork)
             return try plan.page(db, snapshot: snapshot, generation: generation, cellGeneration: cellGeneration, cells: cells)
@@ -226,6 +227,24 @@ private struct PagePlan {
                 """), arguments: [id, userId]) != nil else {
                 throw GridError.notFound("artist", "no artist \(id) in this collection")
             }
+        }
+    }
+
+    /// A genre's or style's grid must name a genre or style of one of the user's albums: anything
+    /// else is a 404, as on the genre page. Asked of an empty grid only, since any album in the grid
+    /// shows that the name is there (filters may still leave it empty).
+    func checkNameIsInCollection(_ db: Database) throws {
+        let kind: String, name: String
+        switch request.scope {
+        case .genre(let genre): (kind, name) = ("genre", genre)
+        case .style(let style): (kind, name) = ("style", style)
+        case .collection, .crate, .artist, .search: return
+        }
+        guard try Row.fetchOne(db.cachedStatement(sql: """
+            SELECT 1 FROM album_genre g JOIN collection_album owned ON owned.album_id = g.album_id
+            WHERE g.kind = ? AND g.name = ? COLLATE NOCASE AND owned.user_id = ? LIMIT 1
+            """), arguments: [kind, name, userId]) != nil else {
+            throw GridError.notFound("name", "\(kind) '\(name)' not found in your collection")
         }
     }
 

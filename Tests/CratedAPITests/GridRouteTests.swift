@@ -73,6 +73,12 @@ import Testing
             let crate = try await client.decoded(GridPage.self, "/v1/grid/crates/\(jazz)?layout=iPhonePortrait", token: server.readToken)
             #expect(crate.total == 3)
             #expect(try await client.call(.get, "/v1/grid/crates/\(alicesCrate)", token: server.readToken).status == .notFound)
+            // A genre or style on none of the user's albums, as on the genre page.
+            for path in ["/v1/grid/genres/No%20Such%20Genre", "/v1/grid/styles/Nope"] {
+                let missing = try await client.call(.get, path, token: server.readToken)
+                #expect(missing.status == .notFound, "\(path)")
+                #expect(missing.error?.code == "not_found" && missing.error?.field == "name", "\(path)")
+            }
             let search = try await client.decoded(GridPage.self, "/v1/grid/search?q=deja", token: server.readToken)
             #expect(search.items.map(\.title) == ["Déjà Vu"])
             #expect(try await client.call(.get, "/v1/grid/search", token: server.readToken).status == .badRequest)

@@ -136,7 +136,9 @@ import Testing
         #expect(try fixture.titles(["sort": "title", "genre": "jazz", "q": "blue"]) == ["Blue Train"])
         #expect(try fixture.titles(["sort": "title"], scope: .style("hard bop")) == ["Blue Train"])
         #expect(try fixture.titles(["sort": "title", "format": "cd"]) == ["Revolver"])
-        #expect(try fixture.titles(scope: .genre("Roc")).isEmpty)
+        #expect(throws: GridError.notFound("name", "genre 'Roc' not found in your collection")) {
+            try fixture.titles(scope: .genre("Roc"))
+        }
         try fixture.temporary.database.reader.read { db in
             // A seek on the name, not a scan of every genre's rows.
             for (sql, seek) in [("SELECT album_id FROM album_genre WHERE kind = 'genre' AND name = 'rock' COLLATE NOCASE",
@@ -162,8 +164,16 @@ import Testing
         #expect(try fixture.titles(["sort": "title", "q": "supreme"]) == ["A Love Supreme"])
         #expect(try fixture.titles(["sort": "title"], scope: .search("beat")) == ["Abbey Road", "Revolver"])
         #expect(try fixture.titles(["sort": "title", "crate": "\(fixture.crate)", "format": "LP", "q": "road"]) == ["Abbey Road"])
-        // Arrival is in the catalogue and in the other user's collection, never in the collector's grids.
-        #expect(try fixture.titles(scope: .genre("Pop")).isEmpty)
+        // Arrival is in the catalogue and in the other user's collection, never in the collector's
+        // grids: its genre, on none of the collector's albums, is a 404 as a missing one is.
+        #expect(throws: GridError.notFound("name", "genre 'Pop' not found in your collection")) {
+            try fixture.titles(scope: .genre("Pop"))
+        }
+        #expect(throws: GridError.notFound("name", "style 'Nope' not found in your collection")) {
+            try fixture.titles(scope: .style("Nope"))
+        }
+        // A genre of the collector's that filters leave empty is an empty grid.
+        #expect(try fixture.page(["yearFrom": "2100"], scope: .genre("Rock")).total == 0)
         #expect(try fixture.titles(scope: .search("arrival")).isEmpty)
         #expect(try fixture.page(scope: .genre("Pop"), user: fixture.other).items.map(\.title) == ["Arrival"])
         // A search with nothing searchable in it finds nothing; an empty filter is no filter.
