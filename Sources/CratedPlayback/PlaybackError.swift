@@ -2,7 +2,7 @@
 /// `httpStatus` is the status the API should send.
 public enum PlaybackError: Error, Sendable, CustomStringConvertible {
     /// The command makes no sense in the current state.
-    public enum Conflict: String, Sendable {
+    public enum Conflict: String, Sendable, CaseIterable {
         /// Nothing is on the turntable (pause, resume, next, previous, seek, flip or stop when idle).
         case nothingPlaying = "nothing_playing"
         /// Pause while already paused (or at the end of a side).
@@ -16,7 +16,7 @@ public enum PlaybackError: Error, Sendable, CustomStringConvertible {
     }
 
     /// The command is well formed but breaks a rule.
-    public enum Rule: String, Sendable {
+    public enum Rule: String, Sendable, CaseIterable {
         case noPlayableTracks = "no_playable_tracks"
         case noSuchSide = "no_such_side"
         case trackNotPlayable = "track_not_playable"
@@ -24,7 +24,7 @@ public enum PlaybackError: Error, Sendable, CustomStringConvertible {
         case seekPastEnd = "seek_past_end"
     }
 
-    public enum Resource: String, Sendable {
+    public enum Resource: String, Sendable, CaseIterable {
         case album, crate, track
     }
 

@@ -1,6 +1,7 @@
 @testable import CratedAPI
 import CratedTestSupport
 import CratedCore
+import CratedPlayback
 import Foundation
 import Hummingbird
 import HummingbirdTesting
@@ -148,6 +149,23 @@ import Yams
     }
 
     /// Each operation documents its path parameters, the errors every `/v1` route can answer, and has an id.
+    /// A client generated from the document learns the error codes from `Error.code`: every code
+    /// the player answers, and the API's own, are listed there.
+    @Test func errorCodesAreListed() throws {
+        let schemas = try #require((try Self.document()["components"] as? [String: Any])?["schemas"] as? [String: Any])
+        let error = try #require(((schemas["Error"] as? [String: Any])?["properties"] as? [String: Any])?["error"] as? [String: Any])
+        let code = try #require((error["properties"] as? [String: Any])?["code"] as? [String: Any])
+        let listed = Set((code["description"] as? String ?? "").split { !$0.isLetter && $0 != "_" }.map(String.init))
+        let player = PlaybackError.Conflict.allCases.map(\.rawValue) + PlaybackError.Rule.allCases.map(\.rawValue)
+            + PlaybackError.Resource.allCases.map { "\($0.rawValue)_not_found" } + ["revision_conflict"]
+        let api = [APIError.badParameter("x", "").code, APIError.badBody("").code, APIError.unauthorized("").code,
+                   APIError.forbidden("").code, APIError.notFound("").code, APIError.conflict("").code,
+                   APIError.unprocessable("").code, APIError.bodyTooLarge.code]
+        for missing in (player + api).filter({ !listed.contains($0) }) {
+            Issue.record("Error.code does not list \(missing)")
+        }
+    }
+
     @Test func operationsDescribeParametersAndErrors() throws {
         let document = try Self.document()
         let components = try #require(document["components"] as? [String: Any])
