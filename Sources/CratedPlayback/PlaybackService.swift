@@ -164,7 +164,7 @@ public actor PlaybackService {
                 throw PlaybackError.revisionConflict(
                     expected: expectedRevision, current: try snapshot(of: current, userId: userId, at: nowMs))
             }
-            let next: Current
+            var next: Current
             do {
                 next = try apply(command, to: current, userId: userId, at: nowMs)
             } catch let refusal as Refusal {
@@ -175,7 +175,18 @@ public actor PlaybackService {
                     throw PlaybackError.ruleBroken(rule, message: message)
                 }
             }
-            try await database.savePlaybackState(userId: userId, facts: next.facts, nowMs: nowMs)
+            // A command that leaves the deck where it changes by itself (a seek to a track's very
+            // end) answers with what follows, at its own revision rather than a second one at once.
+            var countedPlays: [CountedPlay] = []
+            if let deck = next.facts.deck {
+                let settlement = deck.settled(at: nowMs, in: next.tracklist)
+                countedPlays = settlement.countedPlays
+                if settlement.changed {
+                    next = Current(facts: PlaybackFacts(revision: next.facts.revision, deck: settlement.deck),
+                                   tracklist: settlement.deck == nil ? nil : next.tracklist)
+                }
+            }
+            try await database.savePlaybackState(userId: userId, facts: next.facts, nowMs: nowMs, countedPlays: countedPlays)
             schedule(userId: userId, next)
             let snapshot = try snapshot(of: next, userId: userId, at: nowMs)
             subscribers.publish(PlaybackEvent(snapshot: snapshot))

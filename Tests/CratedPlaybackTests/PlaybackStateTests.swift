@@ -273,6 +273,20 @@ import Testing
         player = try await record.perform(.seek(positionMs: 240_000))
         #expect(player.state == .paused)
         #expect(player.positionMs == 240_000)
+
+        // A seek to the very end of a track answers with what follows, at one revision: no second
+        // revision comes at once. A1's end starts A2; A2's, the side's last, waits for a flip.
+        try await record.perform(.play(.album(id: record.albumId)))
+        var revision = try await record.player().revision
+        player = try await record.perform(.seek(positionMs: 180_000))
+        #expect(player.track?.position == "A2" && player.positionMs == 0 && player.isPlaying)
+        #expect(player.revision == revision + 1)
+        #expect(try await record.player().revision == revision + 1)
+        revision += 1
+        player = try await record.perform(.seek(positionMs: 240_000))
+        #expect(player.track?.position == "A2" && player.needsFlip && player.state == .paused)
+        #expect(player.revision == revision + 1)
+        #expect(try await record.player().revision == revision + 1)
     }
 
     @Test func previousTwoSecondsInGoesBackATrack() async throws {
