@@ -124,8 +124,11 @@ import Testing
         }
     }
 
-    @Test func aCoverThatCannotBeFetchedIs503WithRetryAfter() async throws {
+    /// A cover the host has none of answers 503 to whoever holds its URL, and from then on answers
+    /// show no cover: a grid cell read before (cached) and the album page alike.
+    @Test func aCoverThatCannotBeFetchedIs503WithRetryAfterAndThenShowsAsNone() async throws {
         try await Fixture.with(serve: false) { fixture in
+            let token = fixture.server.writeToken
             try await fixture.server.test { client in
                 let url = try await fixture.gridArtwork(client).url
                 let response = try await client.call(.get, url, token: nil)
@@ -136,6 +139,12 @@ import Testing
                 // Asked again, it answers without asking the host.
                 #expect(try await client.call(.get, url, token: nil).status == .serviceUnavailable)
                 #expect(fixture.host.requests.count == 1)
+
+                let grid = try await client.decoded(GridPage.self, "/v1/grid/collection?layout=iPhonePortrait&width=390&scale=2&limit=500", token: token)
+                let cell = try #require(grid.items.first { $0.albumId == fixture.albumId })
+                #expect(cell.artwork == nil)
+                let album = try await client.call(.get, "/v1/albums/\(fixture.albumId)", token: token)
+                #expect(try album.decode(AlbumDetailDTO.self).artwork.value == nil)
             }
         }
     }

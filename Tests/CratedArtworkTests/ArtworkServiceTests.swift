@@ -452,24 +452,40 @@ import Testing
 
 /// Sync fetches covers after releases, on real Discogs release responses.
 @Suite struct CoverSyncTests {
+    static let orange: [UInt8] = [230, 120, 20]
+    static let releaseOneCover = "/image/R-1-1193812031.jpeg"
+    static let otherCover = "/image/R-3329867-1326034108.jpeg"
+
+    /// A sync runner with covers, for releases 1 and 3329867 as the real responses give them; their
+    /// images are relative to the API's host, as older Discogs gave them.
+    static func runnerWithCovers(_ harness: SyncHarness) throws -> SyncRunner {
+        try harness.importReleases([1, 3329867])
+        harness.fake.serveRelease(1, json: try Paths.sharedDiscogs("joalla-discogs_client_releases_1.json"))
+        harness.fake.serveRelease(3329867, json: try Paths.sharedDiscogs("joalla-discogs_client_releases_3329867.json"))
+        let files = ArtworkFiles(root: harness.directory.appending(path: "artwork").path)
+        let fetcher = ArtworkFetcher(
+            database: harness.database, files: files, transport: CurlHTTPTransport(),
+            settings: ArtworkFetchSettings(userAgent: "crated/test", requestsPerMinute: 6000, retry: RetryPolicy(maxAttempts: 1),
+                                           relativeBase: harness.fake.baseURL),
+            rateLimiters: harness.rateLimiters, clock: harness.clock, logger: harness.logs.logger())
+        let covers = try ArtworkService(database: harness.database, files: files, fetcher: fetcher, maxBytes: 1 << 30)
+        return SyncRunner(database: harness.database, client: try harness.client(), settings: ReleaseSyncSettings(concurrency: 1),
+                          covers: covers, clock: harness.clock, logger: harness.logs.logger())
+    }
+
+    /// What a screen 256 pixels wide shows of a release's cover, as every answer reads it.
+    static func artwork(release: Int64, _ harness: SyncHarness) throws -> ArtworkReference? {
+        let album = try #require(try harness.database.album(discogsReleaseId: release))
+        let cover = try #require(try harness.database.reader.read { db in try AlbumCover.of(albumId: album.id!, db) })
+        return cover.artwork(pixels: 256)
+    }
+
     @Test func aPassFetchesTheCoversOfTheReleasesItBringsAndOneFailingCoverFailsAlone() async throws {
         try await SyncHarness.run { harness in
-            try harness.importReleases([1, 3329867])
-            // The real responses give their images relative to the API's host, as older Discogs did.
-            harness.fake.serveRelease(1, json: try Paths.sharedDiscogs("joalla-discogs_client_releases_1.json"))
-            harness.fake.serveRelease(3329867, json: try Paths.sharedDiscogs("joalla-discogs_client_releases_3329867.json"))
-            let orange: [UInt8] = [230, 120, 20]
-            harness.fake.serve("/image/R-1-1193812031.jpeg", bytes: TestImages.solid(orange, width: 600, height: 600, suffix: ".jpg"),
+            let runner = try Self.runnerWithCovers(harness)
+            let orange = Self.orange
+            harness.fake.serve(Self.releaseOneCover, bytes: TestImages.solid(orange, width: 600, height: 600, suffix: ".jpg"),
                                contentType: "image/jpeg")
-            let files = ArtworkFiles(root: harness.directory.appending(path: "artwork").path)
-            let fetcher = ArtworkFetcher(
-                database: harness.database, files: files, transport: CurlHTTPTransport(),
-                settings: ArtworkFetchSettings(userAgent: "crated/test", requestsPerMinute: 6000, retry: RetryPolicy(maxAttempts: 1),
-                                               relativeBase: harness.fake.baseURL),
-                rateLimiters: harness.rateLimiters, clock: harness.clock, logger: harness.logs.logger())
-            let covers = try ArtworkService(database: harness.database, files: files, fetcher: fetcher, maxBytes: 1 << 30)
-            let runner = SyncRunner(database: harness.database, client: try harness.client(), settings: ReleaseSyncSettings(concurrency: 1),
-                                    covers: covers, clock: harness.clock, logger: harness.logs.logger())
 
             let report = try await runner.runPass()
             #expect(report.synced == 2)
@@ -488,6 +504,33 @@ import Testing
             let again = try await runner.runPass()
             #expect(again.covers == CoverFetchSummary())
             #expect(harness.fake.requests(to: "/image/").count == 2)
+        }
+    }
+
+    /// A cover its host has none of (a 404) shows as no cover, `artwork` null as for an album without
+    /// one, rather than a URL that answers 503 for a week; sync asks again at its retry time, and the
+    /// cover shows once the host has it. A transient failure (a 500) keeps the URL: a request may be
+    /// served it minutes later.
+    @Test func aCoverItsHostHasNoneOfShowsAsNoCoverUntilTheHostHasIt() async throws {
+        try await SyncHarness.run { harness in
+            let runner = try Self.runnerWithCovers(harness)
+            harness.fake.serve(Self.otherCover, bytes: TestImages.solid([20, 90, 160], width: 600, height: 600, suffix: ".jpg"),
+                               contentType: "image/jpeg")
+            harness.fake.inject(.status(500), on: Self.otherCover)
+
+            let first = try await runner.runPass()
+            #expect(first.covers?.failed == 2)
+            #expect(try Self.artwork(release: 1, harness) == nil)
+            #expect(try Self.artwork(release: 3329867, harness) != nil)
+
+            harness.fake.serve(Self.releaseOneCover, bytes: TestImages.solid(Self.orange, width: 600, height: 600, suffix: ".jpg"),
+                               contentType: "image/jpeg")
+            harness.clock.advance(by: .seconds(ArtworkFetcher.permanentFailureWait + 1))
+            let later = try await runner.runPass()
+            #expect(later.covers?.fetched == 2)
+            let shown = try #require(try Self.artwork(release: 1, harness))
+            #expect(try #require(shown.color.flatMap(RGBColor.init(hex:))).distance(to: Self.orange) <= 3)
+            #expect(try Self.artwork(release: 3329867, harness)?.color != nil)
         }
     }
 }

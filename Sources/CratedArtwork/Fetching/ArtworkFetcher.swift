@@ -87,7 +87,7 @@ public struct ArtworkFetcher: Sendable {
         } catch let failure as FetchFailure {
             let retryAt = clock.date.addingTimeInterval(failure.wait ?? retryDelay(afterFailures: record.failures + 1))
             logger.warning("cover \(record.sourceURL): \(failure.reason); next attempt after \(Timestamp.string(from: retryAt))")
-            try await database.recordArtworkFailure(id: record.id!, error: failure.reason, retryAt: retryAt)
+            try await database.recordArtworkFailure(id: record.id!, error: failure.reason, retryAt: retryAt, unusable: failure.unusable)
             return .failed(reason: failure.reason, retryAt: retryAt, hostBusy: failure.hostBusy)
         }
         switch outcome {
@@ -108,8 +108,12 @@ public struct ArtworkFetcher: Sendable {
         /// Nil: the transient delay for the failure count.
         var wait: TimeInterval?
         var hostBusy = false
+        /// The host has no usable image at this URL, for as long as the wait.
+        var unusable = false
 
-        static func permanent(_ reason: String) -> FetchFailure { FetchFailure(reason: reason, wait: ArtworkFetcher.permanentFailureWait) }
+        static func permanent(_ reason: String) -> FetchFailure {
+            FetchFailure(reason: reason, wait: ArtworkFetcher.permanentFailureWait, unusable: true)
+        }
     }
 
     private func download(_ record: ArtworkRecord) async throws -> ArtworkFetchOutcome {

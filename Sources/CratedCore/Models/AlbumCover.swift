@@ -11,7 +11,8 @@ public struct AlbumCover: Sendable, Equatable {
     public var uri150: String
     public var width: Int?
     public var height: Int?
-    /// crated's copy of the image (Migrations/0011_artwork.sql gives every image with a URL one).
+    /// crated's copy of the image (Migrations/0011_artwork.sql gives every image with a URL one); nil
+    /// while its host has no usable image (0023).
     public var source: ArtworkSource?
 
     /// An image can be a cover only with a URL.
@@ -31,7 +32,10 @@ public struct AlbumCover: Sendable, Equatable {
     /// `album_image i LEFT JOIN artwork ar`: the image's own copy, by the source URL rule above.
     public static let imageWithArtwork = "album_image i LEFT JOIN artwork ar ON ar.source_url = CASE WHEN i.uri <> '' THEN i.uri ELSE i.uri150 END"
     /// The columns a cover is read from, in `init(columns:)`'s order, of `imageWithArtwork`.
-    public static let selection = "i.uri, i.uri150, i.width, i.height, ar.key, ar.width, ar.height, ar.color"
+    public static let selection = "i.uri, i.uri150, i.width, i.height, \(shownKey("ar")), ar.width, ar.height, ar.color"
+
+    /// The artwork's key, null when the cover is unusable: an image its host has none of is no cover.
+    static func shownKey(_ artwork: String) -> String { "CASE WHEN \(artwork).unusable THEN NULL ELSE \(artwork).key END" }
 
     /// The joins that bring the cover of the album whose id is `album` (such as `a.id`) into a query
     /// of albums, for `columns` to read. One subquery finds the cover: a subquery per column ran
@@ -49,7 +53,7 @@ public struct AlbumCover: Sendable, Equatable {
     /// null without a cover.
     public static let columns = """
         cover_image.uri AS cover_uri, cover_image.uri150 AS cover_uri150, cover_image.width AS cover_width, \
-        cover_image.height AS cover_height, cover_artwork.key AS cover_artwork_key, cover_artwork.width AS cover_artwork_width, \
+        cover_image.height AS cover_height, \(shownKey("cover_artwork")) AS cover_artwork_key, cover_artwork.width AS cover_artwork_width, \
         cover_artwork.height AS cover_artwork_height, cover_artwork.color AS cover_artwork_color
         """
 
@@ -84,8 +88,8 @@ public struct AlbumCover: Sendable, Equatable {
             """, ids: [albumId]) { columns in try AlbumCover(columns: columns, from: 0) } ?? nil
     }
 
-    /// crated's variant of the cover for `pixels` of width on screen; nil when the image has no copy
-    /// of its own (it always has one once migrated).
+    /// crated's variant of the cover for `pixels` of width on screen; nil when crated has no copy of
+    /// the image to show.
     public func artwork(pixels: Double) -> ArtworkReference? {
         guard let source else { return nil }
         // The fetched image's own size when known, else what Discogs said of it (its thumbnail is

@@ -19,13 +19,15 @@ public struct ArtworkRecord: CratedRecord, Identifiable, Equatable {
     public var lastError: String?
     public var retryAt: String?
     public var usedAt: String?
+    /// The host had no usable image and no original is kept: answers show no cover (0023).
+    public var unusable: Bool
 
     public static let databaseTableName = "artwork"
 
     public enum CodingKeys: String, CodingKey, CaseIterable {
         case id, sourceURL = "source_url", key, sha256, bytes, format, width, height, color, etag
         case lastModified = "last_modified", fetchedAt = "fetched_at", failures, lastError = "last_error"
-        case retryAt = "retry_at", usedAt = "used_at"
+        case retryAt = "retry_at", usedAt = "used_at", unusable
     }
 
     /// The original is on disk.
@@ -102,8 +104,9 @@ extension AppDatabase {
     }
 
     /// The covers of `userId`'s albums (of everyone's with nil) that a sync pass should fetch: never
-    /// fetched (not evicted: those wait to be asked for), or fetched before `staleBefore` to be checked
-    /// again, and not waiting after a failure. Newest additions first.
+    /// fetched (not evicted: those wait to be asked for), fetched before `staleBefore` to be checked
+    /// again, or unusable (no request asks for those), and not waiting after a failure. Newest
+    /// additions first.
     public func coversToFetch(userId: Int64?, now: Date, staleBefore: Date, limit: Int) throws -> [ArtworkRecord] {
         try read { db in
             try ArtworkRecord.fetchAll(db, sql: """
@@ -117,7 +120,7 @@ extension AppDatabase {
                 ) covers
                 JOIN artwork ar ON ar.source_url = covers.source_url
                 WHERE (ar.retry_at IS NULL OR ar.retry_at <= ?2)
-                  AND ((ar.fetched_at IS NULL AND ar.sha256 IS NULL) OR (ar.sha256 IS NOT NULL AND ar.fetched_at <= ?3))
+                  AND ((ar.fetched_at IS NULL AND ar.sha256 IS NULL) OR (ar.sha256 IS NOT NULL AND ar.fetched_at <= ?3) OR ar.unusable)
                 GROUP BY ar.id
                 ORDER BY MAX(covers.added) DESC, ar.id
                 LIMIT ?4
@@ -130,7 +133,7 @@ extension AppDatabase {
         try await write { db in
             try db.execute(sql: """
                 UPDATE artwork SET sha256 = ?, bytes = ?, format = ?, width = ?, height = ?, color = ?, etag = ?, last_modified = ?,
-                                   fetched_at = ?, failures = 0, last_error = NULL, retry_at = NULL, used_at = COALESCE(used_at, ?)
+                                   fetched_at = ?, failures = 0, last_error = NULL, retry_at = NULL, unusable = 0, used_at = COALESCE(used_at, ?)
                 WHERE id = ?
                 """, arguments: [original.sha256, original.bytes, original.format, original.width, original.height, original.color,
                                  original.etag, original.lastModified, Timestamp.string(from: now), Timestamp.string(from: now), id])
@@ -140,16 +143,20 @@ extension AppDatabase {
     /// A conditional fetch answered 304: the stored original is current.
     public func recordArtworkUnchanged(id: Int64, at now: Date) async throws {
         try await write { db in
-            try db.execute(sql: "UPDATE artwork SET fetched_at = ?, failures = 0, last_error = NULL, retry_at = NULL WHERE id = ?",
+            try db.execute(sql: "UPDATE artwork SET fetched_at = ?, failures = 0, last_error = NULL, retry_at = NULL, unusable = 0 WHERE id = ?",
                            arguments: [Timestamp.string(from: now), id])
         }
     }
 
-    /// A fetch that failed: no other attempt before `retryAt`.
-    public func recordArtworkFailure(id: Int64, error: String, retryAt: Date) async throws {
+    /// A fetch that failed: no other attempt before `retryAt`. A cover that is `unusable` (its host has
+    /// no image to give) and has no original kept shows as no cover until a fetch succeeds; a
+    /// transient failure after that leaves it so.
+    public func recordArtworkFailure(id: Int64, error: String, retryAt: Date, unusable: Bool = false) async throws {
         try await write { db in
-            try db.execute(sql: "UPDATE artwork SET failures = failures + 1, last_error = ?, retry_at = ? WHERE id = ?",
-                           arguments: [String(error.prefix(500)), Timestamp.string(from: retryAt), id])
+            try db.execute(sql: """
+                UPDATE artwork SET failures = failures + 1, last_error = ?, retry_at = ?, unusable = sha256 IS NULL AND (unusable OR ?)
+                WHERE id = ?
+                """, arguments: [String(error.prefix(500)), Timestamp.string(from: retryAt), unusable, id])
         }
     }
 
