@@ -48,6 +48,7 @@ struct ArtworkCommand: AsyncParsableCommand {
                   covers stored     \(counts.stored)
                   not fetched yet   \(counts.pending)
                   failed            \(counts.failed) (each tried again at its retry time)
+                  unusable          \(counts.unusable) of the failed (the host has no usable image: shown as no cover)
                   evicted           \(counts.evicted) (fetched again when asked for)
                   originals         \(usage.originals) files, \(Self.size(usage.originalBytes))
                   variants          \(usage.variants) files, \(Self.size(usage.variantBytes))

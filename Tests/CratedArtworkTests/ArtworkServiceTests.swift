@@ -520,6 +520,8 @@ import Testing
 
             let first = try await runner.runPass()
             #expect(first.covers?.failed == 2)
+            let counts = try harness.database.artworkCounts(userId: nil)
+            #expect((counts.failed, counts.unusable) == (2, 1))
             #expect(try Self.artwork(release: 1, harness) == nil)
             #expect(try Self.artwork(release: 3329867, harness) != nil)
 
@@ -528,6 +530,7 @@ import Testing
             harness.clock.advance(by: .seconds(ArtworkFetcher.permanentFailureWait + 1))
             let later = try await runner.runPass()
             #expect(later.covers?.fetched == 2)
+            #expect(try harness.database.artworkCounts(userId: nil).unusable == 0)
             let shown = try #require(try Self.artwork(release: 1, harness))
             #expect(try #require(shown.color.flatMap(RGBColor.init(hex:))).distance(to: Self.orange) <= 3)
             #expect(try Self.artwork(release: 3329867, harness)?.color != nil)

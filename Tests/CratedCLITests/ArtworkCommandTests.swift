@@ -33,6 +33,13 @@ import Testing
                 WHERE source_url = 'https://img.example/a.jpg'
                 """, arguments: [sha])
             try db.execute(sql: "INSERT INTO artwork_variant VALUES (?, 192, 'jpeg', 192, 1000, '2026-01-01T00:00:00Z')", arguments: [sha])
+            // One whose host answered 404.
+            let gone = try db.insertAlbum(title: "E", artistId: try db.insertArtist("F"))
+            try db.insertImage(albumId: gone, position: 0, uri: "https://img.example/e.jpg", uri150: "", width: 600)
+            try db.execute(sql: """
+                UPDATE artwork SET failures = 1, last_error = 'the image host answered 404', retry_at = '2026-01-08T00:00:00Z', unusable = 1
+                WHERE source_url = 'https://img.example/e.jpg'
+                """)
         }
 
         let status = try run(Paths.cratedBinary, ["artwork", "status", "--database", database])
@@ -40,6 +47,8 @@ import Testing
         #expect(status.stdout.contains("Artwork in \(artwork)"))
         #expect(status.stdout.contains("covers stored     1"))
         #expect(status.stdout.contains("not fetched yet   1"))
+        #expect(status.stdout.contains("failed            1"))
+        #expect(status.stdout.contains("unusable          1 of the failed"))
         #expect(status.stdout.contains("variants          1 files"))
 
         let prune = try run(Paths.cratedBinary, ["artwork", "prune", "--target", "3500", "--database", database])

@@ -145,6 +145,6 @@ import Testing
         #expect(json.contains(#""nextRunAt":"2026-01-01T00:00:00Z""#))
         #expect(json.contains(#""remainingInWindow":58"#))
         #expect(json.contains(#""notFound":0"#))
-        #expect(json.contains(#""covers":{"evicted":0,"failed":0,"pending":0,"stored":0}"#))
+        #expect(json.contains(#""covers":{"evicted":0,"failed":0,"pending":0,"stored":0,"unusable":0}"#))
     }
 }

@@ -80,6 +80,9 @@ public struct ArtworkCounts: Codable, Sendable, Equatable {
     public var pending = 0
     /// The last fetch failed; retried at `retry_at`.
     public var failed = 0
+    /// Of `failed`, those whose host has no usable image (404, not an image, too large, corrupt):
+    /// answers show no cover for them until a fetch succeeds.
+    public var unusable = 0
     /// Fetched once, then evicted to keep within the disk budget: fetched again when asked for.
     public var evicted = 0
 
@@ -213,6 +216,7 @@ extension AppDatabase {
                 SELECT COUNT(*) FILTER (WHERE sha256 IS NOT NULL) AS stored,
                        COUNT(*) FILTER (WHERE sha256 IS NULL AND fetched_at IS NULL AND failures = 0) AS pending,
                        COUNT(*) FILTER (WHERE sha256 IS NULL AND failures > 0) AS failed,
+                       COUNT(*) FILTER (WHERE sha256 IS NULL AND failures > 0 AND unusable) AS unusable,
                        COUNT(*) FILTER (WHERE sha256 IS NULL AND fetched_at IS NOT NULL AND failures = 0) AS evicted
                 FROM artwork JOIN covers ON covers.source_url = artwork.source_url
                 """, arguments: [userId])!
@@ -220,6 +224,7 @@ extension AppDatabase {
             counts.stored = row["stored"]
             counts.pending = row["pending"]
             counts.failed = row["failed"]
+            counts.unusable = row["unusable"]
             counts.evicted = row["evicted"]
             return counts
         }
