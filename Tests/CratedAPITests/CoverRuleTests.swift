@@ -7,8 +7,8 @@ import GRDB
 import Testing
 
 /// Every screen that shows an album's cover shows the same image (`AlbumCover`): here an album whose
-/// primary image has no thumbnail, beside a second image that has one. Lists used to take the first
-/// image with a thumbnail, the grid the primary one.
+/// primary image has no thumbnail, beside a second image that has one: a rule that took the first
+/// image with a thumbnail would show the second in lists and the first in the grid.
 @Suite struct CoverRuleTests {
     static let front = "https://img.example/front.jpg"
 

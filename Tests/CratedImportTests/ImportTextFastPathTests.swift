@@ -97,7 +97,7 @@ import Testing
     }
 }
 
-/// The general ways, as they were before the byte-level paths (those the sources no longer keep).
+/// The general ways, written plainly, that the byte-level paths must agree with.
 private enum Reference {
     static func sortKey(_ text: String) -> String {
         var folded = Substring(fold(SearchText.spelledOut(text)).trimmedSpaces)
