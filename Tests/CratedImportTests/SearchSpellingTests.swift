@@ -36,6 +36,15 @@ import Testing
         }
     }
 
+    /// Whether the index finds `text` among anyone's albums: the index alone, as a database of an
+    /// older schema has it (the code's own queries read today's schema).
+    static func indexFinds(_ database: AppDatabase, _ text: String) throws -> Bool {
+        let match = try #require(SearchText.matchExpression(text))
+        return try database.reader.read { db in
+            try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM album_search WHERE album_search MATCH ?)", arguments: [match]) ?? false
+        }
+    }
+
     func expectEverySearchFinds(_ database: AppDatabase) throws {
         let user = try #require(try database.user(named: "collector")).id!
         for search in Self.searches {
@@ -63,8 +72,7 @@ import Testing
         _ = try DiscogsImporter(database: try AppDatabase.open(path: path, migrations: before)).importFile(at: export(in: directory))
         let old = try AppDatabase.open(path: path, migrations: before)
         try Self.indexAsStored(old)
-        let user = try #require(try old.user(named: "collector")).id!
-        #expect(try old.searchAlbums(userId: user, text: "royksopp", limit: 5).isEmpty)
+        #expect(try !Self.indexFinds(old, "royksopp"))
 
         let database = try AppDatabase.open(path: path)
         try expectEverySearchFinds(database)
@@ -161,8 +169,7 @@ import Testing
         let old = try AppDatabase.open(path: path, migrations: before)
         // Indexed as crated did before 0021: the text as stored (all of it ASCII, so spelled out).
         try Self.indexAsStored(old)
-        let user = try #require(try old.user(named: "collector")).id!
-        #expect(try old.searchAlbums(userId: user, text: "la woman", limit: 5).isEmpty)
+        #expect(try !Self.indexFinds(old, "la woman"))
         let untouched = try old.writer.read { db in
             try Row.fetchAll(db, sql: "SELECT rowid, * FROM album_search WHERE title = 'Woman On A Mission'")
         }
