@@ -120,7 +120,8 @@ struct SyncCommand: AsyncParsableCommand {
     static func describe(_ report: SyncPassReport, source: String) -> String {
         var lines = ["Synced from \(source)"]
         if let c = report.collection {
-            lines.append("  collection        \(c.instances) copies on Discogs: \(c.copiesAdded) added, \(c.copiesMatched) matched to imported copies, \(c.copiesUpdated) updated, \(c.copiesRemoved) removed")
+            lines.append("  collection        \(c.instances) copies on Discogs: \(c.copiesAdded) added, \(c.copiesMatched) matched to imported copies, \(c.copiesUpdated) updated, \(c.copiesRemoved) removed"
+                         + (c.removalsDeferred > 0 ? " (\(c.removalsDeferred) unlisted kept: the collection changed on Discogs while it was read)" : ""))
             lines.append("  crates            \(c.cratesAdded) added, \(c.cratesLinked) linked to folders; \(c.albumsAdded) albums new to the catalogue")
         }
         lines += [

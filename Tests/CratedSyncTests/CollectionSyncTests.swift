@@ -116,6 +116,17 @@ import Testing
         }
     }
 
+    /// One instance as the collection listing gives it, with its notes fields.
+    private static func listedItem(_ instance: Int, release: Int, folder: Int, rating: Int = 0, notes: String = "[]") -> String {
+        """
+        {"id": \(release), "instance_id": \(instance), "folder_id": \(folder), "rating": \(rating),
+         "date_added": "2021-05-0\(instance % 9 + 1)T10:00:00+02:00", "notes": \(notes),
+         "basic_information": {"id": \(release), "title": "Record \(release)", "year": 0, "master_id": 0,
+           "artists": [{"id": \(release + 50), "name": "Band \(release) (3)", "anv": "", "join": ""}],
+           "formats": [{"name": "Vinyl", "qty": "2", "descriptions": ["LP"]}]}}
+        """
+    }
+
     @Test func pagesFieldsFoldersAndRemovals() async throws {
         try await SyncHarness.run { h in
             h.fake.serve("/users/dj%20k/collection/folders", json: """
@@ -126,20 +137,11 @@ import Testing
                 {"fields": [{"id": 1, "name": "Media Condition"}, {"id": 2, "name": "Sleeve Condition"},
                             {"id": 3, "name": "Notes"}, {"id": 4, "name": "Purchased At"}]}
                 """)
-            func item(_ instance: Int, release: Int, folder: Int, rating: Int = 0, notes: String = "[]") -> String {
-                """
-                {"id": \(release), "instance_id": \(instance), "folder_id": \(folder), "rating": \(rating),
-                 "date_added": "2021-05-0\(instance % 9 + 1)T10:00:00+02:00", "notes": \(notes),
-                 "basic_information": {"id": \(release), "title": "Record \(release)", "year": 0, "master_id": 0,
-                   "artists": [{"id": \(release + 50), "name": "Band \(release) (3)", "anv": "", "join": ""}],
-                   "formats": [{"name": "Vinyl", "qty": "2", "descriptions": ["LP"]}]}}
-                """
-            }
             let notes = #"[{"field_id": 1, "value": "Mint (M)"}, {"field_id": 3, "value": "signed"}, {"field_id": 4, "value": "Rough Trade"}]"#
             h.fake.serve("/users/dj%20k/collection/folders/0/releases?page=1&per_page=100",
-                         json: #"{"pagination": {"page": 1, "pages": 2, "items": 3}, "releases": [\#(item(1, release: 11, folder: 7, rating: 4, notes: notes)), \#(item(2, release: 12, folder: 8))]}"#)
+                         json: #"{"pagination": {"page": 1, "pages": 2, "items": 3}, "releases": [\#(Self.listedItem(1, release: 11, folder: 7, rating: 4, notes: notes)), \#(Self.listedItem(2, release: 12, folder: 8))]}"#)
             h.fake.serve("/users/dj%20k/collection/folders/0/releases?page=2&per_page=100",
-                         json: #"{"pagination": {"page": 2, "pages": 2, "items": 3}, "releases": [\#(item(3, release: 13, folder: 1))]}"#)
+                         json: #"{"pagination": {"page": 2, "pages": 2, "items": 3}, "releases": [\#(Self.listedItem(3, release: 13, folder: 1))]}"#)
             let runner = try h.runner()
 
             let first = try await runner.runPass(SyncPassOptions(userName: "dj", collectionUser: "dj k", limit: 1))
@@ -163,7 +165,7 @@ import Testing
                 {"folders": [{"id": 0, "name": "All", "count": 2}, {"id": 7, "name": "Jazz", "count": 2}]}
                 """)
             h.fake.serve("/users/dj%20k/collection/folders/0/releases?page=1&per_page=100",
-                         json: #"{"pagination": {"page": 1, "pages": 1, "items": 2}, "releases": [\#(item(1, release: 11, folder: 7, rating: 4, notes: notes)), \#(item(2, release: 12, folder: 7))]}"#)
+                         json: #"{"pagination": {"page": 1, "pages": 1, "items": 2}, "releases": [\#(Self.listedItem(1, release: 11, folder: 7, rating: 4, notes: notes)), \#(Self.listedItem(2, release: 12, folder: 7))]}"#)
 
             let second = try await runner.runPass(SyncPassOptions(userName: "dj", collectionUser: "dj k", limit: 1))
 
@@ -177,10 +179,54 @@ import Testing
 
             // Another account's listing (no instance in common) adds its copies and removes none.
             h.fake.serve("/users/dj%20k/collection/folders/0/releases?page=1&per_page=100",
-                         json: #"{"pagination": {"page": 1, "pages": 1, "items": 1}, "releases": [\#(item(9, release: 19, folder: 1))]}"#)
+                         json: #"{"pagination": {"page": 1, "pages": 1, "items": 1}, "releases": [\#(Self.listedItem(9, release: 19, folder: 1))]}"#)
             let third = try await runner.runPass(SyncPassOptions(userName: "dj", collectionUser: "dj k", limit: 1))
             #expect(third.collection?.copiesAdded == 1 && third.collection?.copiesRemoved == 0)
             #expect(try h.database.copies(ofUser: user.id!).count == 3)
+        }
+    }
+
+    /// Discogs lists a collection a page at a time, and a copy added or removed there between two
+    /// pages shifts the others across them: one comes twice or not at all, and the count moves. A
+    /// listing read so removes nothing, since the copy it left out may be on a page read before; the
+    /// next pass that reads it whole removes what is gone.
+    @Test func aListingThatChangesWhileItIsReadRemovesNothing() async throws {
+        try await SyncHarness.run { h in
+            h.fake.serve("/users/dj/collection/folders", json: #"{"folders": [{"id": 0, "name": "All", "count": 4}]}"#)
+            func serve(page: Int, pages: Int, items: Int, _ instances: [Int]) {
+                let listed = instances.map { Self.listedItem($0, release: 10 + $0, folder: 1) }.joined(separator: ", ")
+                h.fake.serve("/users/dj/collection/folders/0/releases?page=\(page)&per_page=100",
+                             json: #"{"pagination": {"page": \#(page), "pages": \#(pages), "items": \#(items)}, "releases": [\#(listed)]}"#)
+            }
+            let runner = try h.runner()
+            func pass() async throws -> CollectionSyncSummary {
+                try #require(try await runner.runPass(SyncPassOptions(userName: "dj", collectionUser: "dj", limit: 1)).collection)
+            }
+            func instances() throws -> [Int64] {
+                let user = try #require(try h.database.user(named: "dj"))
+                return try h.database.copies(ofUser: user.id!).compactMap(\.discogsInstanceId).sorted()
+            }
+
+            serve(page: 1, pages: 2, items: 4, [1, 2])
+            serve(page: 2, pages: 2, items: 4, [3, 4])
+            #expect(try await pass().copiesAdded == 4)
+
+            // Instance 1 sold between the two pages: 3 moved onto page 1, already read.
+            serve(page: 2, pages: 2, items: 3, [4])
+            let shifted = try await pass()
+            #expect((shifted.copiesRemoved, shifted.removalsDeferred) == (0, 1))
+            #expect(try instances() == [1, 2, 3, 4])
+
+            serve(page: 1, pages: 2, items: 3, [2, 3])
+            let whole = try await pass()
+            #expect((whole.copiesRemoved, whole.removalsDeferred) == (1, 0))
+            #expect(try instances() == [2, 3, 4])
+
+            // A copy added on top between the pages: 3 comes twice, and once is counted.
+            serve(page: 2, pages: 2, items: 4, [3, 4])
+            let repeated = try await pass()
+            #expect((repeated.instances, repeated.copiesUnchanged, repeated.copiesRemoved) == (3, 3, 0))
+            #expect(try instances() == [2, 3, 4])
         }
     }
 

@@ -64,10 +64,15 @@ public struct DiscogsCollectionSnapshot: Sendable {
 
     public var folders: [Folder]
     public var instances: [Instance]
+    /// False when the listing changed while it was read page by page (its count of items moved, or
+    /// an instance came twice, or fewer came than it counted): a copy it leaves out may only have
+    /// shifted onto a page already read, so its absence removes nothing.
+    public var isWhole: Bool
 
-    public init(folders: [Folder], instances: [Instance]) {
+    public init(folders: [Folder], instances: [Instance], isWhole: Bool = true) {
         self.folders = folders
         self.instances = instances
+        self.isWhole = isWhole
     }
 
     /// Folder 0 ("All") lists everything and folder 1 ("Uncategorized") holds what is in no folder:
@@ -85,6 +90,9 @@ public struct CollectionSyncSummary: Codable, Sendable, Equatable {
     public var copiesUnchanged = 0
     /// Copies that came from Discogs and that Discogs no longer lists.
     public var copiesRemoved = 0
+    /// Copies Discogs did not list but kept, because the listing changed while it was read; a pass
+    /// that reads it whole removes those still missing.
+    public var removalsDeferred = 0
     public var albumsAdded = 0
     public var cratesAdded = 0
     public var cratesLinked = 0
@@ -98,8 +106,8 @@ extension AppDatabase {
     /// A copy is found by its Discogs instance id; failing that, a copy imported from CSV (no
     /// instance id) with the same release and date added is the same copy and gains the id, so
     /// importing CSV and then syncing never duplicates. Copies linked to instances that Discogs no
-    /// longer lists are removed; copies that never came from Discogs never are, and crates that are
-    /// not folders keep what was added to them by hand.
+    /// longer lists are removed, unless the listing was not read whole (`isWhole`); copies that never
+    /// came from Discogs never are, and crates that are not folders keep what was added to them by hand.
     public func applyCollection(_ snapshot: DiscogsCollectionSnapshot, userId: Int64, at date: Date) async throws -> CollectionSyncSummary {
         let now = Timestamp.string(from: date)
         return try await write { db in
@@ -128,7 +136,9 @@ extension AppDatabase {
             // A listing that shares no instance with the copies already linked (an empty one
             // included) looks like another Discogs account's: its absences remove nothing.
             let unlisted = linkedBefore.subtracting(listedItemIds)
-            if unlisted.count < linkedBefore.count {
+            if unlisted.count < linkedBefore.count && !snapshot.isWhole {
+                summary.removalsDeferred = unlisted.count
+            } else if unlisted.count < linkedBefore.count {
                 for itemId in unlisted {
                     try db.execute(sql: "DELETE FROM collection_item WHERE id = ?", arguments: [itemId])
                     summary.copiesRemoved += 1

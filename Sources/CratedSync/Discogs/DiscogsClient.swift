@@ -177,19 +177,30 @@ public struct DiscogsClient: Sendable {
         }
 
         var instances: [DiscogsCollectionSnapshot.Instance] = []
+        var listed = Set<Int64>()
+        var repeated = false
+        // Pages are read one after another: a copy added or removed on Discogs meanwhile shifts the
+        // others across pages, so that one comes twice or not at all, and the count moves.
+        var counts = Set<Int>()
         var page = 1
         while true {
             let listing = try await getJSON(DiscogsCollectionPage.self, "\(userPath)/folders/0/releases?page=\(page)&per_page=100")
             for item in listing.releases {
-                instances.append(try CollectionMapping.instance(item, fieldNames: fieldNames))
+                let instance = try CollectionMapping.instance(item, fieldNames: fieldNames)
+                if listed.insert(instance.instanceId).inserted { instances.append(instance) } else { repeated = true }
             }
+            if let items = listing.pagination.items { counts.insert(items) }
             // `pages` bounds the loop; a listing that claims more than 10,000 pages is not trusted.
             guard page < listing.pagination.pages, page < 10_000 else { break }
             page += 1
         }
+        let isWhole = !repeated && counts.count <= 1 && (counts.first.map { $0 == instances.count } ?? true)
+        if !isWhole {
+            logger.warning("the collection of \(user) changed on Discogs while it was read: copies it did not list are kept until a pass reads it whole")
+        }
         return DiscogsCollectionSnapshot(
             folders: folders.map { DiscogsCollectionSnapshot.Folder(id: $0.id, name: $0.name) },
-            instances: instances)
+            instances: instances, isWhole: isWhole)
     }
 
     // MARK: Requests
