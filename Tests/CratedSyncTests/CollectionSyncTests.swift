@@ -230,6 +230,37 @@ import Testing
         }
     }
 
+    /// go-discogs' real listing: items without `folder_id`, dates at -08:00, `master_url` null, a
+    /// format with free text. Served for every page asked for, as a host that ignored `page` would,
+    /// it repeats its two instances on each of the 48 pages it counts: two copies, and the listing is
+    /// not taken as whole.
+    @Test(.enabled(if: Paths.sharedFixturesPresent, "shared/fixtures/discogs is absent: the tests on real Discogs responses are skipped"))
+    func goDiscogsRealListing() async throws {
+        try await SyncHarness.run { h in
+            h.fake.serve("/users/test_user/collection/folders", json: try Paths.sharedDiscogs("go-discogs_collection_folders.json"))
+            h.fake.serve("/users/test_user/collection/folders/0/releases", json: try Paths.sharedDiscogs("go-discogs_collection_folder0_releases.json"))
+            let snapshot = try await h.client().collection(user: "test_user")
+            #expect(snapshot.instances.map(\.instanceId) == [431009995, 146424864])
+            #expect(!snapshot.isWhole)
+            #expect(h.fake.requests(to: "/users/test_user/collection/folders/0/releases").count == 48)
+
+            let user = try await h.database.writer.write { db in try db.insertUser("collector") }
+            let summary = try await h.database.applyCollection(snapshot, userId: user, at: h.clock.date)
+            #expect((summary.instances, summary.copiesAdded, summary.albumsAdded, summary.cratesAdded) == (2, 2, 2, 0))
+            let copies = try h.database.copies(ofUser: user)
+            // Dates as the CSV export writes them, the wall-clock time of the account.
+            #expect(Set(copies.map(\.dateAdded)) == ["2020-01-19T14:19:11Z", "2015-11-08T14:42:02Z"])
+            let zonk = try #require(try h.database.album(discogsReleaseId: 12934893))
+            #expect(zonk.title == "Zonk" && zonk.artistCredit == "Zoo Lake" && zonk.year == 2018 && zonk.discogsMasterId == nil)
+            #expect(zonk.formatSummary == "Vinyl, LP, Album")
+            let format = try await h.database.reader.read { db in
+                try Row.fetchOne(db, sql: "SELECT name, text FROM album_format WHERE album_id = ?", arguments: [zonk.id!])
+            }
+            #expect(format?["name"] == "Vinyl" && format?["text"] == "Purple")
+            #expect(try h.database.album(discogsReleaseId: 4825435)?.discogsMasterId == 17200)
+        }
+    }
+
     /// A crate a CSV import made from a folder that Discogs no longer has (renamed or deleted since
     /// the export) stands for that folder until a sync: the copy leaves it for its folder's crate, and
     /// the crate stays as an ordinary one. The user's own crate keeps the copy.
