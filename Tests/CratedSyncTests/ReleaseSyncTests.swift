@@ -152,12 +152,19 @@ import Testing
         }
     }
 
-    @Test(.enabled(if: Paths.sharedFixturesPresent, "shared/fixtures/discogs is absent: the tests on real Discogs responses are skipped"))
-    func malformedJSONFailsThatAlbumOnly() async throws {
+    /// A body that is not JSON, and a real MusicBrainz release (picard's test data: JSON, with a
+    /// `title`, but no Discogs release) where a Discogs release should be.
+    @Test(.enabled(if: Paths.sharedFixturesPresent, "shared/fixtures/discogs is absent: the tests on real Discogs responses are skipped"),
+          arguments: ["not JSON", "a MusicBrainz release"])
+    func aMalformedReleaseFailsThatAlbumOnly(body: String) async throws {
         try await SyncHarness.run { h in
             try h.importCSV()
             try await h.serveCatalogue()
-            h.fake.inject(.malformedJSON, on: "/releases/3329867")
+            if body == "not JSON" {
+                h.fake.inject(.malformedJSON, on: "/releases/3329867")
+            } else {
+                h.fake.serveRelease(3329867, json: try Paths.sharedDiscogs("picard_ws_data_release.json"))
+            }
             let before = try await catalogueSnapshot(h.database, release: 3329867)
 
             let report = try await h.runner().runPass()
