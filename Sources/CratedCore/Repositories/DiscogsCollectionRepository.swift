@@ -134,14 +134,17 @@ extension AppDatabase {
             }
 
             // A listing that shares no instance with the copies already linked (an empty one
-            // included) looks like another Discogs account's: its absences remove nothing.
+            // included) looks like another Discogs account's: its absences remove nothing. One read
+            // while it changed may have left out a copy that is still there: its absences wait.
             let unlisted = linkedBefore.subtracting(listedItemIds)
-            if unlisted.count < linkedBefore.count && !snapshot.isWhole {
-                summary.removalsDeferred = unlisted.count
-            } else if unlisted.count < linkedBefore.count {
-                for itemId in unlisted {
-                    try db.execute(sql: "DELETE FROM collection_item WHERE id = ?", arguments: [itemId])
-                    summary.copiesRemoved += 1
+            if unlisted.count < linkedBefore.count {
+                if snapshot.isWhole {
+                    for itemId in unlisted {
+                        try db.execute(sql: "DELETE FROM collection_item WHERE id = ?", arguments: [itemId])
+                        summary.copiesRemoved += 1
+                    }
+                } else {
+                    summary.removalsDeferred = unlisted.count
                 }
             }
             try Self.unlinkDeletedFolders(db, folders: snapshot.folders, userId: userId, now: now)
