@@ -74,6 +74,17 @@ public actor PlaybackService {
     private struct Current {
         var facts: PlaybackFacts
         var tracklist: Tracklist?
+
+        /// The state at `nowMs`: the deck moved on by itself (tracks ended, a pause expired), with the
+        /// plays it counted on the way, which the deck now records. A change clients see takes
+        /// `revision`; counting a play alone keeps the state's own.
+        func settled(at nowMs: Int64, revision: Int64) -> (current: Current, countedPlays: [CountedPlay], changed: Bool) {
+            guard let deck = facts.deck else { return (self, [], false) }
+            let settlement = deck.settled(at: nowMs, in: tracklist)
+            let current = Current(facts: PlaybackFacts(revision: settlement.changed ? revision : facts.revision, deck: settlement.deck),
+                                  tracklist: settlement.deck == nil ? nil : tracklist)
+            return (current, settlement.countedPlays, settlement.changed)
+        }
     }
 
     // MARK: - Reading
@@ -164,9 +175,9 @@ public actor PlaybackService {
                 throw PlaybackError.revisionConflict(
                     expected: expectedRevision, current: try snapshot(of: current, userId: userId, at: nowMs))
             }
-            var next: Current
+            let applied: Current
             do {
-                next = try apply(command, to: current, userId: userId, at: nowMs)
+                applied = try apply(command, to: current, userId: userId, at: nowMs)
             } catch let refusal as Refusal {
                 switch refusal {
                 case .conflict(let conflict):
@@ -177,15 +188,7 @@ public actor PlaybackService {
             }
             // A command that leaves the deck where it changes by itself (a seek to a track's very
             // end) answers with what follows, at its own revision rather than a second one at once.
-            var countedPlays: [CountedPlay] = []
-            if let deck = next.facts.deck {
-                let settlement = deck.settled(at: nowMs, in: next.tracklist)
-                countedPlays = settlement.countedPlays
-                if settlement.changed {
-                    next = Current(facts: PlaybackFacts(revision: next.facts.revision, deck: settlement.deck),
-                                   tracklist: settlement.deck == nil ? nil : next.tracklist)
-                }
-            }
+            let (next, countedPlays, _) = applied.settled(at: nowMs, revision: applied.facts.revision)
             try await database.savePlaybackState(userId: userId, facts: next.facts, nowMs: nowMs, countedPlays: countedPlays)
             schedule(userId: userId, next)
             let snapshot = try snapshot(of: next, userId: userId, at: nowMs)
@@ -331,20 +334,17 @@ public actor PlaybackService {
     /// Call it only under `exclusively`.
     private func settle(userId: Int64, at nowMs: Int64) async throws -> Current {
         let (stored, tracklist) = try database.playbackState(userId: userId)
-        guard let deck = stored.deck else {
+        guard stored.deck != nil else {
             let current = Current(facts: stored, tracklist: nil)
             schedule(userId: userId, current)
             return current
         }
-        let settlement = deck.settled(at: nowMs, in: tracklist)
-        let settled = Current(
-            facts: PlaybackFacts(revision: stored.revision + (settlement.changed ? 1 : 0), deck: settlement.deck),
-            tracklist: settlement.deck == nil ? nil : tracklist)
-        if settled.facts != stored || !settlement.countedPlays.isEmpty {
-            try await database.savePlaybackState(userId: userId, facts: settled.facts, nowMs: nowMs, countedPlays: settlement.countedPlays)
+        let (settled, countedPlays, changed) = Current(facts: stored, tracklist: tracklist).settled(at: nowMs, revision: stored.revision + 1)
+        if settled.facts != stored || !countedPlays.isEmpty {
+            try await database.savePlaybackState(userId: userId, facts: settled.facts, nowMs: nowMs, countedPlays: countedPlays)
         }
         schedule(userId: userId, settled)
-        if settlement.changed, subscribers.count(userId: userId) > 0 {
+        if changed, subscribers.count(userId: userId) > 0 {
             subscribers.publish(PlaybackEvent(snapshot: try snapshot(of: settled, userId: userId, at: nowMs)))
         }
         return settled
