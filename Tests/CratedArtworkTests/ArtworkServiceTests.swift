@@ -173,6 +173,11 @@ import Testing
             #expect(limited.retryIn >= 119 && limited.retryIn < 200, "the host's Retry-After")
             #expect(try failure("/huge.jpg").error.contains("larger than 200000 bytes"))
             #expect(try failure("/missing.jpg").error.contains("404"))
+            // What the host will not fix shows as no cover; a host that asked to wait keeps its URL.
+            for path in ["/page.jpg", "/empty.jpg", "/truncated.jpg", "/bomb.png", "/mislabelled.jpg", "/huge.jpg", "/missing.jpg"] {
+                #expect(try fixture.record(keys[path]!).unusable, "\(path)")
+            }
+            #expect(try !fixture.record(keys["/limited.jpg"]!).unusable)
 
             // Asked for before its retry time, a failed cover answers at once, saying when to come back.
             await #expect(throws: ArtworkServeError.self) { try await fixture.service.variant(key: keys["/page.jpg"]!, width: 192, accept: nil) }
