@@ -57,12 +57,6 @@ struct ServeCommand: AsyncParsableCommand {
         }
         defer { withExtendedLifetime(lock) {} }
 
-        if let (user, token) = try database.bootstrapDefaultUser(named: configuration.defaultUserName) {
-            printNow("""
-                Created user '\(user.name)' with a write token (shown once, keep it):
-                  \(token.token)
-                """)
-        }
         let host = configuration.serverHost
         // The app's instruments use the registry `metrics` carries; the global gets the same factory,
         // once, for anything a library records through it.
@@ -70,6 +64,18 @@ struct ServeCommand: AsyncParsableCommand {
         if let factory = metrics.factory { MetricsSystem.bootstrap(factory) }
         let services = try AppServices(database: database, configuration: configuration, metrics: metrics, logger: logger)
         let app = buildApplication(configuration: configuration, services: services, logger: logger) { port in
+            // Only once it listens: a start that fails (a port taken) must not spend the one showing
+            // of the token, which a later start would not repeat.
+            do {
+                if let (user, token) = try database.bootstrapDefaultUser(named: configuration.defaultUserName) {
+                    printNow("""
+                        Created user '\(user.name)' with a write token (shown once, keep it):
+                          \(token.token)
+                        """)
+                }
+            } catch {
+                logger.error("cannot create the default user '\(configuration.defaultUserName)': \(error); crated user add and crated token create make one")
+            }
             printNow("crated \(CratedVersion.current) listening on http://\(Self.address(host, port)) (database \(configuration.databasePath))")
         }
         let address = Self.address(host, configuration.serverPort)

@@ -219,4 +219,26 @@ import Testing
         // Nothing else to say: the WAL checkpointer, cancelled as the start failed, stays quiet.
         #expect(!served.stderr.contains("cannot checkpoint"), "\(served.stderr)")
     }
+
+    /// The default user's token is shown once: by the first start that serves, not by one that
+    /// failed to listen, after which no start would show it.
+    @Test func aStartThatCannotListenKeepsTheFirstTokenForTheNextStart() async throws {
+        let directory = try TemporaryDirectory()
+        let database = directory.path("crated.sqlite")
+        let environment = ["CRATED_DISCOGS_BASE_URL": "http://127.0.0.1:9"]
+        let (listener, port) = try LoopbackSocket.listening()
+        defer { close(listener) }
+        let failed = try run(Paths.cratedBinary, ["serve", "--database", database, "--port", "\(port)"], environment: environment)
+        #expect(failed.status != 0)
+        #expect(failed.stderr.contains("the address is already in use"), "\(failed.stderr)")
+        #expect(!failed.stdout.contains("crt_"), "\(failed.stdout)")
+
+        let (process, reader, _) = try launchServe(["--database", database], in: directory, environment: environment)
+        defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+        _ = try #require(reader.port())
+        #expect(reader.lines.contains { $0.contains("Created user 'collector' with a write token") })
+        #expect(reader.lines.contains { $0.trimmingCharacters(in: .whitespaces).hasPrefix("crt_") })
+        kill(process.processIdentifier, SIGTERM)
+        process.waitUntilExit()
+    }
 }
