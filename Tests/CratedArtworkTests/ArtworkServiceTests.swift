@@ -433,6 +433,23 @@ import Testing
         }
     }
 
+    /// A collector clearing the cover cache while serve runs removes `tmp/` with the rest: covers are
+    /// fetched and made again, each once, not refused until a restart.
+    @Test func aCoverCacheRemovedWhileServingIsFilledAgain() async throws {
+        try await Fixture.with { fixture in
+            fixture.host.serve("/a.jpg", bytes: TestImages.solid(Self.red, width: 200, height: 200, suffix: ".jpg"), contentType: "image/jpeg")
+            let key = try fixture.album("A", cover: "/a.jpg")
+            let first = try await fixture.service.variant(key: key, width: 128, accept: nil)
+            #expect(fixture.host.requests(to: "/a.jpg").count == 1)
+
+            try FileManager.default.removeItem(atPath: fixture.service.files.root)
+            let again = try await fixture.service.variant(key: key, width: 192, accept: nil)
+            #expect(try DecodedHeader(try fixture.service.files.read(again.path)).width == 192)
+            #expect(fixture.host.requests(to: "/a.jpg").count == 2, "the original, gone with the folder, fetched once more")
+            #expect(first.path != again.path)
+        }
+    }
+
     @Test func aDirectoryThatCannotBeWrittenIsAClearErrorAtStart() throws {
         let temporary = try TemporaryDatabase()
         let blocker = try temporary.directory.write("not-a-directory", "a file")

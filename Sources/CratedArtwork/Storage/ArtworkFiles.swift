@@ -79,8 +79,8 @@ public struct ArtworkFiles: Sendable {
 
     /// Writes `bytes` as the file at `path`, whole or not at all.
     public func store(_ bytes: [UInt8], at path: String) throws(ArtworkStorageError) {
-        let folder = (path as NSString).deletingLastPathComponent
-        if !exists(folder) {
+        // `tmp/` too: someone clearing the cover cache while serve runs removes it with the rest.
+        for folder in [temporary, (path as NSString).deletingLastPathComponent] where !exists(folder) {
             do {
                 try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
             } catch {
