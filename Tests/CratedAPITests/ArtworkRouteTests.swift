@@ -112,10 +112,11 @@ import Testing
         try await Fixture.with { fixture in
             try await fixture.server.test { client in
                 let url = try await fixture.gridArtwork(client).url
-                let key = url.split(separator: "/")[2]
+                let (key, width) = (url.split(separator: "/")[2], url.split(separator: "/")[3])
                 for path in ["/v1/artwork/\(key)/100", "/v1/artwork/\(key)/abc", "/v1/artwork/\(key)/-1", "/v1/artwork/\(key)",
                              "/v1/artwork/\(String(repeating: "0", count: 32))/192", "/v1/artwork/..%2F..%2Fetc%2Fpasswd/192",
-                             "/v1/artwork/../../etc/passwd", "/v1/artwork/\(key.uppercased())/192"] {
+                             "/v1/artwork/../../etc/passwd", "/v1/artwork/\(key.uppercased())/192",
+                             "/v1/artwork/\(key)/0\(width)", "/v1/artwork/\(key)/+\(width)"] {
                     let response = try await client.call(.get, path, token: nil)
                     #expect(response.status == .notFound, "\(path)")
                 }

@@ -157,6 +157,39 @@ import Testing
         }
     }
 
+    /// The mini-player and the history link to an album's page: a record played, then sold, keeps its
+    /// page (no copies) and its artist's, where one never played goes with its last copy.
+    @Test func aPlayedAlbumKeepsItsPageAfterItsLastCopyGoes() async throws {
+        let server = try TestServer()
+        let (kindOfBlue, _) = try server.seedKindOfBlueTracks()
+        let copies = try await server.database.reader.read { db in
+            try Int64.fetchAll(db, sql: "SELECT id FROM collection_item WHERE user_id = 1 AND album_id = ?", arguments: [kindOfBlue])
+        }
+        let artist = try await server.database.reader.read { db in
+            try #require(try Int64.fetchOne(db, sql: "SELECT artist_id FROM album_artist WHERE album_id = ?", arguments: [kindOfBlue]))
+        }
+        try await server.test { client in
+            #expect(try await client.call(.post, "/v1/player/play", token: server.writeToken, json: #"{"albumId": \#(kindOfBlue)}"#).status == .ok)
+            for copy in copies {
+                #expect(try await client.call(.delete, "/v1/copies/\(copy)", token: server.writeToken).status == .noContent)
+            }
+            let player = try await client.call(.get, "/v1/player", token: server.writeToken)
+            #expect(String(decoding: player.body, as: UTF8.self).contains(#""id":\#(kindOfBlue)"#))
+            let page = try await client.decoded(AlbumDetailDTO.self, "/v1/albums/\(kindOfBlue)", token: server.writeToken)
+            #expect(page.id == kindOfBlue && page.copies.isEmpty && !page.sides.isEmpty)
+            let artistPage = try await client.decoded(ArtistDetailDTO.self, "/v1/artists/\(artist)", token: server.writeToken)
+            #expect(artistPage.id == artist && artistPage.albums.allSatisfy { $0.id != kindOfBlue })
+
+            // Its first track played long enough to count: taken off the turntable, the album is
+            // still in the history, and so is its page.
+            server.clock.advance(byMs: 70_000)
+            #expect(try await client.call(.post, "/v1/player/stop", token: server.writeToken, json: "{}").status == .ok)
+            let history = try await client.call(.get, "/v1/history", token: server.writeToken)
+            #expect(String(decoding: history.body, as: UTF8.self).contains(#""albumId":\#(kindOfBlue)"#))
+            #expect(try await client.call(.get, "/v1/albums/\(kindOfBlue)", token: server.writeToken).status == .ok)
+        }
+    }
+
     @Test func removingWhatIsNotYoursOrWithAReadTokenChangesNothing() async throws {
         let server = try TestServer()
         let copy = try server.copyIds(user: "collector")[0]

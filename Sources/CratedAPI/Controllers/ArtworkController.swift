@@ -19,7 +19,8 @@ struct ArtworkController {
 
     @Sendable func variant(request: Request, context: AppRequestContext) async throws -> Response {
         let key = context.parameters.get("key") ?? ""
-        guard let width = context.parameters.get("width").flatMap({ Int($0) }) else {
+        // Written as crated writes it (no `0320`, no `+320`): one variant, one URL for caches.
+        guard let raw = context.parameters.get("width"), let width = Int(raw), String(width) == raw else {
             throw APIError.notFound("no artwork at this address")
         }
         let accept = request.headers[.accept]

@@ -30,7 +30,9 @@ public struct APIError: Error, APIErrorResponse, Equatable {
         return error
     }
     public static func forbidden(_ message: String) -> APIError { APIError(status: .forbidden, code: "forbidden", message: message) }
-    public static func notFound(_ message: String) -> APIError { APIError(status: .notFound, code: "not_found", message: message) }
+    public static func notFound(_ message: String, field: String? = nil) -> APIError {
+        APIError(status: .notFound, code: "not_found", message: message, field: field)
+    }
     public static let bodyTooLarge = APIError(status: .contentTooLarge, code: "body_too_large", message: "the request body is larger than 64 KiB")
     /// The client went away before its request was read whole; logged as 499, as nginx does.
     public static let clientClosedRequest = APIError(

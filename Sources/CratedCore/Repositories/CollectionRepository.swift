@@ -55,7 +55,8 @@ extension AppDatabase {
             // order instead of seeking the album's few copies.
             let copies = try db.rows(AlbumPageSQL.copies, ids: [albumId, userId], CollectionItem.init)
                 .sorted { ($0.dateAdded, $0.id!) < ($1.dateAdded, $1.id!) }
-            guard !copies.isEmpty, let album = try db.firstRow(AlbumPageSQL.album, ids: [albumId], Album.init) else { return nil }
+            guard try !copies.isEmpty || Self.hasPlayed(db, albumId: albumId, userId: userId),
+                  let album = try db.firstRow(AlbumPageSQL.album, ids: [albumId], Album.init) else { return nil }
             let artists = try db.rows(AlbumPageSQL.artists, ids: [albumId]) { columns in
                 let artistId = try columns.int64(2)
                 return (AlbumArtist(albumId: try columns.int64(0), position: try columns.int(1), artistId: artistId, joinPhrase: try columns.string(3)),
@@ -81,7 +82,17 @@ extension AppDatabase {
         }
     }
 
-    /// The artist and their albums in the user's collection; nil when the user owns none of them.
+    /// Whether the album is on the user's turntable or in their play history: the mini-player and the
+    /// history link to its page, which answers, without copies, after the last copy has gone.
+    static func hasPlayed(_ db: Database, albumId: Int64, userId: Int64) throws -> Bool {
+        try Bool.fetchOne(db.cachedStatement(sql: """
+            SELECT EXISTS (SELECT 1 FROM play_history WHERE user_id = ?1 AND album_id = ?2)
+                OR EXISTS (SELECT 1 FROM playback_state WHERE user_id = ?1 AND album_id = ?2)
+            """), arguments: [userId, albumId]) ?? false
+    }
+
+    /// The artist and their albums in the user's collection; nil when the user owns none of them and
+    /// has played none of theirs (the page of a played album links to its artists).
     public func artistAlbums(artistId: Int64, userId: Int64) throws -> (artist: Artist, albums: [AlbumListing])? {
         try read { db in
             guard let artist = try Artist.fetchOne(db.cachedStatement(sql: "SELECT * FROM artist WHERE id = ?"), arguments: [artistId]) else { return nil }
@@ -92,7 +103,13 @@ extension AppDatabase {
                 WHERE a.id IN (SELECT album_id FROM album_artist WHERE artist_id = ?)
                 GROUP BY a.id ORDER BY a.year IS NULL, a.year, a.sort_title
                 """), arguments: [userId, artistId])
-            return albums.isEmpty ? nil : (artist, albums)
+            guard try !albums.isEmpty || Bool.fetchOne(db.cachedStatement(sql: """
+                SELECT EXISTS (SELECT 1 FROM album_artist
+                               WHERE artist_id = ?2
+                                 AND (album_id IN (SELECT album_id FROM play_history WHERE user_id = ?1)
+                                      OR album_id = (SELECT album_id FROM playback_state WHERE user_id = ?1)))
+                """), arguments: [userId, artistId]) == true else { return nil }
+            return (artist, albums)
         }
     }
 
@@ -108,16 +125,23 @@ extension AppDatabase {
     }
 
     /// The artists of the user's albums in a genre or style (Discover: genre -> artist -> album).
-    public func artists(userId: Int64, genre: String, kind: AlbumGenre.Kind) throws -> [(artist: Artist, albums: Int)] {
+    public func artists(userId: Int64, genre: String, kind: AlbumGenre.Kind) throws -> (name: String, artists: [(artist: Artist, albums: Int)]) {
         try read { db in
-            try Row.fetchAll(db.cachedStatement(sql: """
+            // The name as the albums spell it, whatever its case in the request (the most albums' way).
+            let stored = try String.fetchOne(db.cachedStatement(sql: """
+                SELECT g.name FROM album_genre g
+                WHERE g.kind = ? AND g.name = ? COLLATE NOCASE AND g.album_id IN (SELECT album_id FROM collection_item WHERE user_id = ?)
+                GROUP BY g.name ORDER BY COUNT(*) DESC, g.name LIMIT 1
+                """), arguments: [kind.rawValue, genre, userId])
+            guard let stored else { return (genre, []) }
+            return (stored, try Row.fetchAll(db.cachedStatement(sql: """
                 SELECT artist.*, COUNT(DISTINCT aa.album_id) AS album_count
                 FROM album_genre g
                 JOIN album_artist aa ON aa.album_id = g.album_id
                 JOIN artist ON artist.id = aa.artist_id
                 WHERE g.kind = ? AND g.name = ? COLLATE NOCASE AND g.album_id IN (SELECT album_id FROM collection_item WHERE user_id = ?)
                 GROUP BY artist.id ORDER BY artist.sort_name
-                """), arguments: [kind.rawValue, genre, userId]).map { (try Artist(row: $0), $0["album_count"]) }
+                """), arguments: [kind.rawValue, genre, userId]).map { (try Artist(row: $0), $0["album_count"]) })
         }
     }
 
