@@ -102,8 +102,8 @@ final class CollectionImportWriter {
     private var pendingCrateItems: [(crateId: Int64, itemId: Int64, position: Int)] = []
     /// A full statement's worth: the copies are flushed in whole `MultiRowInsert` batches.
     private static let copyBatchSize = MultiRowInsert.maximumRows
-    /// The import holds the write lock from start to end, so the ids after the largest are free;
-    /// SQLite would give the same ones.
+    /// The import holds the write lock from start to end, so the ids after the largest ever given
+    /// (`sqlite_sequence`: a deleted copy's id is not given again) are free; SQLite would give the same.
     private var nextCopyId: Int64
     /// The copies from this id on are the import's own.
     private let firstNewCopyId: Int64
@@ -227,7 +227,10 @@ final class CollectionImportWriter {
             INSERT INTO collection_item (id, user_id, album_id, date_added, copy_ordinal, rating, media_condition,
                                          sleeve_condition, notes, custom_fields)
             """, columns: 10)
-        nextCopyId = try Int64.fetchOne(db, sql: "SELECT COALESCE(MAX(id), 0) + 1 FROM collection_item")!
+        nextCopyId = try Int64.fetchOne(db, sql: """
+            SELECT max(COALESCE(MAX(id), 0), COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'collection_item'), 0)) + 1
+            FROM collection_item
+            """)!
         firstNewCopyId = nextCopyId
         insertCrateItem = try BulkStatement(db, sql: "INSERT OR IGNORE INTO crate_item (crate_id, item_id, position, added_at) VALUES (?, ?, ?, ?)")
         insertCrateItems = MultiRowInsert(db, "INSERT OR IGNORE INTO crate_item (crate_id, item_id, position, added_at)", columns: 4)

@@ -266,6 +266,52 @@ import Testing
         }
     }
 
+    /// Migration 0024 makes the copy and crate tables again with AUTOINCREMENT: every row, crate
+    /// entry and grid count stays, the triggers keep the grid in step, and a deleted copy's or
+    /// crate's id is not given to the next one.
+    @Test func migration0024KeepsEveryRowAndNeverGivesAnIdTwice() async throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("crated.sqlite")
+        let before = Array(Migration.embedded.prefix { $0.fileName < "0024" })
+        let old = try AppDatabase.open(path: path, migrations: before)
+        let (user, album) = try await old.writer.write { db in
+            let user = try db.insertUser("collector")
+            let album = try db.insertAlbum(title: "Kind of Blue", artistId: try db.insertArtist("Miles Davis"))
+            for day in 1...3 { _ = try db.insertCopy(userId: user, albumId: album, dateAdded: "2024-01-0\(day)T00:00:00Z") }
+            return (user, album)
+        }
+        let jazz = try await old.createCrate(userId: user, name: "Jazz").id!
+        let loud = try await old.createCrate(userId: user, name: "Loud").id!
+        let copyIds = try old.read { db in try Int64.fetchAll(db, sql: "SELECT id FROM collection_item ORDER BY id") }
+        _ = try await old.addToCrate(id: jazz, userId: user, copyIds: copyIds)
+        func snapshot(_ database: AppDatabase) throws -> [String] {
+            try database.read { db in
+                try ["SELECT id, user_id, album_id, date_added FROM collection_item ORDER BY id",
+                     "SELECT id, name, is_folder FROM crate ORDER BY id",
+                     "SELECT crate_id, item_id, position FROM crate_item ORDER BY crate_id, position",
+                     "SELECT user_id, album_id, copies FROM collection_album",
+                     "SELECT type, name FROM sqlite_schema WHERE tbl_name IN ('collection_item', 'crate') ORDER BY name"].map {
+                    try Row.fetchAll(db, sql: $0).map(\.description).joined(separator: ";")
+                }
+            }
+        }
+        let kept = try snapshot(old)
+
+        let migrated = try AppDatabase.open(path: path)
+        #expect(try snapshot(migrated) == kept)
+        #expect(try migrated.read { db in try Int.fetchOne(db, sql: "PRAGMA foreign_keys") } == 1)
+
+        try await migrated.removeCopy(id: copyIds[2], userId: user)
+        try await migrated.deleteCrate(id: loud, userId: user)
+        let (newCopy, copies) = try await migrated.writer.write { db in
+            let id = try db.insertCopy(userId: user, albumId: album, dateAdded: "2024-02-01T00:00:00Z")
+            return (id, try Int.fetchOne(db, sql: "SELECT copies FROM collection_album WHERE album_id = ?", arguments: [album]))
+        }
+        #expect(newCopy > copyIds[2])
+        #expect(copies == 3, "the grid's count follows through the triggers made again")
+        #expect(try await migrated.createCrate(userId: user, name: "Quiet").id! > loud)
+    }
+
     /// With automatic checkpoints off, a long WAL stays until `checkpointWAL` copies it into the
     /// database file, on a connection of its own.
     @Test func theWALIsCheckpointedOnlyWhenAsked() async throws {

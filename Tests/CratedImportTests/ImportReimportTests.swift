@@ -165,3 +165,25 @@ import Testing
         ])
     }
 }
+
+/// An import gives its copies ids after the largest ever given: a copy deleted from the end of the
+/// collection does not hand its id, which a client may still hold, to the next copy imported.
+@Suite struct ImportCopyIdTests {
+    @Test func aDeletedCopysIdIsNotGivenAgain() async throws {
+        let directory = try TemporaryDirectory()
+        let database = try directory.database()
+        let importer = DiscogsImporter(database: database)
+        let first = [exportHeader, exportRow(releaseId: "100"), exportRow(title: "Second", releaseId: "101")]
+        _ = try importer.importFile(at: directory.write("first.csv", first.joined(separator: "\n") + "\n"))
+        let (user, last) = try database.read { db in
+            (try Int64.fetchOne(db, sql: "SELECT id FROM user")!, try Int64.fetchOne(db, sql: "SELECT MAX(id) FROM collection_item")!)
+        }
+        try await database.removeCopy(id: last, userId: user)
+
+        let third = [exportHeader, exportRow(title: "Third", releaseId: "102", dateAdded: "2021-01-01 10:00:00")]
+        #expect(try importer.importFile(at: directory.write("third.csv", third.joined(separator: "\n") + "\n")).copiesAdded == 1)
+        let ids = try database.read { db in try Int64.fetchAll(db, sql: "SELECT id FROM collection_item ORDER BY id") }
+        #expect(ids.count == 2)
+        #expect(ids.last! > last)
+    }
+}

@@ -17,6 +17,13 @@ public struct Migration: Sendable, Equatable {
         fileName.split(separator: "_", maxSplits: 1).first.flatMap { Int($0) }
     }
 
+    /// A migration that makes a table again (SQLite alters little in place) begins with this line:
+    /// dropping the old table with foreign keys on would delete the rows that refer to it in
+    /// cascade. It runs with them off, and commits only if `PRAGMA foreign_key_check` finds nothing.
+    static let foreignKeysOffMarker = "-- crated: foreign keys off"
+
+    var turnsForeignKeysOff: Bool { sql.hasPrefix(Self.foreignKeysOffMarker) }
+
     var checksum: String {
         SHA256.hash(data: Data(sql.utf8)).map { String(format: "%02x", $0) }.joined()
     }
@@ -103,8 +110,14 @@ struct Migrator {
             var newlyApplied: [String] = []
             for migration in migrations where !appliedVersions.contains(migration.version!) {
                 do {
+                    // Before the transaction: inside one, SQLite ignores the pragma.
+                    if migration.turnsForeignKeysOff { try db.execute(sql: "PRAGMA foreign_keys = OFF") }
+                    defer { if migration.turnsForeignKeysOff { try? db.execute(sql: "PRAGMA foreign_keys = ON") } }
                     try db.inTransaction {
                         try db.execute(sql: migration.sql)
+                        if migration.turnsForeignKeysOff, let broken = try Row.fetchOne(db, sql: "PRAGMA foreign_key_check") {
+                            throw DatabaseError(message: "it leaves a row of \(broken[0] as String) whose foreign key names a row of \(broken[2] as String) that does not exist")
+                        }
                         try db.execute(
                             sql: "INSERT INTO schema_migration (version, file_name, checksum, applied_at) VALUES (?, ?, ?, ?)",
                             arguments: [migration.version!, migration.fileName, migration.checksum, Timestamp.now()])
