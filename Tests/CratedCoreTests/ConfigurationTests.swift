@@ -70,6 +70,28 @@ import Testing
         await #expect(throws: ConfigurationError.unknownKey(key: "serve.port", path: section)) {
             try await CratedConfiguration.load(configFile: section, environment: [:])
         }
+        // An empty section, a value or a list where a section goes, a section or null where a value goes.
+        let empty = try directory.write("empty.json", #"{"unknown": {}}"#)
+        await #expect(throws: ConfigurationError.unknownKey(key: "unknown", path: empty)) {
+            try await CratedConfiguration.load(configFile: empty, environment: [:])
+        }
+        for (text, key, reason) in [
+            (#"{"server": 5}"#, "server", "must be a section, an object of settings"),
+            (#"{"server": {"port": {"value": 80}}}"#, "server.port", "must be a single value, not an object"),
+            (#"{"server": {"host": ["::1"]}}"#, "server.host", "must be a single value, not a list"),
+            (#"{"server": {"port": null}}"#, "server.port", "must not be null"),
+        ] {
+            let file = try directory.write("shape.json", text)
+            do {
+                _ = try await CratedConfiguration.load(configFile: file, environment: [:])
+                Issue.record("\(text) was accepted")
+            } catch let error as ConfigurationError {
+                guard case .invalidValue(let named, let said) = error else { Issue.record("\(text): \(error)"); continue }
+                #expect(named == key && said.hasPrefix(reason), "\(text): \(error)")
+            }
+        }
+        let notAnObject = try directory.write("list.json", "[1]")
+        await #expect(throws: ConfigurationError.self) { try await CratedConfiguration.load(configFile: notAnObject, environment: [:]) }
         let description = ConfigurationError.unknownKey(key: "discogs.tokn", path: typo).description
         #expect(description.contains("'discogs.tokn'"))
         // An installed binary has no Config/crated.json beside it to look in.
@@ -141,6 +163,11 @@ import Testing
             ("CRATED_SYNC_STALE_AFTER_DAYS", "sync.staleAfterDays", "-1", "must be from 1 to 3650, got -1"),
             ("CRATED_LOG_LEVEL", "log.level", "loud",
              "must be one of trace, debug, info, notice, warning, error, critical, got 'loud'"),
+            // Once taken, to fail later: at listen, or at every sync request.
+            ("CRATED_SERVER_HOST", "server.host", " ", "must not be empty: an address to listen on, 127.0.0.1, or 0.0.0.0 for all"),
+            ("CRATED_DISCOGS_BASE_URL", "discogs.baseURL", "notaurl", "must be an http or https URL such as https://api.discogs.com, got 'notaurl'"),
+            ("CRATED_DISCOGS_BASE_URL", "discogs.baseURL", "ftp://api.discogs.com", "must be an http or https URL such as https://api.discogs.com, got 'ftp://api.discogs.com'"),
+            ("CRATED_DISCOGS_USER_AGENT", "discogs.userAgent", " ", "must not be empty: Discogs asks every client to name itself"),
         ] {
             await #expect(throws: ConfigurationError.invalidValue(key: key, reason: reason)) {
                 try await CratedConfiguration.load(environment: [variable: value])

@@ -50,7 +50,7 @@ public struct ArtworkFiles: Sendable {
             do {
                 try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
             } catch {
-                throw .notWritable(path: root, reason: Self.reason(error))
+                throw .notWritable(path: root, reason: Self.whyNotMade(folder) ?? Self.reason(error))
             }
         }
         if let leftovers = try? FileManager.default.contentsOfDirectory(atPath: temporary) {
@@ -84,7 +84,7 @@ public struct ArtworkFiles: Sendable {
             do {
                 try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
             } catch {
-                throw .io(path: folder, reason: Self.reason(error))
+                throw .io(path: folder, reason: Self.whyNotMade(folder) ?? Self.reason(error))
             }
         }
         let partial = "\(temporary)/\(getpid()).\(UUID().uuidString)"
@@ -179,6 +179,22 @@ public struct ArtworkFiles: Sendable {
         let code = errno
         if code == ENOSPC || code == EDQUOT { return .diskFull(path: path) }
         return .io(path: path, reason: String(cString: strerror(code)))
+    }
+
+    /// Foundation says only "error 512" when a folder cannot be made on Linux: the usual causes, named.
+    static func whyNotMade(_ folder: String) -> String? {
+        var path = (folder as NSString).standardizingPath
+        while !path.isEmpty {
+            var isDirectory: ObjCBool = false
+            if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
+                if !isDirectory.boolValue { return "\(path) is a file, not a directory" }
+                return access(path, W_OK | X_OK) == 0 ? nil : "\(path) cannot be written by this user (permission denied)"
+            }
+            let parent = (path as NSString).deletingLastPathComponent
+            guard parent != path else { return nil }
+            path = parent
+        }
+        return nil
     }
 
     private static func reason(_ error: any Error) -> String {

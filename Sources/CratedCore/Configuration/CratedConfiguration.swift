@@ -88,6 +88,16 @@ public struct CratedConfiguration: Sendable, Equatable {
     }
 
     private func validate() throws {
+        guard !serverHost.trimmingCharacters(in: .whitespaces).isEmpty else {
+            throw ConfigurationError.invalidValue(key: "server.host", reason: "must not be empty: an address to listen on, 127.0.0.1, or 0.0.0.0 for all")
+        }
+        guard let discogs = URL(string: discogsBaseURL), ["http", "https"].contains(discogs.scheme?.lowercased() ?? ""),
+              !(discogs.host ?? "").isEmpty else {
+            throw ConfigurationError.invalidValue(key: "discogs.baseURL", reason: "must be an http or https URL such as https://api.discogs.com, got '\(discogsBaseURL)'")
+        }
+        guard !userAgent.trimmingCharacters(in: .whitespaces).isEmpty else {
+            throw ConfigurationError.invalidValue(key: "discogs.userAgent", reason: "must not be empty: Discogs asks every client to name itself")
+        }
         guard (0...65535).contains(serverPort) else {
             throw ConfigurationError.invalidValue(key: "server.port", reason: "must be between 0 and 65535, got \(serverPort)")
         }
@@ -202,16 +212,41 @@ public struct CratedConfiguration: Sendable, Equatable {
 
     /// A key the defaults do not have is a mistake (`tokn` for `token`) that would otherwise be
     /// ignored without a word: it is refused, named.
+    /// So is a value where the defaults have a section, a section where they have a value, or null
+    /// (which would quietly stand for the default).
     private static func checkKeys(ofFile path: String) throws {
-        let known = Set(try flattened(embeddedDefaultsJSON()).keys)
         let object: Any
         do {
             object = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path)))
         } catch {
             throw ConfigurationError.malformedFile(path: path, reason: jsonProblem(error))
         }
-        if let unknown = flattened(object).keys.filter({ !known.contains($0) }).sorted().first {
-            throw ConfigurationError.unknownKey(key: unknown, path: path)
+        guard let settings = object as? [String: Any] else {
+            throw ConfigurationError.malformedFile(path: path, reason: "its top level must be an object of sections (\"server\", \"database\", ...)")
+        }
+        try check(settings, against: try embeddedDefaultsJSON() as? [String: Any] ?? [:], under: [], path: path)
+    }
+
+    private static func check(_ settings: [String: Any], against defaults: [String: Any], under section: [String], path: String) throws {
+        for (name, value) in settings.sorted(by: { $0.key < $1.key }) {
+            let key = (section + [name]).joined(separator: ".")
+            guard let expected = defaults[name] else {
+                // A misspelt section is named by its first setting, which says what was meant.
+                let first = (value as? [String: Any]).flatMap { flattened($0).keys.sorted().first }
+                throw ConfigurationError.unknownKey(key: first.map { "\(key).\($0)" } ?? key, path: path)
+            }
+            switch (expected, value) {
+            case (let sectionDefaults as [String: Any], let given as [String: Any]):
+                try check(given, against: sectionDefaults, under: section + [name], path: path)
+            case (is [String: Any], _):
+                throw ConfigurationError.invalidValue(key: key, reason: "must be a section, an object of settings, in \(path)")
+            case (_, is [String: Any]), (_, is [Any]):
+                throw ConfigurationError.invalidValue(key: key, reason: "must be a single value, not \(value is [Any] ? "a list" : "an object"), in \(path)")
+            case (_, is NSNull):
+                throw ConfigurationError.invalidValue(key: key, reason: "must not be null, in \(path) (leave it out for its default)")
+            default:
+                continue
+            }
         }
     }
 
