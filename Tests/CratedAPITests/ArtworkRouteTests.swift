@@ -98,6 +98,13 @@ import Testing
                 #expect(badIdiom.status == .badRequest && badIdiom.error?.field == "idiom")
                 let badScale = try await client.call(.get, "/v1/search?q=blue&scale=4", token: token)
                 #expect(badScale.status == .badRequest && badScale.error?.field == "scale")
+                // Every route reads a parameter alike: empty is a 400, given twice its last value counts.
+                for route in ["/v1/crates", "/v1/grid/collection"] {
+                    for (query, status) in [("scale=", HTTPResponse.Status.badRequest), ("scale=abc&scale=2", .ok), ("scale=2&scale=abc", .badRequest)] {
+                        #expect(try await client.call(.get, "\(route)?\(query)", token: token).status == status, "\(route)?\(query)")
+                    }
+                }
+                #expect(try await client.call(.get, "/v1/history?limit=", token: token).status == .badRequest)
                 // Without a cover, `artwork` is null rather than missing.
                 let search = try await client.call(.get, "/v1/search?q=a", token: token)
                 let albums = try #require((try JSONSerialization.jsonObject(with: search.body) as? [String: Any])?["albums"] as? [[String: Any]])

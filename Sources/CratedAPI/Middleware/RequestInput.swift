@@ -24,10 +24,15 @@ extension AppRequestContext {
 }
 
 extension Request {
-    /// An optional query parameter; present but empty counts as absent. A parameter given twice
-    /// gives its first value.
+    /// A query parameter as it came: nil when absent, empty when given without a value. Given
+    /// twice, its last value, as the grids read their parameters (`queryDictionary`).
+    func rawQuery(_ name: String) -> String? {
+        formQueryParameters.last(where: { $0.key == name })?.value
+    }
+
+    /// An optional text parameter (a query, a cursor); present but empty counts as absent.
     func query(_ name: String) -> String? {
-        guard let value = formQueryParameters.first(where: { $0.key == name })?.value, !value.isEmpty else { return nil }
+        guard let value = rawQuery(name), !value.isEmpty else { return nil }
         return value
     }
 
@@ -59,7 +64,8 @@ extension Request {
     /// The client's display scale for artwork sizes, a number from 1 to 3 (default 2), as the grids
     /// take it: an app passes its screen's `displayScale` as it is, whole or not.
     func scale() throws -> Double {
-        guard let text = query("scale") else { return 2 }
+        // Empty is no number: a 400, as on the grids.
+        guard let text = rawQuery("scale") else { return 2 }
         guard let value = LayoutRequest.decimal(text), LayoutRequest.scaleRange.contains(value) else {
             throw APIError.badParameter("scale", "scale must be a number from 1 to 3")
         }
@@ -69,7 +75,7 @@ extension Request {
     /// Whether the client is a phone or an iPad (`idiom=phone|pad`, default phone): pages draw covers
     /// larger on an iPad.
     func idiom() throws -> DeviceIdiom {
-        guard let text = query("idiom") else { return .phone }
+        guard let text = rawQuery("idiom") else { return .phone }
         guard let idiom = DeviceIdiom(rawValue: text.lowercased()) else {
             throw APIError.badParameter("idiom", "idiom must be phone or pad")
         }
@@ -77,7 +83,7 @@ extension Request {
     }
 
     func queryInt(_ name: String, default defaultValue: Int, range: ClosedRange<Int>) throws -> Int {
-        guard let text = query(name) else { return defaultValue }
+        guard let text = rawQuery(name) else { return defaultValue }
         guard let value = Int(text), range.contains(value) else {
             throw APIError.badParameter(name, "\(name) must be an integer from \(range.lowerBound) to \(range.upperBound)")
         }
