@@ -246,7 +246,12 @@ import Testing
             if let refused = try await fixture.unavailable(second) {
                 #expect(refused.retryAfter > 500 && refused.retryAfter <= 602)
             }
-            _ = first
+            // Refused unsent while the host waits: a retry time, but no failure of its own, which
+            // would lengthen its waits after the host's.
+            let refusedUnsent = try fixture.record(second)
+            #expect(refusedUnsent.failures == 0 && refusedUnsent.retryAt != nil)
+            #expect(fixture.host.requests(to: "/second.jpg").isEmpty)
+            #expect(try fixture.record(first).failures == 1)
         }
     }
 

@@ -87,7 +87,8 @@ public struct ArtworkFetcher: Sendable {
         } catch let failure as FetchFailure {
             let retryAt = clock.date.addingTimeInterval(failure.wait ?? retryDelay(afterFailures: record.failures + 1))
             logger.warning("cover \(record.sourceURL): \(failure.reason); next attempt after \(Timestamp.string(from: retryAt))")
-            try await database.recordArtworkFailure(id: record.id!, error: failure.reason, retryAt: retryAt, unusable: failure.unusable)
+            try await database.recordArtworkFailure(id: record.id!, error: failure.reason, retryAt: retryAt, unusable: failure.unusable,
+                                                    counts: failure.wasSent)
             return .failed(reason: failure.reason, retryAt: retryAt, hostBusy: failure.hostBusy)
         }
         switch outcome {
@@ -110,6 +111,9 @@ public struct ArtworkFetcher: Sendable {
         var hostBusy = false
         /// The host has no usable image at this URL, for as long as the wait.
         var unusable = false
+        /// False when no request went out (the host was paused): the cover's own count of failures,
+        /// which lengthens its next wait, stays as it was.
+        var wasSent = true
 
         static func permanent(_ reason: String) -> FetchFailure {
             FetchFailure(reason: reason, wait: ArtworkFetcher.permanentFailureWait, unusable: true)
@@ -141,7 +145,7 @@ public struct ArtworkFetcher: Sendable {
             let hostPause = await limiter.remainingPause()
             if hostPause > Self.longestQueuedPause {
                 throw FetchFailure(reason: "the image host is not asked for another \(Int(hostPause.components.seconds)) s (it asked to wait, or could not be reached)",
-                                   wait: Double(hostPause.components.seconds) + 1, hostBusy: true)
+                                   wait: Double(hostPause.components.seconds) + 1, hostBusy: true, wasSent: false)
             }
             try await limiter.acquire()
             let response: HTTPTransportResponse

@@ -153,13 +153,14 @@ extension AppDatabase {
 
     /// A fetch that failed: no other attempt before `retryAt`. A cover that is `unusable` (its host has
     /// no image to give) and has no original kept shows as no cover until a fetch succeeds; a
-    /// transient failure after that leaves it so.
-    public func recordArtworkFailure(id: Int64, error: String, retryAt: Date, unusable: Bool = false) async throws {
+    /// transient failure after that leaves it so. Without `counts` (nothing was asked of the host)
+    /// the count of failures, which lengthens the next wait, stays.
+    public func recordArtworkFailure(id: Int64, error: String, retryAt: Date, unusable: Bool = false, counts: Bool = true) async throws {
         try await write { db in
             try db.execute(sql: """
-                UPDATE artwork SET failures = failures + 1, last_error = ?, retry_at = ?, unusable = sha256 IS NULL AND (unusable OR ?)
+                UPDATE artwork SET failures = failures + ?, last_error = ?, retry_at = ?, unusable = sha256 IS NULL AND (unusable OR ?)
                 WHERE id = ?
-                """, arguments: [String(error.prefix(500)), Timestamp.string(from: retryAt), unusable, id])
+                """, arguments: [counts ? 1 : 0, String(error.prefix(500)), Timestamp.string(from: retryAt), unusable, id])
         }
     }
 
