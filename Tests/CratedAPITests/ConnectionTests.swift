@@ -49,6 +49,19 @@ import Testing
         #expect(try server.database.crates(userId: 1).count == 6)
     }
 
+    /// A body announced larger than any body taken is a 413 at once, not after waiting for it.
+    @Test func aBodyAnnouncedTooLargeIsRefusedBeforeItComes() async throws {
+        let server = try TestServer()
+        try await Self.application(server).test(.live) { client in
+            let connection = try RawConnection(port: try #require(client.port))
+            connection.send("POST /v1/crates HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(server.writeToken)\r\nContent-Type: application/json\r\nContent-Length: 99999999999\r\n\r\n{")
+            let answer = await connection.read(endingWith: "}", timeout: Self.answerTimeout)
+            #expect(answer?.hasPrefix("HTTP/1.1 413") == true, "\(answer?.prefix(60) ?? "no answer")")
+            #expect(answer?.contains("body_too_large") == true)
+        }
+        #expect(try server.database.crates(userId: 1).count == 6)
+    }
+
     /// A head sent a byte at a time, each in time for the idle timeout, is closed at the head timeout.
     @Test func aHeadSentTooSlowlyIsClosed() async throws {
         let server = try TestServer()

@@ -94,6 +94,10 @@ extension Request {
     /// silently ignored) and naming the field whose value has the wrong type.
     /// With `emptyIs`, an empty body stands for that value (commands whose body is optional).
     mutating func decodeStrict<Body: StrictBody>(_ type: Body.Type, context: AppRequestContext, emptyIs empty: Body? = nil) async throws -> Body {
+        // A body announced too large is refused before any of it is waited for.
+        if let announced = headers[.contentLength].flatMap({ Int($0) }), announced > context.maxUploadSize {
+            throw APIError.bodyTooLarge
+        }
         let buffer: ByteBuffer
         do {
             buffer = try await collectBody(upTo: context.maxUploadSize)
