@@ -159,6 +159,12 @@ import Testing
         #expect(throws: BackupError.notADatabase(path: text, reason: "it starts with 'hello, this is n', not SQLite's header")) {
             try AppDatabase.restore(backupAt: text, into: target)
         }
+        // A binary file by its first bytes: a gzip'd backup, say.
+        let gzip = directory.path("backup.sqlite.gz")
+        try Data([0x1f, 0x8b, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03]).write(to: URL(fileURLWithPath: gzip))
+        #expect(throws: BackupError.notADatabase(path: gzip, reason: "it starts with the bytes 1f 8b 08 00 00 00 00 00, not SQLite's header")) {
+            try AppDatabase.restore(backupAt: gzip, into: target)
+        }
         let empty = try directory.write("empty.sqlite", "")
         #expect(throws: BackupError.notADatabase(path: empty, reason: "it is empty")) {
             try AppDatabase.restore(backupAt: empty, into: target)
@@ -174,6 +180,14 @@ import Testing
         }
         #expect(throws: BackupError.notCrated(path: noMigrations, reason: "it records no applied migrations")) {
             try AppDatabase.restore(backupAt: noMigrations, into: target)
+        }
+        let otherMigrations = directory.path("other-migrations.sqlite")
+        try DatabaseQueue(path: otherMigrations).write { db in
+            try db.execute(sql: "CREATE TABLE schema_migration (version INTEGER PRIMARY KEY, applied_at TEXT)")
+            try db.execute(sql: "INSERT INTO schema_migration VALUES (1, '2026-01-01')")
+        }
+        #expect(throws: BackupError.notCrated(path: otherMigrations, reason: "its schema_migration table is not crated's (it has no column file_name)")) {
+            try AppDatabase.restore(backupAt: otherMigrations, into: target)
         }
 
         let newer = directory.path("newer.sqlite")

@@ -242,7 +242,9 @@ extension AppDatabase {
         if head.isEmpty { throw BackupError.notADatabase(path: path, reason: "it is empty") }
         guard head == Data("SQLite format 3\0".utf8) else {
             let text = String(decoding: head.prefix { $0 >= 0x20 && $0 < 0x7F }, as: UTF8.self)
-            throw BackupError.notADatabase(path: path, reason: text.isEmpty ? "it does not start with SQLite's header" : "it starts with '\(text)', not SQLite's header")
+            // Text quoted; a binary file (gzip, zip) by its first bytes, which name its kind.
+            let start = text.isEmpty ? "the bytes \(head.prefix(8).map { String(format: "%02x", $0) }.joined(separator: " "))" : "'\(text)'"
+            throw BackupError.notADatabase(path: path, reason: "it starts with \(start), not SQLite's header")
         }
     }
 
@@ -260,6 +262,10 @@ extension AppDatabase {
                 guard try db.tableExists("schema_migration") else {
                     let tables = try String.fetchAll(db, sql: "SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name LIMIT 6")
                     throw BackupError.notCrated(path: path, reason: "it has no schema_migration table" + (tables.isEmpty ? " (it has no tables at all)" : " (its tables: \(tables.prefix(5).joined(separator: ", "))\(tables.count > 5 ? ", ..." : ""))"))
+                }
+                let columns = Set(try db.columns(in: "schema_migration").map(\.name))
+                if let missing = ["version", "file_name", "checksum"].first(where: { !columns.contains($0) }) {
+                    throw BackupError.notCrated(path: path, reason: "its schema_migration table is not crated's (it has no column \(missing))")
                 }
                 let rows = try Row.fetchAll(db, sql: "SELECT version, file_name, checksum FROM schema_migration ORDER BY version")
                 guard !rows.isEmpty else { throw BackupError.notCrated(path: path, reason: "it records no applied migrations") }
