@@ -76,8 +76,10 @@ struct ExportCommand: AsyncParsableCommand {
         if AtomicFile.isSameFile(path, database.writer.path) {
             throw CommandFailure("cannot write the export to \(path): it is the database itself")
         }
-        AtomicFile.removeAbandonedTemporaryFiles(beside: path)
-        let temporary = AtomicFile.temporaryPath(beside: path)
+        // Through a symbolic link, the file it names is replaced, and the link stays, as backup does.
+        let file = AtomicFile.resolved(path)
+        AtomicFile.removeAbandonedTemporaryFiles(beside: file)
+        let temporary = AtomicFile.temporaryPath(beside: file)
         guard FileManager.default.createFile(atPath: temporary, contents: nil), let handle = FileHandle(forWritingAtPath: temporary) else {
             throw CommandFailure("cannot write the export to \(path): cannot create \(temporary) (\(String(cString: strerror(errno))))")
         }
@@ -85,7 +87,7 @@ struct ExportCommand: AsyncParsableCommand {
             let summary = try write(database: database, to: BufferedOutput(handle: handle))
             try handle.synchronize()
             try handle.close()
-            try AtomicFile.replace(path, with: temporary)
+            try AtomicFile.replace(file, with: temporary)
             return summary
         } catch let error as ExportError {
             try? handle.close()

@@ -19,7 +19,8 @@ struct TokenCommand: AsyncParsableCommand {
         @Option(name: .customLong("name"), help: "A label to tell the token apart.") var label: String?
 
         func run() async throws {
-            let database = try global.openDatabase(try await global.loadConfiguration())
+            // A new database has no user to give a token to: a mistyped path is refused, not made.
+            let database = try global.openExistingDatabase(try await global.loadConfiguration())
             do {
                 let issued = try database.createToken(userName: user, scope: scope, label: label)
                 print(issued.token)
@@ -37,9 +38,16 @@ struct TokenCommand: AsyncParsableCommand {
         @Option(help: "Only this user's tokens.") var user: String?
 
         func run() async throws {
-            let database = try global.openExistingDatabase(try await global.loadConfiguration())
+            let configuration = try await global.loadConfiguration()
+            let database = try global.openExistingDatabase(configuration)
+            let tokens = try database.tokens(userName: user)
+            // On standard error, as `user list` says it has none: standard output stays the list, empty.
+            guard !tokens.isEmpty else {
+                FileHandleOutput.standardError(user.map { "no tokens for \($0)\n" } ?? "no tokens in \(configuration.databasePath)\n")
+                return
+            }
             print("PREFIX        USER          SCOPE  CREATED               LAST USED             STATUS   LABEL")
-            for (token, userName) in try database.tokens(userName: user) {
+            for (token, userName) in tokens {
                 let columns = [
                     token.tokenPrefix.padding(toLength: 13, withPad: " ", startingAt: 0),
                     userName.padding(toLength: 13, withPad: " ", startingAt: 0),

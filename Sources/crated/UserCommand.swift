@@ -138,8 +138,8 @@ struct UserCommand: AsyncParsableCommand {
     }
 }
 
-/// Prompts go to standard error, so standard output stays the command's result.
-private enum FileHandleOutput {
+/// Prompts and notes go to standard error, so standard output stays the command's result.
+enum FileHandleOutput {
     static func standardError(_ text: String) {
         var bytes = Array(text.utf8)
         _ = bytes.withUnsafeMutableBytes { write(STDERR_FILENO, $0.baseAddress, $0.count) }

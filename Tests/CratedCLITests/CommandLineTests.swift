@@ -66,6 +66,7 @@ import Testing
         let directory = try TemporaryDirectory()
         let typo = directory.path("typo.sqlite")
         let commands = [["user", "list"], ["user", "passwd", "collector"], ["token", "list"], ["token", "revoke", "crt_0123"],
+                        ["token", "create", "--user", "collector"],
                         ["export", "--user", "collector"], ["artwork", "status"], ["artwork", "prune"], ["user", "remove", "collector", "--yes"]]
         for arguments in commands {
             let result = try run(Paths.cratedBinary, arguments + ["--database", typo])
@@ -80,6 +81,9 @@ import Testing
         #expect(noUsers.status == 0)
         #expect(noUsers.stdout.isEmpty)
         #expect(noUsers.stderr.contains("no users in \(empty)"), "\(noUsers.stderr)")
+        let noTokens = try run(Paths.cratedBinary, ["token", "list", "--database", empty])
+        #expect(noTokens.status == 0 && noTokens.stdout.isEmpty)
+        #expect(noTokens.stderr.contains("no tokens in \(empty)"), "\(noTokens.stderr)")
     }
 
     /// A token is printed once at creation, listed by its prefix, and revoked by it; revoking it

@@ -111,6 +111,14 @@ import Testing
         #expect(try String(contentsOfFile: out, encoding: .utf8) == toStandardOutput.stdout)
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.url.path).filter { $0.contains(".partial-") }.isEmpty)
 
+        // Through a symbolic link: the file it names is replaced, and the link stays a link.
+        let link = directory.path("latest.csv")
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: out)
+        try "an older export\n".write(toFile: out, atomically: false, encoding: .utf8)
+        #expect(try run(Paths.cratedBinary, ["export", "--database", path, link]).status == 0)
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: link) == out)
+        #expect(try String(contentsOfFile: out, encoding: .utf8) == toStandardOutput.stdout)
+
         // The file imports into an empty database as the same 20 copies in the same six crates.
         let reimported = try run(Paths.cratedBinary, ["import", out, "--database", directory.path("again.sqlite"), "--json"])
         #expect(reimported.status == 0, "\(reimported.stderr)")
