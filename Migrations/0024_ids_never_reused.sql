@@ -4,9 +4,11 @@
 -- holding that id (a page it read, a saved path, a grid cursor) reached another copy or crate
 -- instead of a 404, and an edit meant for the old one changed the new. SQLite cannot add
 -- AUTOINCREMENT to a table: both are made again with their rows, indexes and triggers as they were
--- (foreign keys off, so that dropping them deletes nothing that refers to them).
+-- (foreign keys off, so that dropping them deletes nothing that refers to them). The rows wait in
+-- tables of the database, not TEMP ones: a connection whose temporary database is open cannot
+-- change `temp_store` in a transaction, as the index builds of a bulk import do (`ImportIndexes`).
 
-CREATE TEMP TABLE crate_rows AS SELECT * FROM crate;
+CREATE TABLE crate_rows AS SELECT * FROM crate;
 DROP TABLE crate;
 CREATE TABLE crate (
     id                 INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -22,7 +24,7 @@ INSERT INTO crate (id, user_id, name, discogs_folder_id, created_at, updated_at,
 SELECT id, user_id, name, discogs_folder_id, created_at, updated_at, is_folder FROM crate_rows;
 DROP TABLE crate_rows;
 
-CREATE TEMP TABLE collection_item_rows AS SELECT * FROM collection_item;
+CREATE TABLE collection_item_rows AS SELECT * FROM collection_item;
 DROP TABLE collection_item;
 CREATE TABLE collection_item (
     id                   INTEGER PRIMARY KEY AUTOINCREMENT,

@@ -227,10 +227,9 @@ final class CollectionImportWriter {
             INSERT INTO collection_item (id, user_id, album_id, date_added, copy_ordinal, rating, media_condition,
                                          sleeve_condition, notes, custom_fields)
             """, columns: 10)
-        nextCopyId = try Int64.fetchOne(db, sql: """
-            SELECT max(COALESCE(MAX(id), 0), COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'collection_item'), 0)) + 1
-            FROM collection_item
-            """)!
+        let largestEverGiven = try db.tableExists("sqlite_sequence")  // from migration 0024 on
+            ? Int64.fetchOne(db, sql: "SELECT seq FROM sqlite_sequence WHERE name = 'collection_item'") ?? 0 : 0
+        nextCopyId = max(try Int64.fetchOne(db, sql: "SELECT COALESCE(MAX(id), 0) FROM collection_item")!, largestEverGiven) + 1
         firstNewCopyId = nextCopyId
         insertCrateItem = try BulkStatement(db, sql: "INSERT OR IGNORE INTO crate_item (crate_id, item_id, position, added_at) VALUES (?, ?, ?, ?)")
         insertCrateItems = MultiRowInsert(db, "INSERT OR IGNORE INTO crate_item (crate_id, item_id, position, added_at)", columns: 4)

@@ -186,4 +186,23 @@ import Testing
         #expect(ids.count == 2)
         #expect(ids.last! > last)
     }
+
+    /// A database made before migration 0024 takes an import, in bulk or row by row, once
+    /// migrated, numbering after the copies it held.
+    @Test(arguments: [ImportWriteMode.bulk, .incremental])
+    func aDatabaseMigratedTo0024TakesAnImportAtOnce(mode: ImportWriteMode) throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("crated.sqlite")
+        let old = try AppDatabase.open(path: path, migrations: Array(Migration.embedded.prefix { $0.fileName < "0024" }))
+        _ = try DiscogsImporter(database: old).importFile(at: directory.write("first.csv", [exportHeader, exportRow()].joined(separator: "\n") + "\n"))
+        try old.writer.close()
+
+        let migrated = try AppDatabase.open(path: path)
+        let second = [exportHeader, exportRow(title: "Second", releaseId: "101")]
+        var options = ImportOptions()
+        options.writeMode = mode
+        let summary = try DiscogsImporter(database: migrated).importFile(at: directory.write("second.csv", second.joined(separator: "\n") + "\n"), options: options)
+        #expect(summary.copiesAdded == 1)
+        #expect(try migrated.read { db in try Int64.fetchAll(db, sql: "SELECT id FROM collection_item ORDER BY id") } == [1, 2])
+    }
 }
