@@ -90,6 +90,10 @@ import Testing
                 (#"{"clear": "rating"}"#, .badRequest, "clear"),
                 (#"{"rating": 4, "clear": ["rating"]}"#, .unprocessableContent, "rating"),
                 (#"{"notes": "kept", "clear": ["notes", "rating"]}"#, .unprocessableContent, "notes"),
+                // The lists and the field map have no null: refused, not taken as left out.
+                (#"{"clear": null}"#, .badRequest, "clear"),
+                (#"{"customFields": null}"#, .badRequest, "customFields"),
+                (#"{"crateIds": null}"#, .badRequest, "crateIds"),
             ]
             for (json, status, field) in cases {
                 let response = try await client.call(.patch, "/v1/copies/\(copy)", token: server.writeToken, json: json)

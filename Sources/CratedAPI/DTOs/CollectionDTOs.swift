@@ -120,7 +120,15 @@ struct EditCopyBody: StrictBody {
 
     init(from decoder: Decoder) throws {
         let container = try decoder.container(keyedBy: Key.self)
-        let cleared = Set(try container.decodeIfPresent([String].self, forKey: .clear) ?? [])
+        // The lists and the field map have no null in the document: one is refused, not taken as
+        // if left out, which would change nothing where the client meant something.
+        func present<T: Decodable>(_ key: Key, _ type: T.Type) throws -> T? {
+            if container.contains(key), try container.decodeNil(forKey: key) {
+                throw APIError.badBody("\(key.stringValue) cannot be null; leave it out to keep what is stored", field: key.stringValue)
+            }
+            return try container.decodeIfPresent(T.self, forKey: key)
+        }
+        let cleared = Set(try present(.clear, [String].self) ?? [])
         if let unknown = cleared.sorted().first(where: { !Self.clearable.contains($0) }) {
             throw APIError.unprocessable("clear names '\(unknown)'; it can name \(Self.clearable.joined(separator: ", "))", field: "clear")
         }
@@ -138,8 +146,8 @@ struct EditCopyBody: StrictBody {
             mediaCondition: try optional(.mediaCondition, String.self),
             sleeveCondition: try optional(.sleeveCondition, String.self),
             notes: try optional(.notes, String.self),
-            customFields: try container.decodeIfPresent([String: String].self, forKey: .customFields),
-            crateIds: try container.decodeIfPresent([Int64].self, forKey: .crateIds))
+            customFields: try present(.customFields, [String: String].self),
+            crateIds: try present(.crateIds, [Int64].self))
     }
 }
 
