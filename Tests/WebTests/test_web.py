@@ -451,6 +451,17 @@ class T4Flows(unittest.TestCase):
         wait(lambda: "Second" in player.text, message="next")
         _, now, _ = server.call("GET", "/v1/player")
         self.assertEqual(now["track"]["title"], "Second")
+        # The record on the turntable links to its page.
+        self.assertEqual(player.find_element(By.CSS_SELECTOR, ".detail a").get_attribute("href"),
+                         f"{server.base}/collection/albums/{server.played_album}")
+        # From the keyboard: the controls are drawn anew on each state, the focus stays where it was.
+        pause = player.find_element(By.CSS_SELECTOR, "button[aria-label=Pause]")
+        js("arguments[0].focus()", pause)
+        pause.send_keys(Keys.ENTER)
+        wait(lambda: server.call("GET", "/v1/player")[1]["state"] == "paused", message="paused")
+        wait(lambda: js("return document.activeElement.getAttribute('aria-label')") == "Play", message="the keyboard on Play")
+        driver.switch_to.active_element.send_keys(Keys.ENTER)
+        wait(lambda: server.call("GET", "/v1/player")[1]["state"] == "playing", message="playing again from the keyboard")
         player.find_element(By.CSS_SELECTOR, "button[aria-label=Pause]").click()
         wait(lambda: server.call("GET", "/v1/player")[1]["state"] == "paused", message="paused")
         server.call("POST", "/v1/player/stop")
@@ -690,8 +701,9 @@ class T7CopyAndArtist(unittest.TestCase):
         wait(lambda: driver.find_element(By.CSS_SELECTOR, "#view h1").text == title, message="the album page")
         driver.find_element(By.CSS_SELECTOR, "p.artists a").click()
         wait(lambda: driver.find_element(By.CSS_SELECTOR, "#view h1").text == artist["name"], message=lambda: f"the artist page: {driver.current_url} {page_state()}")
-        # The artist takes the album's place in the tab's path (an album page names its artists).
-        self.assertEqual(driver.current_url, f"{server.base}/collection/artists/{artist['id']}")
+        # The artist goes on the tab's path above the album, so that ‹ Back returns to the album.
+        self.assertEqual(driver.current_url, f"{server.base}/collection/albums/{album_id}/artists/{artist['id']}")
+        self.assertEqual(driver.find_element(By.CSS_SELECTOR, "#view a.back").get_attribute("href"), f"{server.base}/collection/albums/{album_id}")
         ids = lambda: [int(li.get_attribute("data-album-id")) for li in driver.find_elements(By.CSS_SELECTOR, "ol.grid > li")]
         wait(lambda: sorted(ids()) == sorted(item["albumId"] for item in expected["items"]),
              message=lambda: f"the artist's albums: {ids()} against {[item['albumId'] for item in expected['items']]}")
@@ -784,6 +796,30 @@ class T9Session(unittest.TestCase):
             wait(lambda: driver.find_element(By.ID, "sign-in").is_displayed(), message="signed out")
             self.assertFalse(js("return document.body.classList.contains('has-player')"), "the player's room is gone")
             self.assertEqual(driver.title, "Sign in · crated")
+            # The next to sign in here starts at the start, not at the places this user left.
+            self.assertEqual(driver.current_url, f"{server.base}/signin")
+            self.assertEqual(js("return sessionStorage.length"), 0)
+        finally:
+            server.call("POST", "/v1/player/stop")
+
+
+    def test_a_session_renewed_in_another_tab_takes_the_pages_changes(self):
+        """Signed out and in again elsewhere: this page's CSRF token is the old session's. Its next
+        change takes the new token and goes through, rather than being refused until a reload."""
+        signed_in()
+        harness.set_viewport(driver, 1366, 1024)
+        server.call("POST", "/v1/player/stop")
+        driver.get(f"{server.base}/collection/albums/{server.played_album}")
+        view_ready()
+        _, old = fetch("/v1/session")
+        self.assertEqual(fetch("/v1/session", "DELETE", csrf=old["csrfToken"])[0], 204)
+        status, renewed = fetch("/v1/session", "POST", {"name": harness.USER, "password": harness.PASSWORD})
+        self.assertEqual(status, 201)
+        self.assertNotEqual(renewed["csrfToken"], old["csrfToken"])
+        try:
+            driver.find_element(By.XPATH, "//header[@class='album-head']//button[text()='Play']").click()
+            wait(lambda: server.call("GET", "/v1/player")[1]["hasActiveTrack"], message=lambda: f"played: {page_state()}")
+            self.assertEqual(driver.find_element(By.CSS_SELECTOR, ".album-head p.error").text, "")
         finally:
             server.call("POST", "/v1/player/stop")
 
@@ -915,6 +951,35 @@ class T9Failures(unittest.TestCase):
         status.find_element(By.XPATH, ".//button[text()='Retry']").click()
         wait(lambda: grid_state()["count"] > count, message=lambda: f"the next page: {page_state()}")
         wait(lambda: "Could not load" not in driver.find_element(By.CSS_SELECTOR, "p.grid-status").text, message="the message goes")
+
+    def test_a_grids_first_page_is_retried_and_a_refused_one_lets_the_window_go(self):
+        signed_in()
+        harness.set_viewport(driver, 1366, 1024)
+        driver.get(server.base + "/history")
+        view_ready()
+        js("sessionStorage.clear()")
+        js("""window.gridRequests = 0; window.realFetch = window.fetch;
+              window.fetch = (url, options) => String(url).startsWith('/v1/grid/')
+                ? (window.gridRequests++, Promise.reject(new TypeError('Failed to fetch'))) : window.realFetch(url, options);""")
+        driver.find_element(By.CSS_SELECTOR, "#tabs a[data-tab=collection]").click()
+        status = lambda: driver.find_element(By.CSS_SELECTOR, "p.grid-status").text
+        wait(lambda: "Could not load the albums" in status(), message=lambda: f"the first page's failure said: {page_state()}")
+        js("window.fetch = window.realFetch")
+        driver.find_element(By.XPATH, "//p[@class='grid-status']/button[text()='Retry']").click()
+        wait(lambda: grid_state()["count"] > 0, message=lambda: f"the first page after Retry: {page_state()}")
+
+        # A first page refused for its filter is said; leaving it, the grid no longer follows the window.
+        driver.get(server.base + "/collection?yearFrom=abc")
+        wait(lambda: "Could not load this page" in driver.find_element(By.ID, "view").text, message="the refusal said")
+        js("""window.gridRequests = 0; window.realFetch = window.fetch;
+              window.fetch = (url, options) => (String(url).startsWith('/v1/grid/') && window.gridRequests++, window.realFetch(url, options));""")
+        driver.find_element(By.CSS_SELECTOR, "#tabs a[data-tab=crates]").click()
+        view_ready()
+        harness.set_viewport(driver, 390, 844)
+        time.sleep(1.5)
+        harness.set_viewport(driver, 1366, 1024)
+        time.sleep(1.5)
+        self.assertEqual(js("return window.gridRequests"), 0, "the refused grid asked again after it was left")
 
     def test_playing_an_empty_crate_says_why_not(self):
         signed_in()

@@ -3,8 +3,12 @@
 let csrfToken = null;
 let unauthorized = () => {};
 
+let staleSession = async () => false;
+
 export function setCsrfToken(token) { csrfToken = token; }
 export function onUnauthorized(handler) { unauthorized = handler; }
+/** `handler` is asked when a change is refused for its CSRF token; true: the token is new, send again. */
+export function onStaleSession(handler) { staleSession = handler; }
 
 export class ApiError extends Error {
   constructor(status, body) {
@@ -15,7 +19,7 @@ export class ApiError extends Error {
   }
 }
 
-export async function api(path, { method = 'GET', body, signal } = {}) {
+export async function api(path, { method = 'GET', body, signal, resent = false } = {}) {
   const headers = { Accept: 'application/json' };
   if (body !== undefined) headers['Content-Type'] = 'application/json';
   if (method !== 'GET' && method !== 'HEAD' && csrfToken) headers['X-CSRF-Token'] = csrfToken;
@@ -26,6 +30,10 @@ export async function api(path, { method = 'GET', body, signal } = {}) {
   if (response.status === 204) return null;
   const data = await response.json().catch(() => null);
   if (!response.ok) {
+    // Signed out and in again in another tab: this page held the old session's token.
+    if (response.status === 403 && data?.error?.code === 'csrf_failed' && !resent && await staleSession()) {
+      return api(path, { method, body, signal, resent: true });
+    }
     const error = new ApiError(response.status, data);
     // A session that ended (signed out elsewhere, expired) sends the page back to its sign-in form.
     if (response.status === 401 && !path.startsWith('/v1/session')) unauthorized();

@@ -1,6 +1,6 @@
 // The web client: sign-in, the tabs with a navigation path each (kept in the URL, so back, reload
 // and a shared link work), and the mini-player.
-import { api, session, setCsrfToken, onUnauthorized } from './api.js';
+import { api, session, setCsrfToken, onUnauthorized, onStaleSession } from './api.js';
 import { h, message } from './dom.js';
 import { MiniPlayer } from './player.js';
 import * as views from './views.js';
@@ -138,6 +138,9 @@ signInForm.addEventListener('submit', async (event) => {
 
 document.getElementById('sign-out').addEventListener('click', async () => {
   try { await session.signOut(); } catch { /* signed out already */ }
+  // The next to sign in here starts from the start, not at the places the last one left.
+  sessionStorage.clear();
+  history.replaceState(null, '', '/signin');
   showSignIn();
 });
 
@@ -166,18 +169,43 @@ window.addEventListener('popstate', () => render());
 // player's event stream holds one while it is open: a hidden tab, or a page kept in the back-forward
 // cache, gives its stream up and opens it again when shown.
 const signedIn = () => !bar.hidden;
+
+/**
+ * The session as crated has it now, which another tab may have changed (signed out, or out and in
+ * again, maybe as someone else): signed out shows the sign-in form, another user starts the page
+ * over as theirs, the same user takes the new session's CSRF token. True when this page goes on.
+ */
+async function recheckSession() {
+  let current;
+  try {
+    current = await session.current();
+  } catch (error) {
+    if (error.status === 401) showSignIn();
+    return false;
+  }
+  if (current.user.name !== bar.dataset.user) {
+    sessionStorage.clear();
+    location.assign('/collection');
+    return false;
+  }
+  setCsrfToken(current.csrfToken);
+  return true;
+}
+onStaleSession(recheckSession);
+
 document.addEventListener('visibilitychange', () => {
   if (!signedIn()) return;
-  if (document.hidden) player.suspend(); else player.resume();
+  if (document.hidden) { player.suspend(); return; }
+  player.resume();
+  recheckSession();
 });
 window.addEventListener('pagehide', () => player.suspend());
 window.addEventListener('pageshow', (event) => {
   if (!event.persisted || !signedIn()) return;
   if (!document.hidden) player.resume();
-  // Shown again as it was left, signed in: the session may have ended meanwhile (signed out in the
+  // Shown again as it was left, signed in: the session may have ended or changed meanwhile (in the
   // page that came after this one).
-  session.current().then((current) => setCsrfToken(current.csrfToken),
-    (error) => { if (error.status === 401) showSignIn(); });
+  recheckSession();
 });
 onUnauthorized(showSignIn);
 

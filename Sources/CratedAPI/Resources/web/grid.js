@@ -70,7 +70,14 @@ export class AlbumGrid {
     if (saved > 0) {
       try { await this.load({ around: saved }, saved); return; } catch { /* the album left the grid: start over */ }
     }
-    await this.load({});
+    try {
+      await this.load({});
+    } catch (error) {
+      // Refused (a bad filter, a grid that is gone): the page says why. Not reached (crated down,
+      // the network gone, crated busy): said and tried again, as any other page.
+      if (error.status !== undefined && error.status < 500) throw error;
+      this.failed(error, () => this.reload({}));
+    }
   }
 
   stop() {

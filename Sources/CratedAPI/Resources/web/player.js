@@ -80,29 +80,35 @@ export class MiniPlayer {
 
   render() {
     const state = this.state;
+    // The controls are drawn anew: the keyboard stays on the one it was on (Play and Pause are one).
+    const focused = this.region.contains(document.activeElement) ? document.activeElement.dataset.control : undefined;
     const side = state.side ? `Side ${state.side}` : '';
     // trackIndex counts from 1, as the side's tracks are numbered.
     const count = state.trackCount ? ` · ${state.trackIndex} of ${state.trackCount}` : '';
     this.range = h('input', {
       type: 'range', min: 0, max: state.durationMs ?? 0, step: 1000, value: this.position(),
-      'aria-label': 'Position', disabled: !state.durationMs || state.needsFlip,
+      'aria-label': 'Position', disabled: !state.durationMs || state.needsFlip, dataset: { control: 'position' },
       onchange: (event) => this.command('seek', { positionMs: Number(event.target.value) }).catch((error) => this.refused(error)),
     });
     this.elapsed = h('span', { class: 'time' }, duration(this.position()));
-    const button = (label, name, text, disabled = false) =>
-      h('button', { type: 'button', 'aria-label': label, disabled, onclick: () => this.command(name).catch((error) => this.refused(error)) }, text);
+    const button = (label, name, text, disabled = false, control = name) =>
+      h('button', { type: 'button', 'aria-label': label, disabled, dataset: { control },
+        onclick: () => this.command(name).catch((error) => this.refused(error)) }, text);
+    // The record on the turntable opens its page, as a history row does.
+    const album = state.album ? h('a', { href: `/collection/albums/${state.album.id}` }, state.album.title) : null;
     this.region.replaceChildren(
       cover(state.artwork, ''),
       h('div', { class: 'now' },
         h('p', { class: 'track' }, h('span', { class: 'position' }, state.track?.position ?? ''), ' ', state.track?.title ?? ''),
-        h('p', { class: 'detail' }, [state.artist, state.album?.title].filter(Boolean).join(' — '), side ? ` · ${side}${count}` : ''),
+        h('p', { class: 'detail' }, state.artist ?? '', state.artist && album ? ' — ' : '', album, side ? ` · ${side}${count}` : ''),
         h('div', { class: 'progress' }, this.elapsed, this.range, h('span', { class: 'time' }, duration(state.durationMs)))),
       h('div', { class: 'controls' },
         button('Previous', 'previous', '|◀', state.needsFlip),
-        state.isPlaying ? button('Pause', 'pause', '❚❚') : button('Play', 'resume', '▶', state.needsFlip),
+        state.isPlaying ? button('Pause', 'pause', '❚❚', false, 'play') : button('Play', 'resume', '▶', state.needsFlip, 'play'),
         button('Next', 'next', '▶|', state.needsFlip),
         button('Flip', 'flip', state.needsFlip ? 'Flip ↻' : '↻'),
         button('Stop', 'stop', '■')));
+    if (focused) this.region.querySelector(`[data-control="${focused}"]:not(:disabled)`)?.focus();
     this.region.dataset.state = state.state;
     this.region.dataset.revision = String(state.revision);
   }

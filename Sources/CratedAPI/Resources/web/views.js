@@ -10,6 +10,15 @@ const enc = encodeURIComponent;
 function albumPath(base, albumId) { return `${base}/albums/${albumId}`; }
 
 /**
+ * An album's artist, pushed on the tab's stack so that ‹ Back returns to the album; when the album
+ * was opened from that artist's page, the link goes back up to it instead of stacking it again.
+ */
+function artistPath(route, artistId) {
+  const below = route.stack[route.stack.length - 2];
+  return below?.kind === 'artists' && below.id === String(artistId) ? route.parent : `${route.path}/artists/${artistId}`;
+}
+
+/**
  * A play started from a page: the player refuses some (an empty crate, a record without tracks),
  * and says why in `status`.
  */
@@ -32,7 +41,14 @@ function albumGrid(endpoint, params, route, label, empty) {
 
 async function mountGrid(view, grid) {
   view.append(grid.element);
-  await grid.start();
+  try {
+    await grid.start();
+  } catch (error) {
+    // A first page refused (a bad filter, a grid that is gone): the page says why, and the grid,
+    // which no one will stop, must not go on following the window.
+    grid.stop();
+    throw error;
+  }
   return () => grid.stop();
 }
 
@@ -132,9 +148,20 @@ export async function crate(view, route, app, id) {
         h('button', { type: 'button', 'aria-label': `Move ${item.album.title} down`, disabled: index === items.length - 1,
           onclick: () => move(items, index, 1) }, '↓'),
         h('button', { type: 'button', 'aria-label': `Remove ${item.album.title} from the crate`,
-          onclick: async () => { await api(`/v1/crates/${id}/copies/${item.copyId}`, { method: 'DELETE' }); app.refresh(); } }, 'Remove')))));
+          onclick: () => orderChange(async () => {
+            await api(`/v1/crates/${id}/copies/${item.copyId}`, { method: 'DELETE' });
+            app.refresh();
+          }) }, 'Remove')))));
   };
-  const move = async (items, index, step) => {
+  // A change refused (another device took the copy out first) is said, and the order shown as it is now.
+  const orderChange = (change) => change().catch(async (failure) => {
+    error.textContent = failure.message;
+    try {
+      renderOrder((await api(`/v1/crates/${id}${query({ limit: 500, scale: screenScale() })}`)).items);
+      grid.redraw();
+    } catch { /* the refusal is said already */ }
+  });
+  const move = (items, index, step) => orderChange(async () => {
     const moved = items[index];
     const other = items[index + step];
     await api(`/v1/crates/${id}/copies/${moved.copyId}`, { method: 'PATCH', body: step < 0 ? { before: other.copyId } : { after: other.copyId } });
@@ -144,7 +171,7 @@ export async function crate(view, route, app, id) {
     // Keep the keyboard on the record that moved.
     const buttons = order.querySelectorAll(`li[data-copy-id="${moved.copyId}"] button`);
     (step < 0 ? buttons[0] : buttons[1])?.focus();
-  };
+  });
   renderOrder(detail.items);
   view.append(h('details', { class: 'order-panel' }, h('summary', {}, `Order (${detail.copies})`), order));
   return mountGrid(view, grid);
@@ -224,7 +251,7 @@ const sleeveGrades = [...mediaGrades, 'Generic', 'Not Graded', 'No Cover'];
 export async function album(view, route, app, id) {
   const data = await api(`/v1/albums/${id}${query({ scale: screenScale(), idiom: innerWidth >= 600 ? 'pad' : undefined })}`);
   const artists = h('p', { class: 'artists' }, data.artists.length ? data.artists.map((credit) =>
-    [h('a', { href: `${route.path.replace(/\/albums\/\d+$/, '')}/artists/${credit.id}` }, credit.name), credit.joinPhrase]) : data.artistCredit);
+    [h('a', { href: artistPath(route, credit.id) }, credit.name), credit.joinPhrase]) : data.artistCredit);
   const facts = [data.year, data.country, data.labels.map((label) => [label.name, label.catalogNumber].filter(Boolean).join(' ')).join(', '),
     data.formats.map((format) => [format.quantity > 1 ? `${format.quantity}×` : '', format.name, ...format.descriptions].join(' ').trim()).join(' + ')]
     .filter(Boolean).join(' · ');
