@@ -594,6 +594,28 @@ class T6CrateEditing(unittest.TestCase):
         self.assertEqual(server.call("GET", f"/v1/albums/{first[0]}")[0], 200)
 
 
+    def test_an_order_change_another_device_overtook_is_said(self):
+        signed_in()
+        harness.set_viewport(driver, 1366, 1024)
+        first, second = albums_by_title(2, offset=20)
+        status, crate, _ = server.call("POST", "/v1/crates", {"name": "Overtaken"})
+        self.assertEqual(status, 201)
+        server.call("POST", f"/v1/crates/{crate['id']}/copies", {"copyIds": [first[2], second[2]]})
+        try:
+            driver.get(f"{server.base}/crates/{crate['id']}")
+            wait(lambda: driver.find_element(By.CSS_SELECTOR, "#view h1").text == "Overtaken", message="the crate's page")
+            driver.find_element(By.CSS_SELECTOR, "details.order-panel summary").click()
+            # Another device takes the first copy out; this page still shows it.
+            self.assertEqual(server.call("DELETE", f"/v1/crates/{crate['id']}/copies/{first[2]}")[0], 204)
+            driver.find_element(By.CSS_SELECTOR, f"button[aria-label='Move {first[1]} down']").click()
+            error = lambda: driver.find_element(By.CSS_SELECTOR, "#view p.error").text
+            wait(lambda: "not found" in error(), message=lambda: f"the refusal said: {page_state()}")
+            rows = lambda: [li.get_attribute("data-copy-id") for li in driver.find_elements(By.CSS_SELECTOR, "ol.order > li")]
+            wait(lambda: rows() == [str(second[2])], message=lambda: f"the order as it is now: {rows()}")
+        finally:
+            server.call("DELETE", f"/v1/crates/{crate['id']}")
+
+
 class T7CopyAndArtist(unittest.TestCase):
     def test_pages_left_behind_give_their_event_stream_up(self):
         """A browser opens six connections to a host at most: pages kept in its back-forward cache,
