@@ -121,10 +121,13 @@ public enum SyncError: Error, Equatable, CustomStringConvertible {
     case collection(user: String, reason: String)
     case database(String)
 
+    /// How a collection's failure begins, as a pass's `error` says it.
+    static let collectionPrefix = "collection of Discogs user "
+
     public var description: String {
         switch self {
         case .user(let message): message
-        case .collection(let user, let reason): "collection of Discogs user '\(user)': \(reason)"
+        case .collection(let user, let reason): "\(Self.collectionPrefix)'\(user)': \(reason)"
         case .database(let message): "database error: \(message)"
         }
     }
@@ -185,7 +188,12 @@ public struct SyncRunner: Sendable {
         progress: (@Sendable (SyncProgress) -> Void)? = nil
     ) async throws -> SyncPassReport {
         var report = SyncPassReport(startedAt: Timestamp.string(from: clock.date), finishedAt: "")
-        defer { logger.info("sync pass: \(report.synced) synced, \(report.notModified) unchanged, \(report.notFound) not found, \(report.failed) failed") }
+        defer {
+            // Why a pass stopped, or left its collection as it was, is the operator's to read here too.
+            let counts = "sync pass: \(report.synced) synced, \(report.notModified) unchanged, \(report.notFound) not found, \(report.failed) failed"
+                + (report.skipped > 0 ? ", \(report.skipped) left for the next pass" : "")
+            if let error = report.error { logger.warning("\(counts); \(error)") } else { logger.info("\(counts)") }
+        }
 
         var userId: Int64?
         if options.userName != nil || options.collectionUser != nil {

@@ -52,6 +52,9 @@ public final class SyncService: Service, Sendable {
         var running = false
         var progress: SyncProgress?
         var lastRun: SyncPassReport?
+        /// The user whose Discogs collection the last pass brought in step, when it did: its summary
+        /// and its failure are theirs alone to see.
+        var lastRunCollectionOwner: Int64?
         var nextRunAt: Date?
         /// Options of a pass asked for by `triggerPass`; scheduled passes use the defaults.
         var requested: SyncPassOptions?
@@ -139,6 +142,11 @@ public final class SyncService: Service, Sendable {
     public func status(userId: Int64? = nil) async throws -> SyncStatus {
         let snapshot = state.withLock { $0 }
         var lastRun = snapshot.lastRun
+        if let userId, var report = lastRun, let owner = snapshot.lastRunCollectionOwner, owner != userId {
+            report.collection = nil
+            if report.error?.hasPrefix(SyncError.collectionPrefix) == true { report.error = nil }
+            lastRun = report
+        }
         if let userId, var report = lastRun, !report.failures.isEmpty {
             let owned: Set<Int64>
             do {
@@ -170,6 +178,12 @@ public final class SyncService: Service, Sendable {
                 options,
                 shouldStop: { self.isStopping },
                 progress: { progress in self.state.withLock { $0.progress = progress } })
+        } catch is CancellationError {
+            // The daemon is stopping (SIGTERM while the pass waited on Discogs): a clean end, not a failure.
+            logger.info("sync pass stopped: crated is stopping")
+            var stopped = SyncPassReport(startedAt: started, finishedAt: Timestamp.string(from: clock.date))
+            stopped.stoppedEarly = true
+            report = stopped
         } catch {
             // A database or user error: the pass cannot go on; the next one tries again.
             logger.error("sync pass failed: \(error)")
@@ -177,7 +191,11 @@ public final class SyncService: Service, Sendable {
             failed.error = String(describing: error)
             report = failed
         }
-        state.withLock { $0.lastRun = report }
+        let owner = options.collectionUser == nil ? nil : options.userName.flatMap { try? runner.database.user(named: $0)?.id }
+        state.withLock {
+            $0.lastRun = report
+            $0.lastRunCollectionOwner = owner
+        }
     }
 }
 

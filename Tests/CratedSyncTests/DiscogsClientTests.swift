@@ -78,6 +78,21 @@ import Testing
         }
     }
 
+    /// A 429 on a request's last attempt still pauses the host: the next request waits it out.
+    @Test func a429OnTheLastAttemptPausesTheHostForTheNextRequest() async throws {
+        try await SyncHarness.run { h in
+            h.fake.serveRelease(2, json: syntheticRelease(id: 2))
+            h.fake.inject(.status(429, retryAfter: "5"), .status(429, retryAfter: "5"), on: "/releases/1")
+            let client = try h.client(retry: RetryPolicy(maxAttempts: 2))
+
+            await #expect(throws: DiscogsError.self) { try await client.release(id: 1) }
+            _ = try await client.release(id: 2)
+
+            #expect(h.fake.requests.map(\.target) == ["/releases/1", "/releases/1", "/releases/2"])
+            #expect(h.fake.requests[2].at - h.fake.requests[1].at == .seconds(5))
+        }
+    }
+
     @Test func backoffStaysWithinItsJitterBoundsAndCap() {
         let policy = RetryPolicy(maxAttempts: 10, initialBackoff: .seconds(2), maxBackoff: .seconds(60))
         for attempt in 1...8 {

@@ -53,6 +53,32 @@ import Testing
         }
     }
 
+    /// A pass that brought one user's Discogs collection in step: its summary and its failure, which
+    /// names their Discogs account, are theirs to see, not another user's.
+    @Test func aCollectionPassIsSeenByItsOwnerAlone() async throws {
+        try await SyncHarness.run { h in
+            try h.importReleases([1])
+            _ = try await h.database.resolveUser(named: "alice", defaultName: "alice", createIfMissing: true)
+            let users = Dictionary(uniqueKeysWithValues: try h.database.users().map { ($0.name, $0.id!) })
+            h.fake.serveRelease(1, json: syntheticRelease(id: 1))
+            let service = SyncService(runner: try h.runner(), interval: .seconds(3600), clock: SystemSyncClock(), logger: h.logs.logger())
+            let group = ServiceGroup(services: [service], logger: h.logs.logger())
+            let running = Task { try await group.run() }
+            try await waitFor("the first pass") { try await service.status().lastRun != nil }
+
+            // The fake has no collection for this Discogs user: the pass says so in its error.
+            #expect(service.triggerPass(SyncPassOptions(userName: "collector", collectionUser: "nobody-here")) == .started)
+            try await waitFor("the collection pass") { try await service.status().lastRun?.error != nil }
+            let collectors = try await service.status(userId: try #require(users["collector"]))
+            #expect(collectors.lastRun?.error?.contains("nobody-here") == true)
+            let alices = try await service.status(userId: try #require(users["alice"]))
+            #expect(alices.lastRun != nil && alices.lastRun?.error == nil && alices.lastRun?.collection == nil)
+            #expect(h.logs.all.contains { $0.contains("sync pass:") && $0.contains("nobody-here") }, "the log says why too")
+            await group.triggerGracefulShutdown()
+            try await running.value
+        }
+    }
+
     @Test func syncsOnStartOnTriggerAndFinishesTheAlbumInFlightOnShutdown() async throws {
         try await SyncHarness.run { h in
             try h.importReleases([1, 2, 3])

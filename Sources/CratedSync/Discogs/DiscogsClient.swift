@@ -272,14 +272,15 @@ public struct DiscogsClient: Sendable {
                     await limiter.pause(for: min(retryAfter, .seconds(86_400)))
                     throw DiscogsError.rateLimited(retryAfter: retryAfter)
                 }
+                let wait = retryAfter ?? policy.backoff(afterAttempt: attempt, jitter: jitter())
+                // The host is over its limit for everyone here, not only for this request: paused even
+                // when this request has no attempt left, so that the next ones wait too.
+                await limiter.pause(for: wait)
                 guard !isLastAttempt else {
                     throw response.status == 429 ? DiscogsError.rateLimited(retryAfter: retryAfter) : DiscogsError.httpStatus(503)
                 }
-                let wait = retryAfter ?? policy.backoff(afterAttempt: attempt, jitter: jitter())
                 logger.info("GET \(path): \(response.status); every request to this host waits \(wait.logText)")
-                // The host is over its limit for everyone here, not only for this request.
                 metrics.retryWaitSeconds.increment(by: wait)
-                await limiter.pause(for: wait)
             case 500..<600:
                 guard !isLastAttempt else { throw DiscogsError.httpStatus(response.status) }
                 let wait = policy.backoff(afterAttempt: attempt, jitter: jitter())
