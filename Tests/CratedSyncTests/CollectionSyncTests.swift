@@ -116,6 +116,27 @@ import Testing
         }
     }
 
+    /// A folder whose name differs only in case from a crate of the user's is that crate, as the API
+    /// compares names: linked, not made again beside it.
+    @Test func aFolderNamedAsACrateButForCaseIsThatCrate() async throws {
+        try await SyncHarness.run { h in
+            let csv = try writeCSV(h, ["X1,Band,Record,Label,LP,,2001,21,Uncategorized,2021-05-02 10:00:00,,,"])
+            try h.importCSV(csv)
+            let user = try #require(try h.database.user(named: "collector"))
+            let own = try await h.database.createCrate(userId: user.id!, name: "soul")
+            h.fake.serve("/users/dj/collection/folders", json: #"{"folders": [{"id": 0, "name": "All", "count": 1}, {"id": 4, "name": "Soul", "count": 1}]}"#)
+            h.fake.serve("/users/dj/collection/fields", json: #"{"fields": []}"#)
+            h.fake.serve("/users/dj/collection/folders/0/releases?page=1&per_page=100", json: """
+                {"pagination": {"page": 1, "pages": 1, "items": 1}, "releases": [\(Self.listedItem(1, release: 21, folder: 4))]}
+                """)
+            let pass = try await h.runner().runPass(SyncPassOptions(collectionUser: "dj"))
+            #expect(pass.collection?.cratesLinked == 1 && pass.collection?.cratesAdded == 0)
+            let crates = try h.database.crates(userId: user.id!)
+            #expect(crates.map(\.crate.id) == [own.id])
+            #expect(crates.first?.crate.discogsFolderId == 4 && crates.first?.copies == 1)
+        }
+    }
+
     /// One instance as the collection listing gives it, with its notes fields.
     private static func listedItem(_ instance: Int, release: Int, folder: Int, rating: Int = 0, notes: String = "[]") -> String {
         """

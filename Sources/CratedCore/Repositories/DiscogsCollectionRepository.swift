@@ -158,23 +158,30 @@ extension AppDatabase {
         _ db: Database, folders: [DiscogsCollectionSnapshot.Folder], userId: Int64, now: String, summary: inout CollectionSyncSummary
     ) throws -> [Int64: Int64] {
         var crateIds: [Int64: Int64] = [:]
+        // Names compare as the API compares them (case folded, Unicode normalised): a folder `Soul`
+        // is the user's crate `soul`, not a second crate the API would call the same name.
+        var crates = try Crate.filter(Column("user_id") == userId).fetchAll(db)
         for folder in folders where !DiscogsCollectionSnapshot.foldersThatAreNotCrates.contains(folder.id) {
-            let name = folder.name.trimmingCharacters(in: .whitespaces)
+            let name = folder.name.trimmingCharacters(in: .whitespaces).precomposedStringWithCanonicalMapping
             guard !name.isEmpty else { continue }
-            if let crate = try Crate.filter(Column("user_id") == userId && Column("discogs_folder_id") == folder.id).fetchOne(db) {
+            if let index = crates.firstIndex(where: { $0.discogsFolderId == folder.id }) {
                 // A folder renamed on Discogs renames its crate, unless another crate has that name.
-                let nameTaken = try Crate.filter(Column("user_id") == userId && Column("name") == name && Column("id") != crate.id!).fetchCount(db) > 0
+                let crate = crates[index]
+                let nameTaken = crates.contains { $0.id != crate.id && AppDatabase.sameCrateName($0.name, name) }
                 if crate.name != name && !nameTaken {
                     try db.execute(sql: "UPDATE crate SET name = ?, updated_at = ? WHERE id = ?", arguments: [name, now, crate.id!])
+                    crates[index].name = name
                 }
                 crateIds[folder.id] = crate.id!
-            } else if let crate = try Crate.filter(Column("user_id") == userId && Column("name") == name).fetchOne(db) {
-                try db.execute(sql: "UPDATE crate SET discogs_folder_id = ?, updated_at = ? WHERE id = ?", arguments: [folder.id, now, crate.id!])
-                crateIds[folder.id] = crate.id!
+            } else if let index = crates.firstIndex(where: { AppDatabase.sameCrateName($0.name, name) }) {
+                try db.execute(sql: "UPDATE crate SET discogs_folder_id = ?, updated_at = ? WHERE id = ?", arguments: [folder.id, now, crates[index].id!])
+                crates[index].discogsFolderId = folder.id
+                crateIds[folder.id] = crates[index].id!
                 summary.cratesLinked += 1
             } else {
                 var crate = Crate(userId: userId, name: name, discogsFolderId: folder.id, isFolder: true, createdAt: now, updatedAt: now)
                 try crate.insert(db)
+                crates.append(crate)
                 crateIds[folder.id] = crate.id!
                 summary.cratesAdded += 1
             }
