@@ -70,6 +70,10 @@ struct SyncCommand: AsyncParsableCommand {
             database: database, client: client, settings: ReleaseSyncSettings(configuration: configuration),
             defaultUserName: configuration.defaultUserName, covers: covers, logger: logger)
 
+        // With --collection, a --user that does not exist is made for the copies, as import does:
+        // said after the summary, so that a mistyped name is seen.
+        var createsUser = false
+        if collection != nil, let user { createsUser = try database.user(named: user) == nil }
         let stop = StopOnInterrupt()
         let signalSources = stop.listen()
         defer { signalSources.forEach { $0.cancel() } }
@@ -108,6 +112,9 @@ struct SyncCommand: AsyncParsableCommand {
             print(String(decoding: try encoder.encode(report), as: UTF8.self))
         } else {
             print(Self.describe(report, source: configuration.discogsBaseURL))
+        }
+        if createsUser, let user {
+            FileHandle.standardError.write(Data("crated: user '\(user)' did not exist and was created for the copies (crated user list shows every user)\n".utf8))
         }
         if let error = report.error {
             throw CommandFailure(error)
