@@ -570,7 +570,7 @@ class T6CrateEditing(unittest.TestCase):
         driver.find_element(By.CSS_SELECTOR, f"button[aria-label='Move {third[1]} up']").click()
         wait(lambda: order() == [first[2], third[2], second[2]], message=lambda: f"moved up: {order()}")
         shown = lambda: [int(li.get_attribute("data-copy-id")) for li in driver.find_elements(By.CSS_SELECTOR, "ol.order > li")]
-        self.assertEqual(shown(), [first[2], third[2], second[2]])
+        wait(lambda: shown() == [first[2], third[2], second[2]], message=lambda: f"the panel after the move: {shown()}")
         # The grid below is in the crate's order, and follows the move.
         grid_titles = lambda: [li.get_attribute("aria-label") for li in driver.find_elements(By.CSS_SELECTOR, "ol.grid > li")]
         wait(lambda: grid_titles() == [first[1], third[1], second[1]], message=lambda: f"the grid after the move: {grid_titles()}")
@@ -589,7 +589,7 @@ class T6CrateEditing(unittest.TestCase):
         driver.find_element(By.XPATH, "//button[text()='Delete crate']").click()
         wait(lambda: driver.current_url == server.base + "/crates", message=lambda: f"back at the crates: {driver.current_url}")
         self.assertEqual(server.call("GET", f"/v1/crates/{crate['id']}")[0], 404)
-        self.assertNotIn("Sunday morning", driver.find_element(By.ID, "view").text)
+        wait(lambda: "Sunday morning" not in driver.find_element(By.ID, "view").text, message="the crate gone from the list")
         # The records stay in the collection.
         self.assertEqual(server.call("GET", f"/v1/albums/{first[0]}")[0], 200)
 
@@ -721,6 +721,7 @@ class T7CopyAndArtist(unittest.TestCase):
 
         driver.get(f"{server.base}/collection/albums/{album_id}")
         wait(lambda: driver.find_element(By.CSS_SELECTOR, "#view h1").text == title, message="the album page")
+        wait(lambda: driver.title == f"{title} · Collection · crated", message=lambda: f"the window named for the album: {driver.title}")
         driver.find_element(By.CSS_SELECTOR, "p.artists a").click()
         wait(lambda: driver.find_element(By.CSS_SELECTOR, "#view h1").text == artist["name"], message=lambda: f"the artist page: {driver.current_url} {page_state()}")
         # The artist goes on the tab's path above the album, so that ‹ Back returns to the album.

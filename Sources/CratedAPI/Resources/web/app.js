@@ -87,6 +87,9 @@ async function render({ keepScroll = false } = {}) {
     else view.append(message('There is no such page.', 'alert'));
     if (count !== renderCount) { stop?.(); return; }
     stopView = stop ?? null;
+    // A page below a tab's root names itself: the album, artist, crate or genre it shows.
+    const named = top ? view.querySelector('h1')?.textContent : null;
+    if (named) document.title = `${named} · ${titles[route.tab]} · crated`;
     if (keepScroll) window.scrollTo(0, scroll);
   } catch (error) {
     if (count !== renderCount) return;
