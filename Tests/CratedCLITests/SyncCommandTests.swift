@@ -20,10 +20,10 @@ import Testing
             let database = h.directory.appending(path: "crated.sqlite").path
             let arguments = ["sync", "--collection", "dj", "--database", database, "--config", configuration.path]
 
-            let mistyped = try run(Paths.cratedBinary, arguments + ["--user", "colector"])
+            let mistyped = try await runOnItsOwnThread(Paths.cratedBinary, arguments + ["--user", "colector"])
             #expect(mistyped.status == 0, "\(mistyped.stderr)")
             #expect(mistyped.stderr.contains("user 'colector' did not exist and was created for the copies"), "\(mistyped.stderr)")
-            let existing = try run(Paths.cratedBinary, arguments + ["--user", "collector"])
+            let existing = try await runOnItsOwnThread(Paths.cratedBinary, arguments + ["--user", "collector"])
             #expect(existing.status == 0, "\(existing.stderr)")
             #expect(!existing.stderr.contains("was created"), "\(existing.stderr)")
         }

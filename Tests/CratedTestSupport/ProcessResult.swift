@@ -27,3 +27,12 @@ public func run(_ executable: String, _ arguments: [String], in directory: Strin
     process.waitUntilExit()
     return ProcessResult(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self), stderr: String(decoding: stderr, as: UTF8.self))
 }
+
+/// `run` on a thread of its own, for a test whose child process calls back into this process (the
+/// fake Discogs): waiting on a thread of Swift's cooperative pool, two cores' worth, could leave the
+/// fake no thread to answer on until the child's requests time out.
+public func runOnItsOwnThread(_ executable: String, _ arguments: [String], environment: [String: String] = [:]) async throws -> ProcessResult {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread { continuation.resume(with: Result { try run(executable, arguments, environment: environment) }) }.start()
+    }
+}
