@@ -137,6 +137,33 @@ import Testing
         }
     }
 
+    /// A copy moved to another folder on Discogs moves crates and counts as updated, as a CSV
+    /// import counts it; the pass after, with nothing moved, counts it unchanged.
+    @Test func aCopyMovedToAnotherFolderCountsAsUpdated() async throws {
+        try await SyncHarness.run { h in
+            h.fake.serve("/users/dj/collection/folders", json: """
+                {"folders": [{"id": 0, "name": "All", "count": 1}, {"id": 3, "name": "Jazz", "count": 1}, {"id": 4, "name": "Soul", "count": 0}]}
+                """)
+            h.fake.serve("/users/dj/collection/fields", json: #"{"fields": []}"#)
+            let path = "/users/dj/collection/folders/0/releases?page=1&per_page=100"
+            func listing(folder: Int) -> String {
+                #"{"pagination": {"page": 1, "pages": 1, "items": 1}, "releases": [\#(Self.listedItem(1, release: 21, folder: folder))]}"#
+            }
+            h.fake.serve(path, json: listing(folder: 3))
+            let first = try await h.runner().runPass(SyncPassOptions(collectionUser: "dj"))
+            #expect(first.collection?.copiesAdded == 1)
+
+            h.fake.serve(path, json: listing(folder: 4))
+            let moved = try #require(try await h.runner().runPass(SyncPassOptions(collectionUser: "dj")).collection)
+            #expect((moved.copiesUpdated, moved.copiesUnchanged) == (1, 0))
+            let user = try #require(try h.database.user(named: "collector"))
+            let crates = try h.database.crates(ofUser: user.id!)
+            #expect(crates.map { "\($0.crate.name) \($0.itemIds.count)" } == ["Jazz 0", "Soul 1"])
+
+            let again = try #require(try await h.runner().runPass(SyncPassOptions(collectionUser: "dj")).collection)
+            #expect((again.copiesUpdated, again.copiesUnchanged) == (0, 1))
+        }
+    }
     /// One instance as the collection listing gives it, with its notes fields.
     private static func listedItem(_ instance: Int, release: Int, folder: Int, rating: Int = 0, notes: String = "[]") -> String {
         """
@@ -190,7 +217,7 @@ import Testing
 
             let second = try await runner.runPass(SyncPassOptions(userName: "dj", collectionUser: "dj k", limit: 1))
 
-            #expect(second.collection?.copiesRemoved == 1 && second.collection?.copiesUnchanged == 2)
+            #expect(second.collection?.copiesRemoved == 1 && second.collection?.copiesUpdated == 1 && second.collection?.copiesUnchanged == 1)
             #expect(try h.database.copies(ofUser: user.id!).compactMap(\.discogsInstanceId).sorted() == [1, 2])
             crates = try h.database.crates(ofUser: user.id!)
             #expect(crates.map(\.crate.name) == ["Dub", "Jazz"], "a deleted folder leaves an ordinary crate")

@@ -132,9 +132,26 @@ import Testing
             // Not waited out, but kept: every request to the host waits for it, so the next one fails
             // without being sent, and `GET /v1/sync` shows the pause.
             h.fake.serveRelease(2, json: syntheticRelease(id: 2))
-            await #expect(throws: DiscogsError.rateLimited(retryAfter: .seconds(3600))) { try await client.release(id: 2) }
+            await #expect(throws: DiscogsError.hostPaused(.seconds(3600))) { try await client.release(id: 2) }
             #expect(h.fake.requests.count == 1)
             #expect(h.clock.sleeps.isEmpty)
+            let status = await client.limiter.status()
+            #expect(status.pausedUntil == Timestamp.string(from: h.clock.date.addingTimeInterval(3600)))
+        }
+    }
+
+    /// A 503 that asks for an hour is an outage, not a rate limit, and is said as one.
+    @Test func a503WithALongRetryAfterSaysTheHostIsUnavailable() async throws {
+        try await SyncHarness.run { h in
+            h.fake.serveRelease(1, json: syntheticRelease(id: 1))
+            h.fake.inject(.status(503, retryAfter: "3600"), on: "/releases/1")
+
+            let client = try h.client(retry: RetryPolicy(maxRetryAfter: .seconds(600)))
+            let error = await #expect(throws: DiscogsError.self) { try await client.release(id: 1) }
+            #expect(error == .unavailable(retryAfter: .seconds(3600)))
+            #expect(error?.description == "HTTP 503: Discogs is unavailable (asked to wait 3600 s)")
+            #expect(error?.isHostProblem == true)
+            #expect(error?.hostWait == .seconds(3600))
             let status = await client.limiter.status()
             #expect(status.pausedUntil == Timestamp.string(from: h.clock.date.addingTimeInterval(3600)))
         }

@@ -98,6 +98,17 @@ public struct CollectionSyncSummary: Codable, Sendable, Equatable {
     public var cratesLinked = 0
 
     public init() {}
+
+    enum CopyChange { case added, matched, updated, unchanged }
+
+    mutating func count(_ change: CopyChange) {
+        switch change {
+        case .added: copiesAdded += 1
+        case .matched: copiesMatched += 1
+        case .updated: copiesUpdated += 1
+        case .unchanged: copiesUnchanged += 1
+        }
+    }
 }
 
 extension AppDatabase {
@@ -128,9 +139,11 @@ extension AppDatabase {
                     albumId = try Self.albumForListing(db, instance: instance, now: now, summary: &summary)
                     albumIds[instance.releaseId] = albumId
                 }
-                let itemId = try Self.syncCopy(db, instance: instance, userId: userId, albumId: albumId, summary: &summary)
+                let (itemId, change) = try Self.syncCopy(db, instance: instance, userId: userId, albumId: albumId)
                 listedItemIds.insert(itemId)
-                try Self.placeInCrate(db, itemId: itemId, crateId: crateIds[instance.folderId], userId: userId, now: now)
+                let moved = try Self.placeInCrate(db, itemId: itemId, crateId: crateIds[instance.folderId], userId: userId, now: now)
+                // A copy moved to another folder is an update, as a CSV import counts it.
+                summary.count(change == .unchanged && moved ? .updated : change)
             }
 
             // A listing that shares no instance with the copies already linked (an empty one
@@ -227,10 +240,11 @@ extension AppDatabase {
         return albumId
     }
 
-    /// Finds, links or adds the copy for one instance and brings its fields in step. Returns its id.
+    /// Finds, links or adds the copy for one instance and brings its fields in step. Returns its id
+    /// and what became of its fields.
     private static func syncCopy(
-        _ db: Database, instance: DiscogsCollectionSnapshot.Instance, userId: Int64, albumId: Int64, summary: inout CollectionSyncSummary
-    ) throws -> Int64 {
+        _ db: Database, instance: DiscogsCollectionSnapshot.Instance, userId: Int64, albumId: Int64
+    ) throws -> (itemId: Int64, change: CollectionSyncSummary.CopyChange) {
         var copy = try CollectionItem.filter(Column("user_id") == userId && Column("discogs_instance_id") == instance.instanceId).fetchOne(db)
         var matched = false
         if copy == nil {
@@ -251,8 +265,7 @@ extension AppDatabase {
                 mediaCondition: instance.notes?.mediaCondition, sleeveCondition: instance.notes?.sleeveCondition, notes: instance.notes?.notes,
                 customFields: JSONText.object(instance.customFields ?? []), discogsInstanceId: instance.instanceId)
             try added.insert(db)
-            summary.copiesAdded += 1
-            return added.id!
+            return (added.id!, .added)
         }
         let before = copy
         copy.discogsInstanceId = instance.instanceId
@@ -264,28 +277,26 @@ extension AppDatabase {
         }
         if let fields = instance.customFields { copy.customFields = JSONText.object(fields) }
         if copy != before { try copy.update(db) }
-        if matched {
-            summary.copiesMatched += 1
-        } else if copy != before {
-            summary.copiesUpdated += 1
-        } else {
-            summary.copiesUnchanged += 1
-        }
-        return copy.id!
+        return (copy.id!, matched ? .matched : copy != before ? .updated : .unchanged)
     }
 
     /// A Discogs instance sits in one folder: the copy joins that folder's crate and leaves the
-    /// crates of the user's other folders. Crates that are not folders are not touched.
-    private static func placeInCrate(_ db: Database, itemId: Int64, crateId: Int64?, userId: Int64, now: String) throws {
+    /// crates of the user's other folders. Crates that are not folders are not touched. Returns
+    /// whether the copy moved.
+    private static func placeInCrate(_ db: Database, itemId: Int64, crateId: Int64?, userId: Int64, now: String) throws -> Bool {
         try db.execute(sql: """
             DELETE FROM crate_item WHERE item_id = ?1
             AND crate_id IN (SELECT id FROM crate WHERE user_id = ?2 AND is_folder = 1 AND id IS NOT ?3)
             """, arguments: [itemId, userId, crateId])
-        guard let crateId else { return }
-        try db.execute(sql: """
-            INSERT OR IGNORE INTO crate_item (crate_id, item_id, position, added_at)
-            SELECT ?1, ?2, COALESCE(MAX(position) + 1, 0), ?3 FROM crate_item WHERE crate_id = ?1
-            """, arguments: [crateId, itemId, now])
+        var moved = db.changesCount > 0
+        if let crateId {
+            try db.execute(sql: """
+                INSERT OR IGNORE INTO crate_item (crate_id, item_id, position, added_at)
+                SELECT ?1, ?2, COALESCE(MAX(position) + 1, 0), ?3 FROM crate_item WHERE crate_id = ?1
+                """, arguments: [crateId, itemId, now])
+            moved = moved || db.changesCount > 0
+        }
+        return moved
     }
 
     /// The user that sync acts for: the one named (created when `createIfMissing`), else the only

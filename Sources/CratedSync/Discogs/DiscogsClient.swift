@@ -65,20 +65,28 @@ public enum DiscogsError: Error, Equatable, CustomStringConvertible {
     case httpStatus(Int)
     /// Still 429 when the attempts ran out, or told to wait longer than the policy allows.
     case rateLimited(retryAfter: Duration?)
+    /// 503 with a `Retry-After` longer than the policy allows: down for maintenance, say.
+    case unavailable(retryAfter: Duration)
+    /// Not sent: an earlier answer paused every request to the host for longer than one waits.
+    case hostPaused(Duration)
     case transport(HTTPTransportError)
     case malformedResponse(String)
     case invalidBaseURL(String)
 
     /// How long the host asked every request to wait, when it did.
     public var hostWait: Duration? {
-        if case .rateLimited(let wait) = self { wait } else { nil }
+        switch self {
+        case .rateLimited(let wait): wait
+        case .unavailable(let wait), .hostPaused(let wait): wait
+        default: nil
+        }
     }
 
     /// Whether the host, rather than this one resource, is the problem: unreachable, overloaded,
     /// rate limiting or refusing the token. Requests that follow would fail the same way.
     public var isHostProblem: Bool {
         switch self {
-        case .unauthorized, .rateLimited, .invalidBaseURL: true
+        case .unauthorized, .rateLimited, .unavailable, .hostPaused, .invalidBaseURL: true
         case .httpStatus(let status): status >= 500
         case .transport(.tls): true
         case .transport(let error): error.isTransient
@@ -93,6 +101,8 @@ public enum DiscogsError: Error, Equatable, CustomStringConvertible {
         case .httpStatus(let status): "HTTP \(status)"
         case .rateLimited(let retryAfter):
             "rate limited by Discogs" + (retryAfter.map { " (asked to wait \(Int($0.seconds)) s)" } ?? "")
+        case .unavailable(let retryAfter): "HTTP 503: Discogs is unavailable (asked to wait \(Int(retryAfter.seconds)) s)"
+        case .hostPaused(let wait): "not sent: Discogs asked every request to wait (\(Int(wait.seconds)) s left)"
         case .transport(let error): error.description
         case .malformedResponse(let reason): "malformed response: \(reason)"
         case .invalidBaseURL(let url): "discogs.baseURL '\(url)' is not an http(s) URL"
@@ -237,7 +247,7 @@ public struct DiscogsClient: Sendable {
                 // A pause longer than a request waits out (a 429's long Retry-After) fails it at once.
                 try await limiter.acquire(waitingAtMost: policy.maxRetryAfter)
             } catch let tooLong as RateLimiter.WaitTooLong {
-                throw DiscogsError.rateLimited(retryAfter: tooLong.wait)
+                throw DiscogsError.hostPaused(tooLong.wait)
             }
             let response: HTTPTransportResponse
             do {
@@ -270,7 +280,8 @@ public struct DiscogsClient: Sendable {
                     // Not waited out here, but the host is over its limit for every request: the
                     // pause holds them all back (a day at most, whatever the host asked).
                     await limiter.pause(for: min(retryAfter, .seconds(86_400)))
-                    throw DiscogsError.rateLimited(retryAfter: retryAfter)
+                    throw response.status == 429
+                        ? DiscogsError.rateLimited(retryAfter: retryAfter) : DiscogsError.unavailable(retryAfter: retryAfter)
                 }
                 let wait = retryAfter ?? policy.backoff(afterAttempt: attempt, jitter: jitter())
                 // The host is over its limit for everyone here, not only for this request: paused even
