@@ -144,6 +144,11 @@ def grid_state():
     """)
 
 
+def page_width():
+    """The width the grid draws in: the window's, less the scrollbar's reserved gutter."""
+    return js("return document.documentElement.clientWidth")
+
+
 def first_row_albums():
     """The albums of the first row below the bar: a re-resolved grid may put the top album in
     another column, but it must stay in the top row."""
@@ -207,9 +212,10 @@ class T0Layout(unittest.TestCase):
                 harness.set_viewport(driver, width, height)
                 driver.get(server.base + "/collection")
                 grid_ready()
-                wait(lambda: grid_state()["width"] == width, message=f"laid out for {width}")
+                wait(lambda: grid_state()["width"] == page_width(), message=lambda: f"laid out for {width}: {grid_state()} in {page_width()}")
                 state = grid_state()
-                status, layout, _ = server.call("GET", f"/v1/layout?width={width}&height={height}")
+                self.assertLess(state["width"], width, "the scrollbar's gutter is not the grid's")
+                status, layout, _ = server.call("GET", f"/v1/layout?width={state['width']}&height={state['height']}")
                 self.assertEqual(status, 200)
                 self.assertEqual(layout["environment"], environment)
                 self.assertEqual(state["environment"], environment)
@@ -222,6 +228,9 @@ class T0Layout(unittest.TestCase):
                 drawn = js("""const s = getComputedStyle(document.querySelector('ol.grid'));
                               return [parseFloat(s.paddingLeft), parseFloat(s.columnGap)];""")
                 self.assertEqual(drawn, [layout["padding"], layout["spacing"]])
+                # And so is the cell's width: covers come at the pixels drawn.
+                cell = js("return document.querySelector('ol.grid > li').getBoundingClientRect().width")
+                self.assertAlmostEqual(cell, layout["itemWidth"], delta=0.5)
                 driver.save_screenshot(str(ARTEFACTS / f"collection-{width}x{height}.png"))
 
     def test_every_tab_is_in_view_at_phone_widths(self):
@@ -255,7 +264,7 @@ class T0Layout(unittest.TestCase):
                 harness.set_viewport(driver, width, height)
                 driver.get(server.base + "/collection")
                 grid_ready()
-                wait(lambda: grid_state()["width"] == width, message=f"laid out for {width}")
+                wait(lambda: grid_state()["width"] == page_width(), message=lambda: f"laid out for {width}: {grid_state()} in {page_width()}")
                 wait(lambda: js("return !document.querySelector('nav.jump').hidden"), message="the jump bar")
                 edges = """const covers = [...document.querySelectorAll('ol.grid > li')].map((li) => li.getBoundingClientRect().right);
                            const letters = [...document.querySelectorAll('nav.jump button')].map((button) => button.getBoundingClientRect());
@@ -301,13 +310,13 @@ class T0Layout(unittest.TestCase):
         js("sessionStorage.clear()")
         driver.get(server.base + "/collection")
         grid_ready()
-        wait(lambda: grid_state()["width"] == 1366, message="laid out for the window")
+        wait(lambda: grid_state()["width"] == page_width(), message="laid out for the window")
         js("window.scrollTo(0, 2500)")
         time.sleep(0.3)
         before = top_album()
         self.assertIsNotNone(before)
         harness.set_viewport(driver, 390, 844)
-        wait(lambda: grid_state()["width"] == 390 and grid_state()["environment"] == "iPhonePortrait",
+        wait(lambda: grid_state()["width"] == page_width() and grid_state()["environment"] == "iPhonePortrait",
              message=lambda: f"re-resolved: {grid_state()} {driver.get_log('browser')}")
         where = """const li = document.querySelector(`ol.grid > li[data-album-id='${arguments[0]}']`);
                    return li && [li.dataset.position, li.getBoundingClientRect().top, document.getElementById('bar').getBoundingClientRect().bottom,
@@ -357,7 +366,7 @@ class T3Scroll(unittest.TestCase):
         js("sessionStorage.clear()")
         driver.get(server.base + "/collection?sort=title")
         grid_ready()
-        wait(lambda: grid_state()["width"] == 844, message="laid out for the window")
+        wait(lambda: grid_state()["width"] == page_width(), message="laid out for the window")
         _, page, _ = server.call("GET", "/v1/grid/collection?sort=title&sections=true&width=844&height=390")
         section = next(s for s in page["sections"] if s["letter"] == "M")
         # Every letter shows in a window this short, the first one too.

@@ -11,9 +11,14 @@ export function screenScale() {
   return Math.min(3, Math.max(1, Math.round((window.devicePixelRatio || 1) * 2) / 2));
 }
 
-/** The container crated lays out for: the window, in CSS pixels (points), and its pixel ratio. */
+/**
+ * The container crated lays out for: the page's width and height in CSS pixels (points), and its
+ * pixel ratio. The root's client size leaves out the scrollbar's reserved gutter, which the
+ * window's inner size counts: the grid has only the rest to draw in.
+ */
 export function windowLayoutParameters() {
-  return { width: window.innerWidth, height: window.innerHeight, scale: screenScale() };
+  const root = document.documentElement;
+  return { width: root.clientWidth, height: root.clientHeight, scale: screenScale() };
 }
 
 export class AlbumGrid {
@@ -55,6 +60,12 @@ export class AlbumGrid {
       clearTimeout(this.resizeTimer);
       this.resizeTimer = setTimeout(() => this.relayout(), 150);
     };
+    // The page's width also changes without a window resize: the scrollbar's gutter appears once
+    // the page is laid out, after the first page was already asked for at the wider size.
+    this.widthResize = new ResizeObserver(() => {
+      const asked = this.requestedSize ?? this.size;
+      if (asked && windowLayoutParameters().width !== asked.width) this.onResize();
+    });
     this.onScroll = () => {
       if (this.scrollFrame) return;
       this.scrollFrame = requestAnimationFrame(() => { this.scrollFrame = 0; if (this.anchor === undefined) this.rememberTop(); });
@@ -64,6 +75,7 @@ export class AlbumGrid {
   /** Draws the first page: where the last visit left off when there is one, else the start. */
   async start() {
     this.jumpResize.observe(this.jump);
+    this.widthResize.observe(this.element);
     window.addEventListener('resize', this.onResize);
     window.addEventListener('scroll', this.onScroll, { passive: true });
     const saved = Number(sessionStorage.getItem(this.storageKey));
@@ -84,6 +96,7 @@ export class AlbumGrid {
     this.generation++;
     this.observer.disconnect();
     this.jumpResize.disconnect();
+    this.widthResize.disconnect();
     window.removeEventListener('resize', this.onResize);
     window.removeEventListener('scroll', this.onScroll);
     clearTimeout(this.resizeTimer);
