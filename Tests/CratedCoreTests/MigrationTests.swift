@@ -331,6 +331,49 @@ import Testing
         #expect(before.walFrames > 1000)
         #expect(before.checkpointed == before.walFrames)
         #expect(try database.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM user") } == 2000)
+        #expect(try walBytes(directory.path("crated.sqlite")) > 4 << 20, "below the limit, the file stays for the writer to reuse")
+    }
+
+    /// A WAL past the limit is emptied and its file cut to nothing, so that writes without a pause
+    /// (a sync against a fast host) do not grow it without end; a reader still on it makes it wait.
+    @Test func aWALPastTheLimitIsTruncated() async throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("crated.sqlite")
+        let database = try directory.database()
+        try database.stopAutomaticCheckpoints()
+        func fill(_ round: Int) async throws {
+            try await database.write { db in
+                for index in 0..<1_000 {
+                    try db.execute(sql: "INSERT INTO user (name, created_at) VALUES (?, '2024-01-01T00:00:00Z')",
+                                   arguments: ["user \(round)-\(index) " + String(repeating: "x", count: 3000)])
+                }
+            }
+        }
+        try await fill(0)
+
+        // A reader whose transaction began before the next write holds the WAL.
+        var readerConfiguration = Configuration()
+        readerConfiguration.allowsUnsafeTransactions = true
+        let reader = try DatabaseQueue(path: path, configuration: readerConfiguration)
+        try reader.inDatabase { db in
+            try db.execute(sql: "BEGIN DEFERRED")
+            _ = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM user")
+        }
+        try await fill(1)
+        _ = try await database.checkpointWAL(truncatingPast: 1 << 20)
+        #expect(try walBytes(path) > 1 << 20, "not truncated under a reader")
+        try reader.inDatabase { db in try db.execute(sql: "COMMIT") }
+
+        let result = try #require(try await database.checkpointWAL(truncatingPast: 1 << 20))
+        #expect(result.checkpointed == result.walFrames)
+        #expect(try walBytes(path) == 0)
+        #expect(try database.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM user") } == 2000)
+        try reader.close()
+    }
+
+    private func walBytes(_ databasePath: String) throws -> Int {
+        let attributes = try FileManager.default.attributesOfItem(atPath: databasePath + "-wal")
+        return (attributes[.size] as? NSNumber)?.intValue ?? 0
     }
 }
 

@@ -195,20 +195,41 @@ public struct AppDatabase: Sendable {
     /// did (the first write after an import, say) copied hundreds of megabytes inside a request.
     /// The daemon checkpoints with `checkpointWAL()` in the background instead.
     public func stopAutomaticCheckpoints() throws {
-        try writer.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA wal_autocheckpoint = 0") }
+        try writer.writeWithoutTransaction { db in
+            try db.execute(sql: "PRAGMA wal_autocheckpoint = 0")
+            // A WAL the writer starts again from its beginning is cut back to this size.
+            try db.execute(sql: "PRAGMA journal_size_limit = \(Self.walSizeLimit)")
+        }
     }
+
+    /// The WAL's size past which `checkpointWAL` empties it: 64 MiB.
+    public static let walSizeLimit = 64 << 20
 
     /// Copies committed pages from the WAL into the database file, as far as readers allow, without
     /// waiting for readers or writers (a PASSIVE checkpoint), on a connection of its own so that
     /// writes go on meanwhile. Returns the WAL's frames and how many of them are now in the file,
     /// or nil when another connection is checkpointing (an import's commit).
+    ///
+    /// Writes that follow one another without a pause (a sync against a fast host) always find the
+    /// WAL not quite copied, so the writer never starts it again from its beginning and it grows
+    /// for as long as they go on. A WAL past `limit` bytes is therefore emptied and truncated (a
+    /// TRUNCATE checkpoint): writers wait for it at most 100 ms, and little is left to copy after
+    /// the passive one. Readers still using the WAL make it wait for the next call.
     @discardableResult
-    public func checkpointWAL() async throws -> (walFrames: Int, checkpointed: Int)? {
+    public func checkpointWAL(truncatingPast limit: Int = walSizeLimit) async throws -> (walFrames: Int, checkpointed: Int)? {
         let connection = try checkpointConnection.connection()
         do {
             return try await connection.writeWithoutTransaction { db in
                 let row = try Row.fetchOne(db, sql: "PRAGMA wal_checkpoint(PASSIVE)")!
-                return (row[1], row[2])
+                let (frames, checkpointed): (Int, Int) = (row[1], row[2])
+                let pageSize = try Int.fetchOne(db, sql: "PRAGMA page_size") ?? 4096
+                if frames * pageSize > limit {
+                    try db.execute(sql: "PRAGMA busy_timeout = 100")
+                    defer { try? db.execute(sql: "PRAGMA busy_timeout = 0") }
+                    let truncated = try Row.fetchOne(db, sql: "PRAGMA wal_checkpoint(TRUNCATE)")!
+                    if truncated[0] as Int == 0 { return (frames, frames) }
+                }
+                return (frames, checkpointed)
             }
         } catch let error as DatabaseError where error.isBusy {
             return nil
