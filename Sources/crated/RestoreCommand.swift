@@ -26,7 +26,7 @@ struct RestoreCommand: AsyncParsableCommand {
         do {
             summary = try AppDatabase.restore(backupAt: path, into: database)
         } catch let error as BackupError {
-            throw CommandFailure("restore refused: \(error.description)")
+            throw CommandFailure("restore \(error.isRefusal ? "refused" : "failed"): \(error.description)")
         } catch let error as AtomicFileError {
             throw CommandFailure("restore failed: \(error.description)")
         } catch {

@@ -96,6 +96,39 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: directory.path("b.sqlite")))
     }
 
+    /// A folder that does not exist is most likely a backup disk not mounted: making it would put
+    /// the backup on the disk beneath the mount point, unseen. Refused, for a restore's target too.
+    @Test func aMissingFolderIsRefusedNotMade() throws {
+        let directory = try TemporaryDirectory()
+        let (_, path) = try Self.database(users: 1, in: directory)
+        let unmounted = directory.path("mnt/backup")
+        #expect(throws: BackupError.noFolder(path: unmounted)) {
+            try AppDatabase.backup(databaseAt: path, to: unmounted + "/crated.sqlite")
+        }
+        #expect(!FileManager.default.fileExists(atPath: directory.path("mnt")))
+        #expect(BackupError.noFolder(path: unmounted).description == "the folder \(unmounted) does not exist (is its disk mounted?); create it first")
+
+        let backup = directory.path("backup.sqlite")
+        try AppDatabase.backup(databaseAt: path, to: backup)
+        #expect(throws: BackupError.noFolder(path: unmounted)) {
+            try AppDatabase.restore(backupAt: backup, into: unmounted + "/crated.sqlite")
+        }
+        #expect(!FileManager.default.fileExists(atPath: directory.path("mnt")))
+    }
+
+    /// A backup step that runs out of disk leaves the copy's connection without a message of its
+    /// own ("not an error"): the error says what happened from its result code.
+    @Test func aFullDiskIsSaidAsOne() {
+        let full = AppDatabase.backupError(DatabaseError(resultCode: .SQLITE_FULL, message: "not an error"), path: "/mnt/b.sqlite")
+        #expect(full == .diskFull(path: "/mnt/b.sqlite"))
+        #expect(full.description == "no space left on the disk of /mnt/b.sqlite; nothing was replaced")
+        #expect(!full.isRefusal)
+        let io = AppDatabase.backupError(DatabaseError(resultCode: .SQLITE_IOERR, message: "not an error"), path: "/mnt/b.sqlite")
+        #expect(io.description == "/mnt/b.sqlite: disk I/O error")
+        let notADatabase = AppDatabase.backupError(DatabaseError(resultCode: .SQLITE_NOTADB, message: "file is not a database"), path: "/x")
+        #expect(notADatabase == .notADatabase(path: "/x", reason: "file is not a database") && notADatabase.isRefusal)
+    }
+
     // MARK: - Restore
 
     @Test func restoreReplacesTheDatabaseWithTheBackupAndLeavesNoWALOfTheOldOne() throws {

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import GRDBSQLite
 
 /// What a backup or a restore wrote.
 public struct BackupSummary: Sendable, Equatable {
@@ -31,7 +32,20 @@ public enum BackupError: Error, Equatable, CustomStringConvertible {
     case changedMigration(path: String, fileName: String)
     case failedIntegrityCheck(path: String, problems: [String])
     case databaseInUse(path: String)
+    /// The folder a file would go in is missing: a backup disk not mounted, say. Not created, so
+    /// that the file does not land unseen on the disk beneath the mount point.
+    case noFolder(path: String)
+    /// The disk ran out of space while the file was written: the file it would replace is as it was.
+    case diskFull(path: String)
     case sqlite(path: String, reason: String)
+
+    /// Whether the file was refused for what it is or where it goes, rather than failing on the way.
+    public var isRefusal: Bool {
+        switch self {
+        case .diskFull, .sqlite: false
+        default: true
+        }
+    }
 
     public var description: String {
         switch self {
@@ -53,6 +67,10 @@ public enum BackupError: Error, Equatable, CustomStringConvertible {
             "\(path) fails SQLite's integrity check: \(problems.prefix(5).joined(separator: "; "))\(problems.count > 5 ? " (and \(problems.count - 5) more)" : "")"
         case .databaseInUse(let path):
             "the database \(path) is open in another process (is crated serve running?); stop it, then restore"
+        case .noFolder(let path):
+            "the folder \(path) does not exist (is its disk mounted?); create it first"
+        case .diskFull(let path):
+            "no space left on the disk of \(path); nothing was replaced"
         case .sqlite(let path, let reason):
             "\(path): \(reason)"
         }
@@ -87,7 +105,7 @@ extension AppDatabase {
         _ = try appliedMigrations(sourceQueue, path: source)
         // A link is followed: the file it names is replaced, and the link kept.
         let file = AtomicFile.resolved(destination)
-        try FileManager.default.createDirectory(at: URL(fileURLWithPath: file).deletingLastPathComponent(), withIntermediateDirectories: true)
+        try requireFolder(of: file)
 
         var summary = try writeBeside(file, putInPlace: { try AtomicFile.replace(file, with: $0) }) { copy in
             try sqlite(destination) {
@@ -135,7 +153,7 @@ extension AppDatabase {
         try checkIntegrity(backupQueue, path: source)
         // A database reached through a link is restored into the file it names, and the link kept.
         let file = AtomicFile.resolved(target)
-        try FileManager.default.createDirectory(at: URL(fileURLWithPath: file).deletingLastPathComponent(), withIntermediateDirectories: true)
+        try requireFolder(of: file)
 
         var migrationsApplied: [String] = []
         var summary = try writeBeside(file, putInPlace: { try replaceUnusedDatabase(file, with: $0, busyTimeoutMs: busyTimeoutMs) }) { copy in
@@ -298,11 +316,28 @@ extension AppDatabase {
     private static func sqlite<T>(_ path: String, _ body: () throws -> T) throws -> T {
         do {
             return try body()
-        } catch let error as DatabaseError where error.resultCode == .SQLITE_NOTADB {
-            throw BackupError.notADatabase(path: path, reason: error.message ?? error.description)
         } catch let error as DatabaseError {
-            throw BackupError.sqlite(path: path, reason: error.message ?? error.description)
+            throw backupError(error, path: path)
         }
+    }
+
+    /// What a SQLite error during a backup or restore means for `path`. A failed backup step leaves
+    /// the copy's connection with no message of its own ("not an error"): the result code says it.
+    static func backupError(_ error: DatabaseError, path: String) -> BackupError {
+        switch error.resultCode {
+        case .SQLITE_NOTADB: return .notADatabase(path: path, reason: error.message ?? error.description)
+        case .SQLITE_FULL: return .diskFull(path: path)
+        default:
+            guard let message = error.message, message != "not an error" else {
+                return .sqlite(path: path, reason: String(cString: sqlite3_errstr(error.extendedResultCode.rawValue)))
+            }
+            return .sqlite(path: path, reason: message)
+        }
+    }
+
+    private static func requireFolder(of file: String) throws {
+        let folder = URL(fileURLWithPath: file).deletingLastPathComponent().path
+        guard isDirectory(folder) else { throw BackupError.noFolder(path: folder) }
     }
 
     private static func isRegularFile(_ path: String) -> Bool {
