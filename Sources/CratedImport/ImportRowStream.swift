@@ -21,7 +21,7 @@ final class PreparedRow: Sendable {
     let labels: [(name: String, catalogNumber: String?)]
     /// The labels' names and catalogue numbers as the search index holds them (see `searchAlbum`).
     let searchLabels: String
-    let searchCatalogNumbers: String
+    let searchCatalogNumbers: [String]
     /// Formats with their descriptions as the JSON text stored.
     let formats: [(name: String, quantity: Int, descriptions: String)]
     /// RFC 3339, as stored.
@@ -41,14 +41,14 @@ final class PreparedRow: Sendable {
         titleSortKey = DiscogsText.sortKey(row.title)
         labels = DiscogsText.labels(label: row.label, catalogNumbers: row.catalogNumbers)
         // The text `SearchIndex.insertSQL` would read back: labels and catalogue numbers in order,
-        // joined by spaces, the numbers Discogs gives as `none` (nil) left out.
+        // the numbers Discogs gives as `none` (nil) left out.
         if labels.count == 1 {
             // Most rows: the one label's own text, no copy.
             searchLabels = labels[0].name
-            searchCatalogNumbers = labels[0].catalogNumber ?? ""
+            searchCatalogNumbers = labels[0].catalogNumber.map { [$0] } ?? []
         } else {
             searchLabels = labels.map(\.name).joined(separator: " ")
-            searchCatalogNumbers = labels.compactMap(\.catalogNumber).joined(separator: " ")
+            searchCatalogNumbers = labels.compactMap(\.catalogNumber)
         }
         formats = DiscogsText.formats(row.format).map { ($0.name, $0.quantity, JSONText.array($0.descriptions)) }
         dateAdded = Timestamp.string(fromEpochSeconds: row.dateAdded)
@@ -59,7 +59,7 @@ final class PreparedRow: Sendable {
     /// The row's album as the search index holds it (no tracks before sync).
     func searchAlbum(id: Int64) -> SearchIndexBuilder.Album {
         SearchIndexBuilder.Album(id: id, title: SearchText.indexed(row.title), artists: SearchText.indexed(credit),
-                                 labels: SearchText.indexed(searchLabels), catalogNumbers: SearchText.indexed(searchCatalogNumbers))
+                                 labels: SearchText.indexed(searchLabels), catalogNumbers: SearchText.catalogNumbers(searchCatalogNumbers))
     }
 }
 

@@ -144,8 +144,9 @@ import Testing
         let albums = (1...count).map { n in
             SearchIndexBuilder.Album(
                 id: Int64(n), title: "Déjà Title \(n) \(n % 97) word\(n % 1013)", artists: "Artist \(n % 389) & Band \(n % 7)",
-                labels: "Label \(n % 53)", catalogNumbers: n % 5 == 0 ? "" : "CAT-\(n)")
+                labels: "Label \(n % 53)", catalogNumbers: catalogNumber(n).map { SearchText.catalogNumbers([$0]) } ?? "")
         }
+        func catalogNumber(_ n: Int) -> String? { n % 5 == 0 ? nil : "CAT-\(n)" }
         func shadowTables(_ database: AppDatabase) throws -> [String: [String]] {
             try database.reader.read { db in
                 var tables: [String: [String]] = [:]
@@ -165,7 +166,7 @@ import Testing
                     VALUES (?, ?, '', ?, '', '', '')
                     """, arguments: [album.id, album.title, album.artists])
                 try db.execute(sql: "INSERT INTO album_label (album_id, position, name, catalog_number) VALUES (?, 0, ?, ?)",
-                               arguments: [album.id, album.labels, album.catalogNumbers.isEmpty ? nil : album.catalogNumbers])
+                               arguments: [album.id, album.labels, catalogNumber(Int(album.id))])
             }
             try SearchIndex.add(db, newAlbumIds: albums.map(\.id))
         }

@@ -174,7 +174,8 @@ import Testing
             try Row.fetchAll(db, sql: "SELECT rowid, * FROM album_search WHERE title = 'Woman On A Mission'")
         }
 
-        let database = try AppDatabase.open(path: path)
+        // To 0021 and the migrations after it that leave search rows be: 0025 writes catalogue numbers again.
+        let database = try AppDatabase.open(path: path, migrations: Array(Migration.embedded.prefix { $0.fileName < "0025" }))
         try expectInitialismsFound(database)
         let indexed = try database.writer.read { db in try String.fetchAll(db, sql: "SELECT title || ' | ' || artists FROM album_search ORDER BY rowid") }
         #expect(indexed == ["LA Woman | The Doors", "The Revolution | KURO", "Let HIM Arise / Emotion | The Shanti-Ites", "Woman On A Mission | Misty In Roots"])

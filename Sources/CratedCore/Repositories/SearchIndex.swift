@@ -75,7 +75,7 @@ public enum SearchIndex {
         SELECT a.id, crated_search_text(a.title),
                crated_search_artists(a.artist_credit, \(artistNamesSQL)),
                crated_search_text(COALESCE((SELECT group_concat(name, ' ') FROM album_label WHERE album_id = a.id), '')),
-               crated_search_text(COALESCE((SELECT group_concat(catalog_number, ' ') FROM album_label WHERE album_id = a.id), '')),
+               crated_search_catalog((SELECT group_concat(catalog_number, char(10)) FROM album_label WHERE album_id = a.id)),
                crated_search_text(COALESCE((SELECT group_concat(title, ' ') FROM track WHERE album_id = a.id), ''))
         FROM album a WHERE \(condition)
         """
@@ -99,12 +99,42 @@ public enum SearchText {
     /// left out, as it narrows little and costs the most (no prefix index serves it: see
     /// `Migrations/0002_search.sql`); at most `maximumWords` words are kept. `a a a ...` no longer
     /// intersects one huge list with itself two hundred times.
+    ///
+    /// Words with a digit among them may be a catalogue number typed with other spacing than the
+    /// label's (`spin 113` for `SPIN113`): they also match its written-together form, which the index
+    /// holds beside each catalogue number (`catalogNumbers`).
     public static func matchExpression(_ text: String) -> String? {
+        let typed = indexed(text).split { !($0.isLetter || $0.isNumber) }.map(String.init)
         var seen = Set<String>()
-        var words = indexed(text).split { !($0.isLetter || $0.isNumber) }.map(String.init).filter { seen.insert($0.lowercased()).inserted }
+        var words = typed.filter { seen.insert($0.lowercased()).inserted }
         if words.contains(where: { $0.count > 1 }) { words.removeAll { $0.count == 1 } }
         guard !words.isEmpty else { return nil }
-        return words.prefix(maximumWords).map { "\"" + $0.replacingOccurrences(of: "\"", with: "\"\"") + "\"*" }.joined(separator: " ")
+        let all = words.prefix(maximumWords).map(quotedPrefix).joined(separator: " ")
+        guard typed.count > 1, typed.count <= maximumWords, typed.contains(where: { $0.contains(where: \.isNumber) }) else { return all }
+        return "(\(all)) OR catalog_numbers : \(quotedPrefix(typed.joined()))"
+    }
+
+    private static func quotedPrefix(_ word: String) -> String {
+        "\"" + word.replacingOccurrences(of: "\"", with: "\"\"") + "\"*"
+    }
+
+    /// An album's catalogue numbers as the index holds them: as written (`indexed`), then each one
+    /// written with separators between its letters and digits, written together again: `SPIN 150`
+    /// also as `SPIN150`, `836 062-1` as `8360621`. Collectors type a number off the spine spaced
+    /// as they like, and the tokenizer splits `SPIN 150` into words that `spin150` is not.
+    public static func catalogNumbers(_ numbers: [String]) -> String {
+        var text = indexed(numbers.joined(separator: " "))
+        for number in numbers {
+            let parts = indexed(number).split { !($0.isLetter || $0.isNumber) }
+            if parts.count > 1 { text += " " + parts.joined() }
+        }
+        return text
+    }
+
+    /// `catalogNumbers` as `crated_search_catalog(numbers)`, the numbers a line each (NULL for none).
+    static let catalogSQLFunction = DatabaseFunction("crated_search_catalog", argumentCount: 1, pure: true) { values in
+        guard let numbers = String.fromDatabaseValue(values[0]) else { return "" }
+        return catalogNumbers(numbers.split(separator: "\n", omittingEmptySubsequences: false).map(String.init))
     }
 
     /// The most words a search takes; later ones are ignored.
@@ -224,9 +254,9 @@ extension Array {
 
 extension DatabaseFunction {
     /// crated's own SQL functions, which the statements that index from the catalogue tables
-    /// (`SearchIndex`) and the migrations that rewrite derived text (0015, 0016, 0018, 0019, 0020, 0021)
+    /// (`SearchIndex`) and the migrations that rewrite derived text (0015, 0016, 0018, 0019, 0020, 0021, 0025)
     /// call: registered on every connection crated opens and by the migrator.
-    public static let crated = [SearchText.sqlFunction, SearchText.artistsSQLFunction, DiscogsText.sortKeySQLFunction,
+    public static let crated = [SearchText.sqlFunction, SearchText.artistsSQLFunction, SearchText.catalogSQLFunction, DiscogsText.sortKeySQLFunction,
                                 DiscogsText.formatNameSQLFunction, DiscogsText.formatDescriptionsSQLFunction,
                                 DiscogsText.displayNameSQLFunction]
 }
