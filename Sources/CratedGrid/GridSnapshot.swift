@@ -151,8 +151,9 @@ struct GridSnapshot: GridPositions {
     }
 
     /// The jump bar's letters: `A`...`Z` for keys starting with a Latin letter (sort keys are folded,
-    /// so `É` is under E), `#` for digits, symbols and other scripts; here every run of albums under
-    /// one letter, with the position of its first album.
+    /// so `É` is under E), the capital of a letter of the other cased alphabets up to Cyrillic (`Ω`,
+    /// `К`), `#` for digits, symbols and other scripts; here every run of albums under one
+    /// letter, with the position of its first album.
     private func computeLetterRuns(_ db: Database, sql: GridSQL) throws -> [GridSection] {
         var sections: [GridSection] = []
         func note(_ key: SortKey, at position: Int) {
@@ -173,8 +174,8 @@ struct GridSnapshot: GridPositions {
                 lowerBound = "\u{1}"  // past the empty key
                 continue
             }
-            // Past "z" every initial is a `#`: the rest of the grid adds nothing.
-            if initial.value > 0x7A { break }
+            // Past Cyrillic every initial is a `#`: the rest of the grid adds nothing.
+            if initial.value >= Self.lettersEnd { break }
             lowerBound = String(Character(Unicode.Scalar(initial.value + 1)!))
         }
         return sections
@@ -186,7 +187,14 @@ struct GridSnapshot: GridPositions {
     }
 
     static func sectionLetter(_ key: SortKey) -> String {
-        guard let initial = initial(key), initial.isASCII, initial.properties.isAlphabetic else { return "#" }
-        return String(initial).uppercased()
+        guard let initial = initial(key), initial.value < lettersEnd, initial.properties.isAlphabetic else { return "#" }
+        // A letter with a capital of its own: Latin, Greek, Cyrillic (not `ß`, whose capital is two).
+        let capital = String(initial).uppercased()
+        if initial.isASCII || (capital.unicodeScalars.count == 1 && capital != String(initial)) { return capital }
+        return "#"
     }
+
+    /// Where the alphabets that have letters of their own in the jump bar end: after Cyrillic, so
+    /// that a Russian or Greek collection can be jumped through; other scripts are `#`.
+    private static let lettersEnd: UInt32 = 0x0530
 }

@@ -58,6 +58,30 @@ import Testing
         #expect((0..<snapshot.total).allSatisfy { snapshot.keptAnchor(at: $0) != nil })
     }
 
+    /// Greek and Cyrillic titles have letters of their own in the jump bar, after `Z`, as their
+    /// folded keys sort (`Ø` is folded to O); a script without capitals is `#`, the digits' section. The same with every
+    /// anchor kept and with the skip scan.
+    @Test func otherAlphabetsHaveLettersOfTheirOwn() throws {
+        let temporary = try TemporaryDatabase()
+        let user = try temporary.database.writer.write { db in
+            let user = try db.insertUser("collector")
+            let artist = try db.insertArtist("Various")
+            for (day, title) in ["2Pac", "Abbey Road", "Zebra", "Ωmega", "Ария", "Кино", "Кукушка", "Øresund", "坂本龍一"].enumerated() {
+                let album = try db.insertAlbum(title: title, artistId: artist)
+                _ = try db.insertCopy(userId: user, albumId: album, dateAdded: "2024-01-0\(day + 1)T10:00:00Z")
+            }
+            return user
+        }
+        let sql = GridSQL(userId: user, request: GridRequest(sort: .title))
+        for tuning in [GridSnapshot.Tuning(), GridSnapshot.Tuning(stride: 2, allAnchorsLimit: 2, leadingAnchors: 1)] {
+            let snapshot = try temporary.database.read { try GridSnapshot.build($0, sql: sql, withSections: true, tuning: tuning) }
+            let sections = try #require(snapshot.sections)
+            #expect(sections.map(\.letter) == ["#", "A", "O", "Z", "Ω", "А", "К"], "stride \(snapshot.stride)")
+            #expect(sections.map(\.position) == [0, 1, 2, 3, 4, 5, 6], "stride \(snapshot.stride)")
+        }
+        #expect(GridSnapshot.sectionLetter(.text("ßach")) == "#")
+    }
+
     /// A restricted grid filtered from its collection's snapshot answers as a walk of the restricted
     /// grid does: the same albums in order, the same sections, kept anchors that are the grid's, and
     /// the same positions and ranks, of the grid's albums and of anchors it does not hold (filtered
