@@ -13,7 +13,7 @@ import Synchronization
 struct ServeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "serve",
-        abstract: "Run the HTTP/JSON daemon the iPhone and iPad app talks to (stops cleanly on SIGTERM or SIGINT)."
+        abstract: "Run the HTTP/JSON daemon the iPhone and iPad app talks to (stops cleanly on SIGTERM, SIGINT or SIGHUP)."
     )
 
     @OptionGroup var global: GlobalOptions
@@ -82,7 +82,8 @@ struct ServeCommand: AsyncParsableCommand {
         let announcements = announceShutdown(logger, logWriter: logWriter)
         defer { announcements.forEach { $0.cancel() } }
         do {
-            try await app.runService()
+            // SIGHUP too: the terminal a daemon was started from closing should stop it cleanly, not kill it.
+            try await app.runService(gracefulShutdownSignals: [.sigterm, .sigint, .sighup])
         } catch let error as IOError where error.errnoCode == EADDRINUSE {
             throw CommandFailure("cannot listen on \(address): the address is already in use (another crated, or another server); choose another with --port")
         } catch let error as IOError where error.errnoCode == EADDRNOTAVAIL {
@@ -104,7 +105,7 @@ struct ServeCommand: AsyncParsableCommand {
     /// ends the process at once on a second one (SQLite's journal keeps the database whole).
     private func announceShutdown(_ logger: Logger, logWriter: BackgroundLogWriter) -> [any DispatchSourceSignal] {
         let stop = StopSignals()
-        return [(SIGTERM, "SIGTERM"), (SIGINT, "SIGINT")].map { signalNumber, name in
+        return [(SIGTERM, "SIGTERM"), (SIGINT, "SIGINT"), (SIGHUP, "SIGHUP")].map { signalNumber, name in
             let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
             source.setEventHandler {
                 guard stop.isFirst() else {
@@ -113,7 +114,7 @@ struct ServeCommand: AsyncParsableCommand {
                     // Not exit(): its handlers would run beside threads still at work.
                     _exit(128 + signalNumber)
                 }
-                logger.info("stopping (\(name)): requests in flight finish, event streams end, sync finishes the transfers under way; a second SIGINT or SIGTERM stops at once")
+                logger.info("stopping (\(name)): requests in flight finish, event streams end, sync finishes the transfers under way; a second SIGINT, SIGTERM or SIGHUP stops at once")
             }
             source.resume()
             return source

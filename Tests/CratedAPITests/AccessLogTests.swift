@@ -33,6 +33,12 @@ import Testing
         #expect(try !log.lines().joined().contains("s3cret"))
     }
 
+    @Test func answersOf500AndAboveAreWarnings() {
+        let middleware = AccessLogMiddleware<AppRequestContext>()
+        #expect([200, 304, 404, 499, 500, 503].map(middleware.level(forStatus:)) == [.info, .info, .info, .info, .warning, .warning])
+        #expect(AccessLogMiddleware<AppRequestContext>(level: .error).level(forStatus: 503) == .error)
+    }
+
     @Test func requestsAreNotLoggedBelowTheLoggersLevel() async throws {
         let server = try TestServer()
         let log = try LogFile()

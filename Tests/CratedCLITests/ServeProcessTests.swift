@@ -83,6 +83,23 @@ import Testing
         #expect(try database.users().map(\.name) == ["collector"])
     }
 
+    /// The terminal `serve` was started from closing sends SIGHUP: a clean stop, as for SIGTERM.
+    @Test func sighupStopsServeCleanly() async throws {
+        let directory = try TemporaryDirectory()
+        let (process, reader, log) = try launchServe(["--database", directory.path("crated.sqlite")], in: directory,
+                                                     environment: ["CRATED_DISCOGS_BASE_URL": "http://127.0.0.1:9", "CRATED_ARTWORK_FETCH_DURING_SYNC": "false"])
+        defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+        _ = try #require(reader.port())
+        kill(process.processIdentifier, SIGHUP)
+        let deadline = Date().addingTimeInterval(15)
+        while process.isRunning && Date() < deadline { try await Task.sleep(for: .milliseconds(50)) }
+        #expect(!process.isRunning, "serve did not stop within 15 s of SIGHUP")
+        #expect(process.terminationStatus == 0)
+        let logged = try String(contentsOfFile: log, encoding: .utf8)
+        #expect(logged.contains("stopping (SIGHUP)"), "\(logged.suffix(2000))")
+        #expect(logged.contains("stopped cleanly"), "\(logged.suffix(2000))")
+    }
+
     /// One daemon a database: a second `serve` on it, or `crated sync` beside it, is refused and
     /// names the running one; once it has stopped, both run again.
     @Test func aSecondServeOrASyncBesideOneIsRefused() async throws {
@@ -164,7 +181,7 @@ import Testing
         #expect(!process.isRunning, "serve did not stop within 10 s of a second SIGINT")
         let logged = try String(contentsOfFile: log, encoding: .utf8)
         #expect(logged.contains("stopping (SIGINT): requests in flight finish"), "\(logged.suffix(2000))")
-        #expect(logged.contains("a second SIGINT or SIGTERM stops at once"), "\(logged.suffix(2000))")
+        #expect(logged.contains("a second SIGINT, SIGTERM or SIGHUP stops at once"), "\(logged.suffix(2000))")
         #expect(logged.contains("stopping at once (SIGINT during the stop)"), "\(logged.suffix(2000))")
         withExtendedLifetime(stalled) {}
     }

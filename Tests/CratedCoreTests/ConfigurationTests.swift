@@ -38,6 +38,17 @@ import Testing
         #expect(fromFlags.serverPort == 7200)
     }
 
+    /// Root reads any file, so this runs only as another user.
+    @Test(.enabled(if: getuid() != 0, "root can read a file of any permissions"))
+    func aFileThisUserCannotReadIsSaidAsSuch() async throws {
+        let directory = try TemporaryDirectory()
+        let file = try directory.write("private.json", #"{"server": {"port": 7000}}"#)
+        try FileManager.default.setAttributes([.posixPermissions: 0o000], ofItemAtPath: file)
+        await #expect(throws: ConfigurationError.unreadableFile(path: file)) {
+            try await CratedConfiguration.load(configFile: file, environment: [:])
+        }
+    }
+
     @Test func aMissingOrMalformedFileIsAClearError() async throws {
         let directory = try TemporaryDirectory()
         await #expect(throws: ConfigurationError.missingFile(path: directory.path("nope.json"))) {

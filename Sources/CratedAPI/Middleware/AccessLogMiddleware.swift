@@ -22,8 +22,14 @@ struct AccessLogMiddleware<Context: RequestContext>: RouterMiddleware {
         }
     }
 
+    /// A 5xx (crated busy, a cover's host down, a fault) is a warning, so that a log kept at
+    /// `warning` still shows it.
+    func level(forStatus status: Int) -> Logger.Level {
+        status >= 500 ? max(level, .warning) : level
+    }
+
     private func log(_ request: Request, status: Int, since start: ContinuousClock.Instant, context: Context) {
-        context.logger.log(level: level, "\(request.method) \(LoggedURI.redacted(path: request.uri.path, query: request.uri.query)) \(status) \(Self.milliseconds(since: start)) ms")
+        context.logger.log(level: level(forStatus: status), "\(request.method) \(LoggedURI.redacted(path: request.uri.path, query: request.uri.query)) \(status) \(Self.milliseconds(since: start)) ms")
     }
 
     /// Milliseconds with two decimals: requests here take tens of microseconds to tens of milliseconds.

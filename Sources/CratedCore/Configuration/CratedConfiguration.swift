@@ -200,6 +200,7 @@ public struct CratedConfiguration: Sendable, Equatable {
             throw ConfigurationError.missingFile(path: path)
         }
         guard !isDirectory.boolValue else { throw ConfigurationError.notAFile(path: path) }
+        guard FileManager.default.isReadableFile(atPath: path) else { throw ConfigurationError.unreadableFile(path: path) }
         let provider: FileProvider<JSONSnapshot>
         do {
             provider = try await FileProvider<JSONSnapshot>(filePath: FilePath(path))
@@ -368,6 +369,8 @@ public struct CratedConfiguration: Sendable, Equatable {
 public enum ConfigurationError: Error, CustomStringConvertible, Equatable {
     case missingFile(path: String)
     case notAFile(path: String)
+    /// The file's permissions keep this user from reading it (crated run as another user).
+    case unreadableFile(path: String)
     case malformedFile(path: String, reason: String)
     case invalidValue(key: String, reason: String)
     case unknownKey(key: String, path: String)
@@ -377,6 +380,7 @@ public enum ConfigurationError: Error, CustomStringConvertible, Equatable {
         switch self {
         case .missingFile(let path): "configuration file not found: \(path)"
         case .notAFile(let path): "configuration path is a directory, not a JSON file: \(path)"
+        case .unreadableFile(let path): "configuration file \(path) cannot be read by this user (check its permissions)"
         case .malformedFile(let path, let reason): "configuration file \(path) is not valid JSON\(reason.isEmpty ? "" : ": \(reason)")"
         case .invalidValue(let key, let reason): "configuration value '\(key)' \(reason)"
         case .unknownKey(let key, let path): "configuration file \(path) has an unknown key '\(key)' (the keys are in the Configuration table of crated's README)"
