@@ -181,7 +181,9 @@ struct RandomLibrary {
             let album = albums[albumId]!
             let key = DiscogsText.sortKey(sort == .artist ? album.credit : album.title)
             let first = key.unicodeScalars.first
-            let letter = first.map { $0.isASCII && $0.properties.isAlphabetic ? String($0).uppercased() : "#" } ?? "#"
+            // Latin letters, and the Greek and Cyrillic ones (U+0370 to U+052F), have letters of their own.
+            let greekOrCyrillic = first.map { (0x0370..<0x0530).contains($0.value) && $0.properties.isLowercase } ?? false
+            let letter = first.map { ($0.isASCII && $0.properties.isAlphabetic) || greekOrCyrillic ? String($0).uppercased() : "#" } ?? "#"
             if !sections.contains(where: { $0.letter == letter }) { sections.append(GridSection(letter: letter, position: position)) }
         }
         return sections
