@@ -100,17 +100,22 @@ public enum SearchText {
     /// `Migrations/0002_search.sql`); at most `maximumWords` words are kept. `a a a ...` no longer
     /// intersects one huge list with itself two hundred times.
     ///
-    /// Words with a digit among them may be a catalogue number typed with other spacing than the
+    /// Words with a digit (0 to 9) among them may be a catalogue number typed with other spacing than the
     /// label's (`spin 113` for `SPIN113`): they also match its written-together form, which the index
     /// holds beside each catalogue number (`catalogNumbers`).
+    ///
+    /// Japanese and Chinese are written without spaces, and the index holds each of their characters
+    /// as a word of its own (`separatingIdeographs`): a run of them typed is searched as a phrase of
+    /// its characters (`龍一` as `"龍 一"`), found anywhere in a run, not only at its start.
     public static func matchExpression(_ text: String) -> String? {
-        let typed = indexed(text).split { !($0.isLetter || $0.isNumber) }.map(String.init)
+        let joined = joiningInitialisms(spelledOut(text))
+        let typed = separatingIdeographs(joined).split { !($0.isLetter || $0.isNumber) }.map(String.init)
         var seen = Set<String>()
-        var words = typed.filter { seen.insert($0.lowercased()).inserted }
-        if words.contains(where: { $0.count > 1 }) { words.removeAll { $0.count == 1 } }
+        var words = joined.split { !($0.isLetter || $0.isNumber) }.map(String.init).filter { seen.insert($0.lowercased()).inserted }
+        if words.contains(where: { $0.count > 1 }) { words.removeAll { $0.count == 1 && !isIdeographic($0.unicodeScalars.first!) } }
         guard !words.isEmpty else { return nil }
-        let all = words.prefix(maximumWords).map(quotedPrefix).joined(separator: " ")
-        guard typed.count > 1, typed.count <= maximumWords, typed.contains(where: { $0.contains(where: \.isNumber) }) else { return all }
+        let all = words.prefix(maximumWords).map { quotedPrefix(separatingIdeographs($0)) }.joined(separator: " ")
+        guard typed.count > 1, typed.count <= maximumWords, typed.contains(where: { $0.contains(where: { $0.isASCII && $0.isNumber }) }) else { return all }
         return "(\(all)) OR catalog_numbers : \(quotedPrefix(typed.joined()))"
     }
 
@@ -143,7 +148,32 @@ public enum SearchText {
     /// Text as the search index holds it, and as a search's words are matched against it: letters
     /// spelled out (`spelledOut`) and initialisms joined (`joiningInitialisms`).
     public static func indexed(_ text: String) -> String {
-        joiningInitialisms(spelledOut(text))
+        separatingIdeographs(joiningInitialisms(spelledOut(text)))
+    }
+
+    /// Writes each Han, hiragana and katakana character as a word of its own: `坂本龍一` as
+    /// `坂 本 龍 一`. The tokenizer takes a run of them, written without spaces, as one word, which
+    /// a search finds only from its start (`坂本`, never `龍一`).
+    public static func separatingIdeographs(_ text: String) -> String {
+        if text.utf8.isASCII || !text.unicodeScalars.contains(where: isIdeographic) { return text }
+        var result = String.UnicodeScalarView()
+        var afterIdeograph = false
+        for scalar in text.unicodeScalars {
+            let ideographic = isIdeographic(scalar)
+            if (ideographic || afterIdeograph), let last = result.last, !last.properties.isWhitespace, !scalar.properties.isWhitespace {
+                result.append(" ")
+            }
+            result.append(scalar)
+            afterIdeograph = ideographic
+        }
+        return String(result)
+    }
+
+    static func isIdeographic(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0x3040...0x30FF, 0x31F0...0x31FF, 0x3400...0x4DBF, 0x4E00...0x9FFF, 0xF900...0xFAFF, 0xFF66...0xFF9F, 0x20000...0x2FA1F: true
+        default: false
+        }
     }
 
     /// Writes each initialism as one word: `L.A. Woman` as `LA Woman`, `K.U.R.O.` as `KURO`,
@@ -254,7 +284,7 @@ extension Array {
 
 extension DatabaseFunction {
     /// crated's own SQL functions, which the statements that index from the catalogue tables
-    /// (`SearchIndex`) and the migrations that rewrite derived text (0015, 0016, 0018, 0019, 0020, 0021, 0025)
+    /// (`SearchIndex`) and the migrations that rewrite derived text (0015, 0016, 0018, 0019, 0020, 0021, 0025, 0026)
     /// call: registered on every connection crated opens and by the migrator.
     public static let crated = [SearchText.sqlFunction, SearchText.artistsSQLFunction, SearchText.catalogSQLFunction, DiscogsText.sortKeySQLFunction,
                                 DiscogsText.formatNameSQLFunction, DiscogsText.formatDescriptionsSQLFunction,
