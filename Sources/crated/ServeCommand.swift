@@ -82,8 +82,7 @@ struct ServeCommand: AsyncParsableCommand {
         let announcements = announceShutdown(logger, logWriter: logWriter)
         defer { announcements.forEach { $0.cancel() } }
         do {
-            // SIGHUP too: the terminal a daemon was started from closing should stop it cleanly, not kill it.
-            try await app.runService(gracefulShutdownSignals: [.sigterm, .sigint, .sighup])
+            try await app.runService(gracefulShutdownSignals: [.sigterm, .sigint] + (Self.stopsOnHangUp ? [.sighup] : []))
         } catch let error as IOError where error.errnoCode == EADDRINUSE {
             throw CommandFailure("cannot listen on \(address): the address is already in use (another crated, or another server); choose another with --port")
         } catch let error as IOError where error.errnoCode == EADDRNOTAVAIL {
@@ -105,7 +104,8 @@ struct ServeCommand: AsyncParsableCommand {
     /// ends the process at once on a second one (SQLite's journal keeps the database whole).
     private func announceShutdown(_ logger: Logger, logWriter: BackgroundLogWriter) -> [any DispatchSourceSignal] {
         let stop = StopSignals()
-        return [(SIGTERM, "SIGTERM"), (SIGINT, "SIGINT"), (SIGHUP, "SIGHUP")].map { signalNumber, name in
+        let hangUp = Self.stopsOnHangUp ? [(SIGHUP, "SIGHUP")] : []
+        return ([(SIGTERM, "SIGTERM"), (SIGINT, "SIGINT")] + hangUp).map { signalNumber, name in
             let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
             source.setEventHandler {
                 guard stop.isFirst() else {
@@ -120,6 +120,16 @@ struct ServeCommand: AsyncParsableCommand {
             return source
         }
     }
+}
+
+extension ServeCommand {
+    /// SIGHUP (the terminal `serve` was started from closing) stops it cleanly, as SIGTERM does,
+    /// where it would kill it; unless it was started ignoring SIGHUP (`nohup`), to outlive the terminal.
+    static let stopsOnHangUp: Bool = {
+        var current = sigaction()
+        sigaction(SIGHUP, nil, &current)
+        return unsafeBitCast(current.__sigaction_handler.sa_handler, to: Int.self) != 1  // SIG_IGN
+    }()
 }
 
 /// Whether a stop has begun: a signal after the first ends the process at once.

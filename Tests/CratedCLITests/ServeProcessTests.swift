@@ -100,6 +100,29 @@ import Testing
         #expect(logged.contains("stopped cleanly"), "\(logged.suffix(2000))")
     }
 
+    /// Started with `nohup`, to outlive its terminal, `serve` keeps running through SIGHUP.
+    @Test func serveStartedWithNohupOutlivesSIGHUP() async throws {
+        let directory = try TemporaryDirectory()
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/nohup")
+        process.arguments = [Paths.cratedBinary, "serve", "--port", "0", "--database", directory.path("crated.sqlite")]
+        process.environment = ProcessInfo.processInfo.environment.merging(
+            ["CRATED_DISCOGS_BASE_URL": "http://127.0.0.1:9", "CRATED_ARTWORK_FETCH_DURING_SYNC": "false"]) { $1 }
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+        _ = try #require(LineReader(output.fileHandleForReading).port())
+        kill(process.processIdentifier, SIGHUP)
+        try await Task.sleep(for: .seconds(2))
+        #expect(process.isRunning, "serve under nohup stopped on SIGHUP")
+        kill(process.processIdentifier, SIGTERM)
+        let deadline = Date().addingTimeInterval(15)
+        while process.isRunning && Date() < deadline { try await Task.sleep(for: .milliseconds(50)) }
+        #expect(!process.isRunning && process.terminationStatus == 0)
+    }
+
     /// One daemon a database: a second `serve` on it, or `crated sync` beside it, is refused and
     /// names the running one; once it has stopped, both run again.
     @Test func aSecondServeOrASyncBesideOneIsRefused() async throws {
