@@ -76,7 +76,10 @@ struct ServeCommand: AsyncParsableCommand {
             } catch {
                 logger.error("cannot create the default user '\(configuration.defaultUserName)': \(error); crated user add and crated token create make one")
             }
-            printNow("crated \(CratedVersion.current) listening on http://\(Self.address(host, port)) (database \(configuration.databasePath))")
+            // Absolute paths: under a service manager the working directory is not the operator's.
+            let database = URL(fileURLWithPath: configuration.databasePath).standardizedFileURL.path
+            let covers = URL(fileURLWithPath: configuration.artworkDirectoryPath).standardizedFileURL.path
+            printNow("crated \(CratedVersion.current) listening on http://\(Self.address(host, port)) (database \(database), covers \(covers))")
         }
         let address = Self.address(host, configuration.serverPort)
         let announcements = announceShutdown(logger, logWriter: logWriter)

@@ -44,6 +44,7 @@ import Testing
         let process = Process()
         process.executableURL = URL(fileURLWithPath: Paths.cratedBinary)
         process.arguments = ["serve", "--port", "0"] + arguments
+        process.currentDirectoryURL = directory.url
         if !environment.isEmpty { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
         let output = Pipe()
         process.standardOutput = output
@@ -84,12 +85,15 @@ import Testing
     }
 
     /// The terminal `serve` was started from closing sends SIGHUP: a clean stop, as for SIGTERM.
+    /// And the start-up line names the database and the covers' folder in full, from a relative path.
     @Test func sighupStopsServeCleanly() async throws {
         let directory = try TemporaryDirectory()
-        let (process, reader, log) = try launchServe(["--database", directory.path("crated.sqlite")], in: directory,
+        let (process, reader, log) = try launchServe(["--database", "crated.sqlite"], in: directory,
                                                      environment: ["CRATED_DISCOGS_BASE_URL": "http://127.0.0.1:9", "CRATED_ARTWORK_FETCH_DURING_SYNC": "false"])
         defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
         _ = try #require(reader.port())
+        let folder = directory.url.standardizedFileURL.path
+        #expect(reader.lines.contains { $0.hasSuffix("(database \(folder)/crated.sqlite, covers \(folder)/crated-artwork)") }, "\(reader.lines)")
         kill(process.processIdentifier, SIGHUP)
         let deadline = Date().addingTimeInterval(15)
         while process.isRunning && Date() < deadline { try await Task.sleep(for: .milliseconds(50)) }
