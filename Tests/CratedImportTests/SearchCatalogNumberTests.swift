@@ -9,30 +9,17 @@ import Testing
 /// `SPIN 150` and `spin 113` finds `SPIN113`, whichever way the import wrote the search rows, and in
 /// a database indexed before migration 0025.
 @Suite struct SearchCatalogNumberTests {
-    static let albums: [(catalog: String, title: String)] = [
-        ("SPIN 150", "Tide Turns Eternal"), ("SPIN113", "Odious Descent Into Decay"), ("CS 36-147", "Bridge Over Troubled Water"),
-        ("836 062-1", "Mönche"), ("SD 7200", "Houses Of The Holy"),
-    ]
-    static let searches: [(text: String, title: String)] = [
-        ("spin150", "Tide Turns Eternal"), ("SPIN 150", "Tide Turns Eternal"), ("spin 113", "Odious Descent Into Decay"),
-        ("spin113", "Odious Descent Into Decay"), ("cs36147", "Bridge Over Troubled Water"), ("CS 36-147", "Bridge Over Troubled Water"),
-        ("cs 36147", "Bridge Over Troubled Water"), ("8360621", "Mönche"), ("836 062", "Mönche"), ("sd7200", "Houses Of The Holy"),
-        ("sd 72", "Houses Of The Holy"),
-    ]
-
-    func export(in directory: TemporaryDirectory) throws -> String {
-        let rows = Self.albums.enumerated().map {
-            exportRow(catalog: "\"\($0.element.catalog)\"", artist: "Artist \($0.offset)", title: $0.element.title, releaseId: "\(300 + $0.offset)")
-        }
-        return try directory.write("catalogue.csv", ([exportHeader] + rows).joined(separator: "\n") + "\n")
-    }
-
-    func expectEverySearchFinds(_ database: AppDatabase) throws {
-        let user = try #require(try database.user(named: "collector")).id!
-        for search in Self.searches {
-            #expect(try database.searchAlbums(userId: user, text: search.text, limit: 10).map(\.title) == [search.title], "\(search.text)")
-        }
-    }
+    static let export = SearchExport(
+        rows: [("SPIN 150", "Tide Turns Eternal"), ("SPIN113", "Odious Descent Into Decay"), ("CS 36-147", "Bridge Over Troubled Water"),
+               ("836 062-1", "Mönche"), ("SD 7200", "Houses Of The Holy")].enumerated().map {
+            exportRow(catalog: "\"\($0.element.0)\"", artist: "Artist \($0.offset)", title: $0.element.1, releaseId: "\(300 + $0.offset)")
+        },
+        searches: [
+            ("spin150", ["Tide Turns Eternal"]), ("SPIN 150", ["Tide Turns Eternal"]), ("spin 113", ["Odious Descent Into Decay"]),
+            ("spin113", ["Odious Descent Into Decay"]), ("cs36147", ["Bridge Over Troubled Water"]), ("CS 36-147", ["Bridge Over Troubled Water"]),
+            ("cs 36147", ["Bridge Over Troubled Water"]), ("8360621", ["Mönche"]), ("836 062", ["Mönche"]), ("sd7200", ["Houses Of The Holy"]),
+            ("sd 72", ["Houses Of The Holy"]),
+        ])
 
     @Test func theIndexHoldsEachNumberWrittenTogetherToo() {
         #expect(SearchText.catalogNumbers(["SPIN 150"]) == "SPIN 150 SPIN150")
@@ -53,33 +40,25 @@ import Testing
     @Test(arguments: [ImportWriteMode.incremental, .bulk])
     func numbersAreFoundHoweverTheyAreSpaced(mode: ImportWriteMode) throws {
         let directory = try TemporaryDirectory()
-        let database = try directory.database()
-        var options = ImportOptions()
-        options.writeMode = mode
-        _ = try DiscogsImporter(database: database).importFile(at: export(in: directory), options: options)
-        try expectEverySearchFinds(database)
+        try Self.export.expectEverySearchFinds(try Self.export.imported(in: directory, mode: mode))
     }
 
-    /// Migration 0025 writes again the rows of numbers with separators, and only those.
+    /// Migration 0025 writes again the rows of numbers with separators, and leaves the others be.
     @Test func migration0025JoinsTheNumbersIndexedBeforeIt() throws {
+        var untouched: [Row] = []
         let directory = try TemporaryDirectory()
-        let path = directory.path("crated.sqlite")
-        let before = Array(Migration.embedded.prefix { $0.fileName < "0025" })
-        _ = try DiscogsImporter(database: try AppDatabase.open(path: path, migrations: before)).importFile(at: export(in: directory))
-        let old = try AppDatabase.open(path: path, migrations: before)
-        // Indexed as crated did before 0025: the numbers as written.
-        try old.writer.write { db in
-            try db.execute(sql: """
-                UPDATE album_search SET catalog_numbers = crated_search_text(
-                    (SELECT group_concat(catalog_number, ' ') FROM album_label WHERE album_id = album_search.rowid))
-                """)
+        let database = try Self.export.migrated(in: directory, before: "0025", searchBefore: "spin150") { old in
+            // Indexed as crated did before 0025: the numbers as written.
+            try old.writer.write { db in
+                try db.execute(sql: """
+                    UPDATE album_search SET catalog_numbers = crated_search_text(
+                        (SELECT group_concat(catalog_number, ' ') FROM album_label WHERE album_id = album_search.rowid))
+                    """)
+                untouched = try Row.fetchAll(db, sql: "SELECT rowid, * FROM album_search WHERE catalog_numbers = 'SPIN113'")
+            }
         }
-        #expect(try !SearchSpellingTests.indexFinds(old, "spin150"))
-        let untouched = try old.writer.read { db in try Row.fetchAll(db, sql: "SELECT rowid, * FROM album_search WHERE catalog_numbers = 'SPIN113'") }
         #expect(untouched.count == 1)
-
-        let database = try AppDatabase.open(path: path)
-        try expectEverySearchFinds(database)
+        try Self.export.expectEverySearchFinds(database)
         #expect(try database.writer.read { db in try Row.fetchAll(db, sql: "SELECT rowid, * FROM album_search WHERE catalog_numbers = 'SPIN113'") } == untouched)
     }
 

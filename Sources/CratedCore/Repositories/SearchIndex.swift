@@ -284,7 +284,7 @@ extension Array {
 
 extension DatabaseFunction {
     /// crated's own SQL functions, which the statements that index from the catalogue tables
-    /// (`SearchIndex`) and the migrations that rewrite derived text (0015, 0016, 0018, 0019, 0020, 0021, 0025, 0026)
+    /// (`SearchIndex`) and the migrations that rewrite derived text (0015, 0016, 0018, 0019, 0020, 0021, 0025)
     /// call: registered on every connection crated opens and by the migrator.
     public static let crated = [SearchText.sqlFunction, SearchText.artistsSQLFunction, SearchText.catalogSQLFunction, DiscogsText.sortKeySQLFunction,
                                 DiscogsText.formatNameSQLFunction, DiscogsText.formatDescriptionsSQLFunction,
