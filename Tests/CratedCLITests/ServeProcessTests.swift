@@ -55,6 +55,12 @@ import Testing
         return (process, LineReader(output.fileHandleForReading), log)
     }
 
+    /// Waits up to 15 s for `process` to end.
+    private func waitForExit(_ process: Process) async throws {
+        let deadline = Date().addingTimeInterval(15)
+        while process.isRunning && Date() < deadline { try await Task.sleep(for: .milliseconds(50)) }
+    }
+
     @Test func firstStartPrintsATokenAndSIGTERMEndsOpenStreamsCleanly() async throws {
         let directory = try TemporaryDirectory()
         // Background sync must not leave the machine: a closed port on loopback.
@@ -71,8 +77,7 @@ import Testing
         #expect(first?.event == "player", "closed: \(stream.isClosed); received: \(stream.pendingText); serve's log: \((try? String(contentsOfFile: log, encoding: .utf8))?.suffix(3000) ?? "")")
 
         kill(process.processIdentifier, SIGTERM)
-        let deadline = Date().addingTimeInterval(15)
-        while process.isRunning && Date() < deadline { try await Task.sleep(for: .milliseconds(50)) }
+        try await waitForExit(process)
         #expect(!process.isRunning, "serve did not stop within 15 s of SIGTERM with a stream open")
         #expect(process.terminationStatus == 0)
         let logged = try String(contentsOfFile: log, encoding: .utf8)
@@ -95,8 +100,7 @@ import Testing
         let folder = directory.url.standardizedFileURL.path
         #expect(reader.lines.contains { $0.hasSuffix("(database \(folder)/crated.sqlite, covers \(folder)/crated-artwork)") }, "\(reader.lines)")
         kill(process.processIdentifier, SIGHUP)
-        let deadline = Date().addingTimeInterval(15)
-        while process.isRunning && Date() < deadline { try await Task.sleep(for: .milliseconds(50)) }
+        try await waitForExit(process)
         #expect(!process.isRunning, "serve did not stop within 15 s of SIGHUP")
         #expect(process.terminationStatus == 0)
         let logged = try String(contentsOfFile: log, encoding: .utf8)
@@ -122,8 +126,7 @@ import Testing
         try await Task.sleep(for: .seconds(2))
         #expect(process.isRunning, "serve under nohup stopped on SIGHUP")
         kill(process.processIdentifier, SIGTERM)
-        let deadline = Date().addingTimeInterval(15)
-        while process.isRunning && Date() < deadline { try await Task.sleep(for: .milliseconds(50)) }
+        try await waitForExit(process)
         #expect(!process.isRunning && process.terminationStatus == 0)
     }
 
