@@ -223,14 +223,15 @@ import Testing
         try await SyncHarness.run { h in
             h.fake.serveRelease(1, json: syntheticRelease(id: 1))
             let client = try h.client()
-            for (fault, reason) in [
-                (FakeDiscogs.Fault.htmlPage, "an HTML page, not JSON (is a proxy or an outage page answering for the host?)"),
-                (.emptyBody, "an empty body, not JSON"),
-                (.malformedJSON, "not valid JSON"),
-            ] {
+            for (fault, reason) in [(FakeDiscogs.Fault.emptyBody, "an empty body, not JSON"), (.malformedJSON, "not valid JSON")] {
                 h.fake.inject(fault, on: "/releases/1")
                 await #expect(throws: DiscogsError.malformedResponse(reason)) { try await client.release(id: 1) }
             }
+            // An HTML page is the host's problem, not the release's: a proxy would answer every request so.
+            h.fake.inject(.htmlPage, on: "/releases/1")
+            let error = await #expect(throws: DiscogsError.notTheAPI) { try await client.release(id: 1) }
+            #expect(error?.isHostProblem == true)
+            #expect(error?.description == "an HTML page, not JSON: is a proxy or an outage page answering for the host?")
         }
     }
 

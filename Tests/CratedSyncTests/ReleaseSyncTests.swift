@@ -201,6 +201,21 @@ import Testing
         }
     }
 
+    /// A captive portal or a proxy answering every request with an HTML page stops the pass after a
+    /// few albums, as an unreachable host does, instead of failing the whole collection.
+    @Test func anHTMLPageForEveryRequestStopsThePass() async throws {
+        try await SyncHarness.run { h in
+            let ids: [Int64] = [720, 721, 722, 723, 724, 725]
+            try h.importReleases(ids)
+            for id in ids { h.fake.serveRelease(id, json: syntheticRelease(id: id)) }
+            h.fake.injectOnEveryRequest(.htmlPage)
+            let report = try await h.runner().runPass()
+
+            #expect(report.failed == 3 && report.synced == 0 && report.skipped == 3)
+            #expect(report.error?.contains("stopped after 3 albums in a row failed: an HTML page, not JSON") == true, "\(report.error ?? "")")
+        }
+    }
+
     /// A 429 asking for an hour stops the pass with nothing more sent, and the albums it failed are
     /// not tried again before the hour is over.
     @Test func anHoursRetryAfterStopsThePassAndHoldsItsAlbumsBack() async throws {

@@ -71,6 +71,9 @@ public enum DiscogsError: Error, Equatable, CustomStringConvertible {
     case hostPaused(Duration)
     case transport(HTTPTransportError)
     case malformedResponse(String)
+    /// A 200 whose body is an HTML page: a proxy, a captive portal or an outage page answering for
+    /// the host, which it will do for every request.
+    case notTheAPI
     case invalidBaseURL(String)
 
     /// How long the host asked every request to wait, when it did.
@@ -86,7 +89,7 @@ public enum DiscogsError: Error, Equatable, CustomStringConvertible {
     /// rate limiting or refusing the token. Requests that follow would fail the same way.
     public var isHostProblem: Bool {
         switch self {
-        case .unauthorized, .rateLimited, .unavailable, .hostPaused, .invalidBaseURL: true
+        case .unauthorized, .rateLimited, .unavailable, .hostPaused, .notTheAPI, .invalidBaseURL: true
         case .httpStatus(let status): status >= 500
         case .transport(.tls): true
         case .transport(let error): error.isTransient
@@ -105,6 +108,7 @@ public enum DiscogsError: Error, Equatable, CustomStringConvertible {
         case .hostPaused(let wait): "not sent: Discogs asked every request to wait (\(Int(wait.seconds)) s left)"
         case .transport(let error): error.description
         case .malformedResponse(let reason): "malformed response: \(reason)"
+        case .notTheAPI: "an HTML page, not JSON: is a proxy or an outage page answering for the host?"
         case .invalidBaseURL(let url): "discogs.baseURL '\(url)' is not an http(s) URL"
         }
     }
@@ -313,17 +317,19 @@ public struct DiscogsClient: Sendable {
         do {
             return try JSONDecoder().decode(type, from: Data(body))
         } catch let error as DecodingError {
+            if Self.isHTML(body) { throw DiscogsError.notTheAPI }
             throw DiscogsError.malformedResponse(Self.describe(error, body: body))
         }
     }
 
-    /// What a body that is not JSON at all is instead. A proxy, a captive portal or an outage page
-    /// answers HTML with a 200, and "not valid JSON" would send the user looking at Discogs' data.
+    /// What a body that is not JSON at all is instead ("not valid JSON" would send the user looking
+    /// at Discogs' data).
     private static func notJSON(_ body: [UInt8]) -> String {
-        guard let first = body.first(where: { !" \t\r\n".utf8.contains($0) }) else { return "an empty body, not JSON" }
-        return first == UInt8(ascii: "<")
-            ? "an HTML page, not JSON (is a proxy or an outage page answering for the host?)"
-            : "not valid JSON"
+        body.contains(where: { !" \t\r\n".utf8.contains($0) }) ? "not valid JSON" : "an empty body, not JSON"
+    }
+
+    private static func isHTML(_ body: [UInt8]) -> Bool {
+        body.first(where: { !" \t\r\n".utf8.contains($0) }) == UInt8(ascii: "<")
     }
 
     private static func describe(_ error: DecodingError, body: [UInt8]) -> String {
