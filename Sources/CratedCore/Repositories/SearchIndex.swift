@@ -146,7 +146,8 @@ public enum SearchText {
     public static let maximumWords = 8
 
     /// Text as the search index holds it, and as a search's words are matched against it: letters
-    /// spelled out (`spelledOut`) and initialisms joined (`joiningInitialisms`).
+    /// spelled out (`spelledOut`), initialisms joined (`joiningInitialisms`) and ideographs apart
+    /// (`separatingIdeographs`).
     public static func indexed(_ text: String) -> String {
         separatingIdeographs(joiningInitialisms(spelledOut(text)))
     }
