@@ -61,6 +61,18 @@ import Testing
         while process.isRunning && Date() < deadline { try await Task.sleep(for: .milliseconds(50)) }
     }
 
+    /// Sends `signal` and expects `serve` to end within 15 s with status 0, its log saying the stop
+    /// began for that signal and ended cleanly.
+    private func expectCleanStop(_ process: Process, on signal: Int32, named name: String, log: String) async throws {
+        kill(process.processIdentifier, signal)
+        try await waitForExit(process)
+        #expect(!process.isRunning, "serve did not stop within 15 s of \(name)")
+        #expect(process.terminationStatus == 0)
+        let logged = try String(contentsOfFile: log, encoding: .utf8)
+        #expect(logged.contains("stopping (\(name)): requests in flight finish"), "\(logged.suffix(2000))")
+        #expect(logged.contains("stopped cleanly"), "\(logged.suffix(2000))")
+    }
+
     @Test func firstStartPrintsATokenAndSIGTERMEndsOpenStreamsCleanly() async throws {
         let directory = try TemporaryDirectory()
         // Background sync must not leave the machine: a closed port on loopback.
@@ -76,13 +88,7 @@ import Testing
         let first = await stream.next(timeout: 30)
         #expect(first?.event == "player", "closed: \(stream.isClosed); received: \(stream.pendingText); serve's log: \((try? String(contentsOfFile: log, encoding: .utf8))?.suffix(3000) ?? "")")
 
-        kill(process.processIdentifier, SIGTERM)
-        try await waitForExit(process)
-        #expect(!process.isRunning, "serve did not stop within 15 s of SIGTERM with a stream open")
-        #expect(process.terminationStatus == 0)
-        let logged = try String(contentsOfFile: log, encoding: .utf8)
-        #expect(logged.contains("stopping (SIGTERM): requests in flight finish"), "\(logged.suffix(2000))")
-        #expect(logged.contains("stopped cleanly"), "\(logged.suffix(2000))")
+        try await expectCleanStop(process, on: SIGTERM, named: "SIGTERM", log: log)
 
         // The database closed cleanly and still holds the user created at first start.
         let database = try AppDatabase.open(path: directory.path("crated.sqlite"))
@@ -99,13 +105,7 @@ import Testing
         _ = try #require(reader.port())
         let folder = directory.url.standardizedFileURL.path
         #expect(reader.lines.contains { $0.hasSuffix("(database \(folder)/crated.sqlite, covers \(folder)/crated-artwork)") }, "\(reader.lines)")
-        kill(process.processIdentifier, SIGHUP)
-        try await waitForExit(process)
-        #expect(!process.isRunning, "serve did not stop within 15 s of SIGHUP")
-        #expect(process.terminationStatus == 0)
-        let logged = try String(contentsOfFile: log, encoding: .utf8)
-        #expect(logged.contains("stopping (SIGHUP)"), "\(logged.suffix(2000))")
-        #expect(logged.contains("stopped cleanly"), "\(logged.suffix(2000))")
+        try await expectCleanStop(process, on: SIGHUP, named: "SIGHUP", log: log)
     }
 
     /// Started with `nohup`, to outlive its terminal, `serve` keeps running through SIGHUP.
