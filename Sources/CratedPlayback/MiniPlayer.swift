@@ -29,7 +29,7 @@ public struct MiniPlayer: Codable, Sendable, Equatable {
     public var isPlaying: Bool
     public var needsFlip: Bool
     public var track: Track?
-    /// The album's artist credit as shown.
+    /// The track's artists as credited when they are not the album's (a compilation), else the album's.
     public var artist: String?
     public var album: Album?
     /// The album image sized for a 48 pt thumbnail at the client's scale.

@@ -7,7 +7,7 @@ public struct PlayHistoryEntry: Codable, Sendable, Equatable {
     public var playedAt: String
     public var albumId: Int64
     public var albumTitle: String
-    /// The album's artist credit as shown.
+    /// The track's artists as credited when they were not the album's, else the album's.
     public var artist: String
     /// The track as it was when played; the id may no longer exist after a sync rewrote the tracks.
     public var trackId: Int64?

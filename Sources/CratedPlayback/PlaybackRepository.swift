@@ -153,10 +153,12 @@ extension AppDatabase {
             for play in countedPlays {
                 try db.cachedStatement(sql: """
                     INSERT INTO play_history
-                        (user_id, album_id, track_id, track_position, track_title, side, duration_ms, listening_id, played_at_ms)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                        (user_id, album_id, track_id, track_position, track_title, track_artist_credit, side, duration_ms,
+                         listening_id, played_at_ms)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """).execute(arguments: [userId, play.albumId, play.track.id, play.track.position, play.track.title,
-                                             play.track.side, play.track.durationMs, play.listeningId, play.playedAtMs])
+                                             play.track.artistCredit, play.track.side, play.track.durationMs, play.listeningId,
+                                             play.playedAtMs])
             }
         }
     }
@@ -183,16 +185,17 @@ extension AppDatabase {
     }
 
     static func tracklist(_ db: Database, albumId: Int64) throws -> Tracklist {
-        // A sub-track without a side of its own takes its index track's side.
+        // A sub-track without a side or artists of its own takes its index track's.
         let rows = try Row.fetchAll(db.cachedStatement(sql: """
-            SELECT t.id, t.position, t.title, COALESCE(t.side, parent.side) AS side, t.duration_ms
+            SELECT t.id, t.position, t.title, COALESCE(t.side, parent.side) AS side, t.duration_ms,
+                   COALESCE(t.artist_credit, parent.artist_credit) AS artist_credit
             FROM track t LEFT JOIN track parent ON parent.id = t.parent_id
             WHERE t.album_id = ? AND t.kind IN ('track', 'subtrack')
             ORDER BY t.sort_order, t.id
             """), arguments: [albumId])
         let tracks = rows.map { row in
             PlayableTrack(id: row["id"], position: row["position"], title: row["title"], side: row["side"],
-                          durationMs: row["duration_ms"])
+                          durationMs: row["duration_ms"], artistCredit: row["artist_credit"])
         }
         return Tracklist(albumId: albumId, tracks: tracks)
     }
@@ -233,7 +236,8 @@ extension AppDatabase {
         let limit = max(limit, 1)
         // One row more than asked says whether there is a next page.
         let rows = try Row.fetchAll(db.cachedStatement(sql: """
-            SELECT h.id, h.played_at_ms, h.album_id, a.title AS album_title, a.artist_credit, h.track_id,
+            SELECT h.id, h.played_at_ms, h.album_id, a.title AS album_title,
+                   COALESCE(h.track_artist_credit, a.artist_credit) AS artist_credit, h.track_id,
                    h.track_title, h.track_position, h.side, h.duration_ms, \(AlbumCover.columns)
             FROM play_history h JOIN album a ON a.id = h.album_id
             \(AlbumCover.joins(album: "h.album_id"))

@@ -446,7 +446,7 @@ public actor PlaybackService {
             document.isPlaying = deck.isPlaying
             document.needsFlip = deck.needsFlip
             document.track = MiniPlayer.Track(id: track.id, title: track.title, position: track.position)
-            document.artist = heading?.artistCredit
+            document.artist = track.artistCredit ?? heading?.artistCredit
             document.album = heading.map { MiniPlayer.Album(id: $0.id, title: $0.title) }
             document.side = side.name
             document.trackIndex = location.track + 1

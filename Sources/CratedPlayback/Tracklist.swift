@@ -7,12 +7,15 @@ struct PlayableTrack: Equatable, Sendable {
     let side: String?
     /// Nil when unknown: such a track never ends by itself.
     let durationMs: Int64?
+    /// The track's own artists as shown; nil when they are the album's.
+    let artistCredit: String?
 
-    init(id: Int64, position: String, title: String, side: String?, durationMs: Int64?) {
+    init(id: Int64, position: String, title: String, side: String?, durationMs: Int64?, artistCredit: String? = nil) {
         self.id = id
         self.position = position
         self.title = title
         self.side = side
+        self.artistCredit = artistCredit
         // A zero or negative length is a data error, not a track that ends as soon as it starts.
         self.durationMs = durationMs.flatMap { $0 > 0 ? $0 : nil }
     }

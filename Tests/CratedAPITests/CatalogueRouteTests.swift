@@ -71,7 +71,8 @@ import Testing
             for (order, (position, side, title, duration)) in [("", nil, "Side One", nil), ("A1", "A", "So What", 562_000), ("A2", "A", "Freddie Freeloader", 586_000),
                                                               ("B1", "B", "Blue In Green", 337_000), ("B2", "B", "Flamenco Sketches", nil)].enumerated() {
                 var track = Track(id: nil, albumId: albumId, parentId: nil, position: position, side: side, sortOrder: order, title: title,
-                                  durationMs: duration, kind: position.isEmpty ? .heading : .track)
+                                  durationMs: duration, kind: position.isEmpty ? .heading : .track,
+                                  artistCredit: position == "B1" ? "Bill Evans Trio" : nil)
                 try track.insert(db)
             }
         }
@@ -84,6 +85,9 @@ import Testing
             // One track of side B has no duration, so the side's is unknown, and left out.
             #expect(sides[1].durationMs == nil)
             #expect(!String(decoding: response.body, as: UTF8.self).contains(#""durationMs":null"#))
+            // A track's own artists are given where they are not the album's, and left out elsewhere.
+            #expect(sides[1].tracks.map(\.artist) == ["Bill Evans Trio", nil])
+            #expect(!String(decoding: response.body, as: UTF8.self).contains(#""artist":null"#))
         }
     }
 

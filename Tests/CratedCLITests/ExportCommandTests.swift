@@ -17,9 +17,10 @@ import Testing
             let album = try Int64.fetchOne(db, sql: "SELECT id FROM album WHERE discogs_release_id = 3329867")!
             let jazz = try Int64.fetchOne(db, sql: "SELECT id FROM crate WHERE name = 'Jazz'")!
             try db.execute(sql: """
-                INSERT INTO play_history (user_id, album_id, track_id, track_position, track_title, side, duration_ms, listening_id, played_at_ms)
-                VALUES (?1, ?2, NULL, 'A1', 'Acknowledgement', 'A', 463000, 7, 1764100000000),
-                       (?1, ?2, NULL, 'A2', 'Resolution', 'A', 442000, 7, 1764100463500)
+                INSERT INTO play_history (user_id, album_id, track_id, track_position, track_title, track_artist_credit, side, duration_ms,
+                                          listening_id, played_at_ms)
+                VALUES (?1, ?2, NULL, 'A1', 'Acknowledgement', NULL, 'A', 463000, 7, 1764100000000),
+                       (?1, ?2, NULL, 'A2', 'Resolution', 'Elvin Jones', 'A', 442000, 7, 1764100463500)
                 """, arguments: [user, album])
             try db.execute(sql: """
                 INSERT INTO playback_state (user_id, revision, status, needs_flip, album_id, track_id, track_position, position_ms,
@@ -76,6 +77,8 @@ import Testing
         let plays = try #require(document["playHistory"] as? [[String: Any]])
         #expect(plays.map { $0["trackTitle"] as? String } == ["Acknowledgement", "Resolution"])
         #expect(plays.first?["albumTitle"] as? String == "A Love Supreme")
+        // A play keeps the track's own artists; without them, the album's credit.
+        #expect(plays.map { $0["artist"] as? String } == ["John Coltrane", "Elvin Jones"])
         #expect(plays.first?["playedAt"] as? String == "2025-11-25T19:46:40Z")
         #expect(plays.last?["playedAtMs"] as? Int == 1764100463500)
         #expect(plays.first?["durationMs"] as? Int == 463000)

@@ -312,6 +312,41 @@ import Testing
         #expect(try await migrated.createCrate(userId: user, name: "Quiet").id! > loud)
     }
 
+    /// Migration 0026 makes the albums synced with tracks due again, without their ETag, so that the
+    /// next pass fetches them whole and their tracks gain their artists; the others stay as they were.
+    @Test func migration0026FetchesTheSyncedTracklistsAgain() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("crated.sqlite")
+        let old = try AppDatabase.open(path: path, migrations: Array(Migration.embedded.prefix { $0.fileName < "0026" }))
+        let now = Date(timeIntervalSince1970: 1_790_000_000)
+        let syncedAt = Timestamp.string(from: now.addingTimeInterval(-3600))
+        let (withTracks, withoutTracks) = try old.writer.write { db in
+            let artist = try db.insertArtist("Trash80")
+            let withTracks = try db.insertAlbum(title: "Darwinia Soundtrack", artistId: artist)
+            let withoutTracks = try db.insertAlbum(title: "Icarus", artistId: artist)
+            for (album, release) in [(withTracks, 3329867), (withoutTracks, 4)] {
+                try db.execute(sql: "UPDATE album SET discogs_release_id = ? WHERE id = ?", arguments: [release, album])
+                try db.execute(sql: """
+                    INSERT INTO album_sync (album_id, status, etag, last_synced_at, last_attempt_at) VALUES (?, 'synced', '"v1"', ?, ?)
+                    """, arguments: [album, syncedAt, syncedAt])
+            }
+            try db.execute(sql: """
+                INSERT INTO track (album_id, position, sort_order, title, kind) VALUES (?, '1', 0, 'Visitors From Dreams', 'track')
+                """, arguments: [withTracks])
+            return (withTracks, withoutTracks)
+        }
+
+        let migrated = try AppDatabase.open(path: path)
+        let due = try migrated.albumsDueForSync(now: now, staleBefore: now.addingTimeInterval(-30 * 86_400))
+        #expect(due.map(\.albumId) == [withTracks])
+        #expect(due.first?.etag == nil, "fetched whole: a 304 would leave the tracks without their artists")
+        let untouched = try migrated.read { db in
+            try Row.fetchOne(db, sql: "SELECT etag, last_synced_at FROM album_sync WHERE album_id = ?", arguments: [withoutTracks])
+        }
+        #expect(untouched?["etag"] == "\"v1\"" && untouched?["last_synced_at"] == syncedAt)
+        #expect(try migrated.tracks(ofAlbum: withTracks).map(\.artistCredit) == [nil])
+    }
+
     /// With automatic checkpoints off, a long WAL stays until `checkpointWAL` copies it into the
     /// database file, on a connection of its own.
     @Test func theWALIsCheckpointedOnlyWhenAsked() async throws {

@@ -63,6 +63,30 @@ import Testing
         #expect(page.entries.first?.durationMs == nil)
     }
 
+    /// On a compilation the mini-player and the history name each track's own artists, and the
+    /// history keeps them as they were when the track played.
+    @Test func aCompilationsTracksAreShownWithTheirOwnArtists() async throws {
+        let library = try TestLibrary()
+        let service = library.service()
+        let userId = try library.addUser("collector")
+        let albumId = try library.addAlbum("Mixed Up", artist: "Various", tracks: [
+            TrackSeed(position: "A1", title: "One", durationMs: 120_000, artist: "Nina Feat. G."),
+            TrackSeed(position: "A2", title: "Two", durationMs: 120_000),
+        ])
+        try library.addCopy(userId: userId, albumId: albumId)
+
+        #expect(try await service.perform(.play(.album(id: albumId)), userId: userId).miniPlayer(scale: 2).artist == "Nina Feat. G.")
+        library.clock.advance(seconds: 120)
+        #expect(try await service.current(userId: userId).miniPlayer(scale: 2).artist == "Various", "a track without its own: the album's")
+        library.clock.advance(seconds: 120)
+        _ = try await service.current(userId: userId)
+        try await library.database.writer.write { db in try db.execute(sql: "UPDATE track SET artist_credit = 'Someone Else'") }
+
+        let entries = try await service.history(userId: userId).entries
+        #expect(entries.map(\.trackPosition) == ["A2", "A1"])
+        #expect(entries.map(\.artist) == ["Various", "Nina Feat. G."])
+    }
+
     @Test func aTrackSkippedEarlyIsNotRecorded() async throws {
         let record = try OneRecord()
         try await record.perform(.play(.album(id: record.albumId)))

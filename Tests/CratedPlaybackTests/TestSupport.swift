@@ -11,6 +11,8 @@ struct TrackSeed {
     var title: String
     var durationMs: Int?
     var kind = "track"
+    /// The track's own artists (a compilation's track); nil for the album's.
+    var artist: String?
 
     var side: String? {
         let letters = position.prefix { $0.isLetter }
@@ -57,7 +59,7 @@ final class TestLibrary {
             let albumId = try db.insertAlbum(title: title, artistId: artistId)
             for (order, track) in tracks.enumerated() {
                 try db.insertTrack(albumId: albumId, position: track.position, side: track.side, sortOrder: order,
-                                   title: track.title, durationMs: track.durationMs, kind: track.kind)
+                                   title: track.title, durationMs: track.durationMs, kind: track.kind, artistCredit: track.artist)
             }
             if let image {
                 try db.insertImage(albumId: albumId, uri: image.uri, uri150: image.uri150, width: image.width)

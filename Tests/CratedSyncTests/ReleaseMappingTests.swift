@@ -91,4 +91,23 @@ import Testing
                                        genres: [], styles: [], labels: [], formats: [], images: [], tracks: [])
         #expect(metadata.artistCredit == "Orion Featuring Royal MC & Theory")
     }
+
+    /// A compilation's tracks keep their own artists, credited as on the release (name variation,
+    /// suffix dropped, joins spaced); a track that repeats the album's artists or names none has no
+    /// credit of its own, and a sub-track keeps its own.
+    @Test func tracksKeepTheirOwnArtistsWhenTheyAreNotTheAlbums() throws {
+        let json = """
+            {"title": "Mixed Up", "artists": [{"id": 194, "name": "Various", "join": ""}], "tracklist": [
+              {"position": "A1", "type_": "track", "title": "One", "duration": "3:00",
+               "artists": [{"id": 5, "name": "Nina (3)", "anv": "", "join": "Feat."}, {"id": 6, "name": "Guest", "anv": "G.", "join": ""}]},
+              {"position": "A2", "type_": "track", "title": "Two", "duration": "3:00", "artists": [{"id": 194, "name": "Various", "join": ""}]},
+              {"position": "A3", "type_": "track", "title": "Three", "duration": "3:00", "artists": []},
+              {"position": "", "type_": "heading", "title": "Side B", "artists": [{"id": 7, "name": "Ignored"}]},
+              {"position": "B", "type_": "index", "title": "Medley", "duration": "", "sub_tracks": [
+                {"position": "B1", "type_": "track", "title": "Part", "duration": "2:00", "artists": [{"id": 8, "name": "Solo, The"}]}]}]}
+            """
+        let metadata = ReleaseMapping.metadata(try JSONDecoder().decode(DiscogsRelease.self, from: Data(json.utf8)))
+        #expect(metadata.tracks.map(\.artistCredit) == ["Nina Feat. G.", nil, nil, nil, nil])
+        #expect(metadata.tracks[4].subTracks.map(\.artistCredit) == ["The Solo"])
+    }
 }

@@ -43,7 +43,7 @@ import Testing
             #expect(tracks.map(\.sortOrder) == [0, 1, 2, 3, 4, 5])
             #expect(tracks.map(\.durationMs) == [285_000, 371_000, 169_000, 338_000, 292_000, 316_000])
             #expect(tracks.first?.title == "Östermalm")
-            #expect(tracks.allSatisfy { $0.kind == .track })
+            #expect(tracks.allSatisfy { $0.kind == .track && $0.artistCredit == nil }, "tracks without artists of their own")
             let artists = try h.database.artists(ofAlbum: stockholm.id!)
             #expect(artists.map(\.artist.name) == ["The Persuader"])
             #expect(artists.map(\.artist.discogsName) == ["Persuader, The"])
@@ -64,6 +64,8 @@ import Testing
             let darwiniaTracks = try h.database.tracks(ofAlbum: darwinia.id!)
             #expect(darwiniaTracks.map(\.position) == ["1", "2", "3", "4", "5", "6"])
             #expect(darwiniaTracks.allSatisfy { $0.side == nil })
+            // A split: each track is credited to one of the two album artists.
+            #expect(darwiniaTracks.map(\.artistCredit) == ["Dma-Sc", "Trash80", "Trash80", "Trash80", "Trash80", "Trash80"])
             #expect(try await catalogueRows(h.database, albumId: darwinia.id!).labels == ["Not On Label||1818"])
 
             // go-discogs releases/8138518: unauthenticated (blank image URLs), no durations, a name variation.
@@ -198,6 +200,28 @@ import Testing
             #expect(report.synced == 1)
             let state = try #require(try h.syncState(release: 700))
             #expect(state.status == .synced && state.attempts == 0 && state.lastError == nil)
+        }
+    }
+
+    /// A compilation's tracks keep their artists, and the album is found by them.
+    @Test func aCompilationIsFoundByItsTracksArtists() async throws {
+        try await SyncHarness.run { h in
+            try h.importReleases([710])
+            h.fake.serveRelease(710, json: Array("""
+                {"id": 710, "title": "Soul Sides", "artists": [{"id": 194, "name": "Various", "join": ""}],
+                 "tracklist": [
+                   {"position": "A1", "type_": "track", "title": "Feeling Good", "duration": "2:53",
+                    "artists": [{"id": 31, "name": "Nina Simone", "anv": "", "join": ""}]},
+                   {"position": "A2", "type_": "track", "title": "Untitled", "duration": "3:00"}]}
+                """.utf8))
+            #expect(try await h.runner().runPass().synced == 1)
+
+            let user = try #require(try h.database.user(named: "collector")).id!
+            let album = try #require(try h.database.album(discogsReleaseId: 710)).id!
+            #expect(try h.database.tracks(ofAlbum: album).map(\.artistCredit) == ["Nina Simone", nil])
+            for text in ["nina simone", "simone"] {
+                #expect(try h.database.searchAlbums(userId: user, text: text, limit: 5).map(\.albumId) == [album], "\(text)")
+            }
         }
     }
 

@@ -42,11 +42,12 @@ extension Database {
     /// A track as sync writes it: `side` and `sortOrder` as the tracklist gives them.
     @discardableResult
     public func insertTrack(
-        albumId: Int64, position: String, side: String?, sortOrder: Int, title: String, durationMs: Int?, kind: String = "track"
+        albumId: Int64, position: String, side: String?, sortOrder: Int, title: String, durationMs: Int?, kind: String = "track",
+        artistCredit: String? = nil
     ) throws -> Int64 {
         try execute(sql: """
-            INSERT INTO track (album_id, position, side, sort_order, title, duration_ms, kind) VALUES (?, ?, ?, ?, ?, ?, ?)
-            """, arguments: [albumId, position, side, sortOrder, title, durationMs, kind])
+            INSERT INTO track (album_id, position, side, sort_order, title, duration_ms, kind, artist_credit) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+            """, arguments: [albumId, position, side, sortOrder, title, durationMs, kind, artistCredit])
         return lastInsertedRowID
     }
 

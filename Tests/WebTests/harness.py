@@ -61,15 +61,17 @@ class Server:
             raise RuntimeError(f"crated {' '.join(arguments)} failed: {result.stderr}")
         return result.stdout
 
-    def add_tracks(self, album_id: int, sides: dict[str, list[tuple[str, int]]]) -> None:
+    def add_tracks(self, album_id: int, sides: dict[str, list[tuple]]) -> None:
         """A tracklist for one album, as sync would write it (CSV imports bring none), so the player
-        has something to play. Written before the daemon reads it."""
+        has something to play: (title, milliseconds) or (title, milliseconds, the track's own
+        artists). Written before the daemon reads it."""
         with sqlite3.connect(self.database) as db:
             order = 0
             for side, tracks in sides.items():
-                for number, (title, ms) in enumerate(tracks, start=1):
-                    db.execute("INSERT INTO track (album_id, position, side, sort_order, title, duration_ms, kind) "
-                               "VALUES (?, ?, ?, ?, ?, ?, 'track')", (album_id, f"{side}{number}", side, order, title, ms))
+                for number, (title, ms, *artist) in enumerate(tracks, start=1):
+                    db.execute("INSERT INTO track (album_id, position, side, sort_order, title, duration_ms, kind, artist_credit) "
+                               "VALUES (?, ?, ?, ?, ?, ?, 'track', ?)",
+                               (album_id, f"{side}{number}", side, order, title, ms, artist[0] if artist else None))
                     order += 1
 
     def add_cover(self, album_id: int, url: str, width: int, height: int) -> None:

@@ -48,7 +48,7 @@ def setUpModule():
     # The daemon reads tracks from the database: add them with the daemon stopped, then start again.
     server.process.terminate()
     server.process.wait(10)
-    server.add_tracks(server.played_album, {"A": [("Opening", 200_000), ("Second", 180_000)], "B": [("Flip side", 240_000)]})
+    server.add_tracks(server.played_album, {"A": [("Opening", 200_000), ("Second", 180_000, "A Guest")], "B": [("Flip side", 240_000)]})
     image_host = harness.ImageHost(harness.solid_png(300, 300, COVER_RGB))
     server.add_cover(server.played_album, image_host.url, 300, 300)
     server.add_tracks(server.short_album, {"A": [("Short", 2_000), ("Shorter", 2_000)]})
@@ -460,6 +460,8 @@ class T4Flows(unittest.TestCase):
         wait(lambda: "Second" in player.text, message="next")
         _, now, _ = server.call("GET", "/v1/player")
         self.assertEqual(now["track"]["title"], "Second")
+        # A track credited to other artists than the album's shows them.
+        self.assertIn("A Guest", player.find_element(By.CSS_SELECTOR, ".detail").text)
         # The record on the turntable links to its page.
         self.assertEqual(player.find_element(By.CSS_SELECTOR, ".detail a").get_attribute("href"),
                          f"{server.base}/collection/albums/{server.played_album}")
@@ -743,6 +745,16 @@ class T7CopyAndArtist(unittest.TestCase):
         # Back returns to the album.
         driver.back()
         wait(lambda: driver.find_element(By.CSS_SELECTOR, "#view h1").text == title, message="back at the album")
+
+    def test_an_album_page_names_a_tracks_own_artists(self):
+        signed_in()
+        harness.set_viewport(driver, 1366, 1024)
+        driver.get(f"{server.base}/collection/albums/{server.played_album}")
+        view_ready()
+        tracks = driver.find_elements(By.CSS_SELECTOR, "ol.tracks button.track")
+        self.assertEqual([track.get_attribute("aria-label") for track in tracks],
+                         ["Play A1 Opening", "Play A2 Second by A Guest", "Play B1 Flip side"])
+        self.assertEqual([by.text for by in driver.find_elements(By.CSS_SELECTOR, "ol.tracks .by")], ["A Guest"])
 
 
 class T8Contrast(unittest.TestCase):

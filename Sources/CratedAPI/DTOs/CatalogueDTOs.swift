@@ -74,6 +74,8 @@ struct AlbumDetailDTO: ResponseCodable {
         var durationMs: Int?
         var kind: String
         var parentId: Int64?
+        /// The track's own artists as credited; absent when they are the album's.
+        var artist: String?
     }
     struct Side: Codable {
         /// `A`, `B`, ...; null for tracks whose position names no side (CD, file, headings before any side).
@@ -138,7 +140,7 @@ struct AlbumDetailDTO: ResponseCodable {
         var pending: [TrackDTO] = []
         for track in tracks {
             let dto = TrackDTO(id: track.id!, position: track.position, title: track.title, durationMs: track.durationMs,
-                               kind: track.kind.rawValue, parentId: track.parentId)
+                               kind: track.kind.rawValue, parentId: track.parentId, artist: track.artistCredit)
             if track.kind == .heading || (track.kind == .index && track.side == nil) {
                 pending.append(dto)
                 continue
@@ -309,6 +311,7 @@ extension AlbumDetailDTO.TrackDTO: JSONWritable {
             $0.field("durationMs", durationMs)
             $0.field("kind", kind)
             $0.field("parentId", parentId)
+            $0.field("artist", artist)
         }
     }
 }

@@ -60,7 +60,7 @@ extension Track {
         try self.init(
             id: columns.int64(0), albumId: columns.int64(1), parentId: columns.optionalInt64(2), position: columns.string(3),
             side: columns.optionalString(4), sortOrder: columns.int(5), title: columns.string(6),
-            durationMs: columns.optionalInt(7), kind: columns.value(8))
+            durationMs: columns.optionalInt(7), kind: columns.value(8), artistCredit: columns.optionalString(9))
     }
 }
 

@@ -254,9 +254,11 @@ public struct Track: CratedRecord, Identifiable, Equatable {
     public var title: String
     public var durationMs: Int?
     public var kind: Kind
+    /// The artists Discogs credits this track to, as shown; nil when they are the album's.
+    public var artistCredit: String?
 
     public init(id: Int64? = nil, albumId: Int64, parentId: Int64? = nil, position: String, side: String?, sortOrder: Int,
-                title: String, durationMs: Int?, kind: Kind) {
+                title: String, durationMs: Int?, kind: Kind, artistCredit: String? = nil) {
         self.id = id
         self.albumId = albumId
         self.parentId = parentId
@@ -266,6 +268,7 @@ public struct Track: CratedRecord, Identifiable, Equatable {
         self.title = title
         self.durationMs = durationMs
         self.kind = kind
+        self.artistCredit = artistCredit
     }
 
     public static let databaseTableName = "track"
@@ -273,7 +276,7 @@ public struct Track: CratedRecord, Identifiable, Equatable {
 
     public enum CodingKeys: String, CodingKey, CaseIterable {
         case id, albumId = "album_id", parentId = "parent_id", position, side, sortOrder = "sort_order", title
-        case durationMs = "duration_ms", kind
+        case durationMs = "duration_ms", kind, artistCredit = "artist_credit"
     }
 
     public enum Columns {
@@ -286,6 +289,7 @@ public struct Track: CratedRecord, Identifiable, Equatable {
         public static let title = Column(CodingKeys.title)
         public static let durationMs = Column(CodingKeys.durationMs)
         public static let kind = Column(CodingKeys.kind)
+        public static let artistCredit = Column(CodingKeys.artistCredit)
     }
 }
 

@@ -72,14 +72,18 @@ public struct ReleaseMetadata: Sendable, Equatable {
         public var kind: CratedCore.Track.Kind
         /// The parts of an index track; empty for every other kind.
         public var subTracks: [Track]
+        /// The artists credited on this track, as shown; nil when they are the album's.
+        public var artistCredit: String?
 
-        public init(position: String, side: String?, title: String, durationMs: Int?, kind: CratedCore.Track.Kind, subTracks: [Track] = []) {
+        public init(position: String, side: String?, title: String, durationMs: Int?, kind: CratedCore.Track.Kind,
+                    subTracks: [Track] = [], artistCredit: String? = nil) {
             self.position = position
             self.side = side
             self.title = title
             self.durationMs = durationMs
             self.kind = kind
             self.subTracks = subTracks
+            self.artistCredit = artistCredit
         }
     }
 
@@ -116,7 +120,9 @@ public struct ReleaseMetadata: Sendable, Equatable {
     }
 
     /// The credit line as shown: each artist as credited, followed by its join phrase.
-    public var artistCredit: String {
+    public var artistCredit: String { Self.creditLine(artists) }
+
+    public static func creditLine(_ artists: [Artist]) -> String {
         artists.map { $0.creditedName + $0.joinPhrase }.joined().trimmingCharacters(in: .whitespaces)
     }
 }

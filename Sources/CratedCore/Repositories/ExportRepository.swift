@@ -243,7 +243,7 @@ public struct CollectionExport {
             let playedAtMs: Int64 = row["played_at_ms"]
             try body(ExportedPlay(
                 id: row["id"], albumId: row["album_id"], discogsReleaseId: row["discogs_release_id"],
-                albumTitle: row["album_title"], artist: row["artist_credit"],
+                albumTitle: row["album_title"], artist: (row["track_artist_credit"] as String?) ?? row["artist_credit"],
                 trackPosition: row["track_position"], trackTitle: row["track_title"], side: row["side"],
                 durationMs: row["duration_ms"], listeningId: row["listening_id"],
                 playedAt: Timestamp.string(fromEpochSeconds: playedAtMs >= 0 ? playedAtMs / 1000 : (playedAtMs - 999) / 1000),

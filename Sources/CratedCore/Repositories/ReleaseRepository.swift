@@ -172,9 +172,10 @@ extension AppDatabase {
         var sortOrder = 0
         func insert(_ track: ReleaseMetadata.Track, parentId: Int64?) throws -> Int64 {
             try run("""
-                INSERT INTO track (album_id, parent_id, position, side, sort_order, title, duration_ms, kind)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-                """, [albumId, parentId, track.position, track.side, sortOrder, track.title, track.durationMs, track.kind.rawValue])
+                INSERT INTO track (album_id, parent_id, position, side, sort_order, title, duration_ms, kind, artist_credit)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """, [albumId, parentId, track.position, track.side, sortOrder, track.title, track.durationMs, track.kind.rawValue,
+                      track.artistCredit])
             sortOrder += 1
             return db.lastInsertedRowID
         }

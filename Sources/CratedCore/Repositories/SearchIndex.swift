@@ -76,7 +76,8 @@ public enum SearchIndex {
                crated_search_artists(a.artist_credit, \(artistNamesSQL)),
                crated_search_text(COALESCE((SELECT group_concat(name, ' ') FROM album_label WHERE album_id = a.id), '')),
                crated_search_catalog((SELECT group_concat(catalog_number, char(10)) FROM album_label WHERE album_id = a.id)),
-               crated_search_text(COALESCE((SELECT group_concat(title, ' ') FROM track WHERE album_id = a.id), ''))
+               crated_search_text(COALESCE((SELECT group_concat(title || COALESCE(' ' || artist_credit, ''), ' ')
+                                            FROM track WHERE album_id = a.id), ''))
         FROM album a WHERE \(condition)
         """
     }

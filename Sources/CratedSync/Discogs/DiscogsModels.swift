@@ -61,9 +61,11 @@ struct DiscogsTrack: Decodable {
     var title: String?
     var duration: String?
     var subTracks: [DiscogsTrack]?
+    /// Set only when the track's artists differ from the release's (compilations, splits).
+    var artists: [DiscogsArtistCredit]?
 
     enum CodingKeys: String, CodingKey {
-        case position, title, duration
+        case position, title, duration, artists
         case type = "type_"
         case subTracks = "sub_tracks"
     }

@@ -5,9 +5,10 @@ import Foundation
 enum ReleaseMapping {
     static func metadata(_ release: DiscogsRelease) -> ReleaseMetadata {
         let released = normalizedReleased(release.released)
+        let albumArtists = artists(release.artists ?? [])
         return ReleaseMetadata(
             title: release.title.trimmed(),
-            artists: artists(release.artists ?? []),
+            artists: albumArtists,
             year: knownYear(release.year) ?? released.flatMap { Int($0.prefix(4)) },
             released: released,
             country: nonEmpty(release.country),
@@ -17,7 +18,7 @@ enum ReleaseMapping {
             labels: labels(release.labels ?? []),
             formats: formats(release.formats ?? []),
             images: images(release.images ?? []),
-            tracks: tracks(release.tracklist ?? []))
+            tracks: tracks(release.tracklist ?? [], albumCredit: ReleaseMetadata.creditLine(albumArtists)))
     }
 
     /// A collection listing's `basic_information`: no tracks or images, enough for an album row.
@@ -112,8 +113,15 @@ enum ReleaseMapping {
 
     // MARK: Tracks
 
-    static func tracks(_ tracklist: [DiscogsTrack]) -> [ReleaseMetadata.Track] {
-        tracklist.map { track(from: $0, in: .tracklist) }
+    static func tracks(_ tracklist: [DiscogsTrack], albumCredit: String) -> [ReleaseMetadata.Track] {
+        tracklist.map { track(from: $0, in: .tracklist, albumCredit: albumCredit) }
+    }
+
+    /// A track's own credit line; nil when Discogs gives none or it says what the album's says
+    /// (some releases repeat the album's artists on every track).
+    static func trackCredit(_ credits: [DiscogsArtistCredit]?, albumCredit: String) -> String? {
+        let credit = ReleaseMetadata.creditLine(artists(credits ?? []))
+        return credit.isEmpty || credit == albumCredit ? nil : credit
     }
 
     /// Where a track sits: in the tracklist itself, or among the sub-tracks of an index track.
@@ -122,7 +130,7 @@ enum ReleaseMapping {
         case indexTrack(side: String?)
     }
 
-    private static func track(from track: DiscogsTrack, in placement: Placement) -> ReleaseMetadata.Track {
+    private static func track(from track: DiscogsTrack, in placement: Placement, albumCredit: String) -> ReleaseMetadata.Track {
         let position = (track.position ?? "").trimmed()
         let title = (track.title ?? "").trimmed()
         let subTracks = track.subTracks ?? []
@@ -158,7 +166,8 @@ enum ReleaseMapping {
             title: title,
             durationMs: durationMs(track.duration ?? ""),
             kind: kind,
-            subTracks: kind == .index ? subTracks.map { self.track(from: $0, in: .indexTrack(side: side)) } : [])
+            subTracks: kind == .index ? subTracks.map { self.track(from: $0, in: .indexTrack(side: side), albumCredit: albumCredit) } : [],
+            artistCredit: trackCredit(track.artists, albumCredit: albumCredit))
     }
 
     /// The record side that a vinyl position names: `A1` -> A, `B` -> B, `C2a` -> C, `AA1` -> AA

@@ -270,9 +270,11 @@ export async function album(view, route, app, id) {
           onclick: () => playing(app.player.command('play', { albumId: Number(id), side: side.side }), playError) }, '▶') : null),
       h('ol', { class: 'tracks' }, side.tracks.map((track) => h('li', { class: track.kind },
         track.kind === 'heading' ? h('span', { class: 'title' }, track.title) :
-          h('button', { type: 'button', class: 'track', 'aria-label': `Play ${track.position} ${track.title}`,
+          h('button', { type: 'button', class: 'track',
+            'aria-label': `Play ${track.position} ${track.title}${track.artist ? ` by ${track.artist}` : ''}`,
             onclick: () => playing(app.player.command('play', { albumId: Number(id), trackId: track.id }), playError) },
-          h('span', { class: 'position' }, track.position), h('span', { class: 'title' }, track.title),
+          h('span', { class: 'position' }, track.position),
+          h('span', { class: 'title' }, track.title, track.artist ? h('span', { class: 'by' }, track.artist) : null),
           h('span', { class: 'time' }, duration(track.durationMs))))))));
   }
 
