@@ -451,7 +451,7 @@ extension ArtworkService {
     /// The daemon's: libcurl to the image hosts, the directory and budget of `configuration`.
     /// Throws `ArtworkStorageError` when the directory cannot be written.
     public convenience init(database: AppDatabase, configuration: CratedConfiguration, directory: String? = nil,
-                            logger: Logger = Logger(label: "crated.artwork")) throws {
+                            clock: any SyncClock = SystemSyncClock(), logger: Logger = Logger(label: "crated.artwork")) throws {
         let limits = ImageLimits(maxSourceBytes: configuration.artworkMaxSourceBytes)
         let files = ArtworkFiles(root: directory ?? configuration.artworkDirectoryPath)
         let fetcher = ArtworkFetcher(
@@ -459,7 +459,7 @@ extension ArtworkService {
             transport: CurlHTTPTransport(options: CurlTransportOptions(maxResponseBytes: configuration.artworkMaxSourceBytes)),
             settings: ArtworkFetchSettings(userAgent: configuration.userAgent, requestsPerMinute: configuration.artworkRequestsPerMinute, limits: limits,
                                            relativeBase: configuration.discogsBaseURL),
-            logger: logger)
+            clock: clock, logger: logger)
         try self.init(database: database, files: files, fetcher: fetcher, maxBytes: configuration.artworkMaxBytes,
                       sizesAhead: configuration.artworkSizesAhead, logger: logger)
     }

@@ -14,7 +14,8 @@ struct SyncCommand: AsyncParsableCommand {
         discussion: """
             Fetches every album that was never synced, is stale, or failed and is due again, and \
             writes each one in its own transaction. With --collection, first brings that Discogs \
-            user's folders and copies in step. Ctrl-C finishes the albums in flight and stops; a \
+            user's folders and copies in step. Ctrl-C finishes the albums in flight and stops (an \
+            album waiting for the host, a rate limit or a retry, is left for the next pass); a \
             second Ctrl-C stops at once (every album stays as it was or fully synced).
             """
     )
@@ -50,9 +51,12 @@ struct SyncCommand: AsyncParsableCommand {
         let configured = Logger.Level(rawValue: configuration.logLevel.lowercased()) ?? .info
         logger.logLevel = configured <= .debug ? configured : .error
 
+        let stop = StopOnInterrupt()
+        let clock = StopAwareClock(stop: stop)
         let client: DiscogsClient
         do {
-            client = try DiscogsClient(settings: DiscogsClientSettings(configuration: configuration), transport: CurlHTTPTransport(), logger: logger)
+            client = try DiscogsClient(settings: DiscogsClientSettings(configuration: configuration), transport: CurlHTTPTransport(),
+                                       clock: clock, logger: logger)
         } catch let error as DiscogsError {
             throw CommandFailure(error.description)
         }
@@ -61,7 +65,7 @@ struct SyncCommand: AsyncParsableCommand {
         var covers: ArtworkService?
         if configuration.artworkFetchDuringSync {
             do {
-                covers = try ArtworkService(database: database, configuration: configuration, logger: logger)
+                covers = try ArtworkService(database: database, configuration: configuration, clock: clock, logger: logger)
             } catch {
                 FileHandle.standardError.write(Data("crated: covers are not fetched: \(error)\n".utf8))
             }
@@ -74,7 +78,6 @@ struct SyncCommand: AsyncParsableCommand {
         // said after the summary, so that a mistyped name is seen.
         var createsUser = false
         if collection != nil, let user { createsUser = try database.user(named: user) == nil }
-        let stop = StopOnInterrupt()
         let signalSources = stop.listen()
         defer { signalSources.forEach { $0.cancel() } }
         let bar = json ? nil : ProgressBar.forStandardError()
@@ -152,6 +155,27 @@ struct SyncCommand: AsyncParsableCommand {
             if report.failed > report.failures.count { lines.append("    ... and \(report.failed - report.failures.count) more") }
         }
         return lines.joined(separator: "\n")
+    }
+}
+
+/// The real clock, except that a wait ends as cancelled once a stop is asked for, as the daemon's
+/// waits end at its graceful shutdown: the first Ctrl-C must not wait out a host's `Retry-After` of
+/// minutes. The album waiting stays as it was, due at the next pass.
+private struct StopAwareClock: SyncClock {
+    let stop: StopOnInterrupt
+    private let system = SystemSyncClock()
+
+    var uptime: Duration { system.uptime }
+    var date: Date { system.date }
+
+    func sleep(for duration: Duration) async throws {
+        let end = ContinuousClock.now + duration
+        while true {
+            if stop.requested { throw CancellationError() }
+            let left = end - ContinuousClock.now
+            guard left > .zero else { return }
+            try await Task.sleep(for: min(left, .milliseconds(100)))
+        }
     }
 }
 

@@ -28,4 +28,44 @@ import Testing
             #expect(!existing.stderr.contains("was created"), "\(existing.stderr)")
         }
     }
+
+    /// The first Ctrl-C stops a pass that waits out a host's `Retry-After` of minutes at once, not
+    /// after it: the album waiting is left as it was, due at the next pass.
+    @Test func ctrlCDuringARetryAfterStopsAtOnce() async throws {
+        try await SyncHarness.run { h in
+            try h.importReleases([22])
+            h.fake.inject(.status(429, retryAfter: "300"), on: "/releases/22")
+            h.fake.serveRelease(22, json: syntheticRelease(id: 22))
+            let configuration = h.directory.appending(path: "crated.json")
+            try #"{"discogs": {"baseURL": "\#(h.fake.baseURL)"}, "artwork": {"fetchDuringSync": false}}"#
+                .write(to: configuration, atomically: true, encoding: .utf8)
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: Paths.cratedBinary)
+            process.arguments = ["sync", "--database", h.directory.appending(path: "crated.sqlite").path, "--config", configuration.path]
+            let output = Pipe()
+            process.standardOutput = output
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+
+            var deadline = Date().addingTimeInterval(15)
+            while h.fake.requests(to: "/releases/22").isEmpty && Date() < deadline { try await Task.sleep(for: .milliseconds(50)) }
+            #expect(h.fake.requests(to: "/releases/22").count == 1, "asked once, answered 429 with Retry-After: 300")
+            try await Task.sleep(for: .milliseconds(300))
+            kill(process.processIdentifier, SIGINT)
+            deadline = Date().addingTimeInterval(10)
+            while process.isRunning && Date() < deadline { try await Task.sleep(for: .milliseconds(50)) }
+            let stoppedInTime = !process.isRunning
+            if !stoppedInTime {
+                process.terminate()
+                process.waitUntilExit()
+            }
+
+            #expect(stoppedInTime, "still waiting out the Retry-After 10 s after Ctrl-C")
+            #expect(process.terminationStatus == 0)
+            let summary = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            #expect(summary.contains("left for later    1 (stopped on request)"), "\(summary)")
+            #expect(h.fake.requests(to: "/releases/22").count == 1)
+            #expect(try h.syncState(release: 22) == nil, "never tried as far as the database knows")
+        }
+    }
 }
