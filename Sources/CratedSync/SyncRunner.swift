@@ -233,6 +233,8 @@ public struct SyncRunner: Sendable {
         var queue = due.makeIterator()
         var consecutiveHostFailures = 0
         var stopForError: String?
+        // A database that failed one group's write fails every later one alike.
+        var writesFailed = false
         try await withThrowingTaskGroup(of: PassEvent.self) { group in
             var fetching = 0
             var waiting: [FetchedRelease] = []
@@ -259,7 +261,7 @@ public struct SyncRunner: Sendable {
                 }
             }
             func startWriteIfDue() {
-                guard !writing, !waiting.isEmpty else { return }
+                guard !writing, !waiting.isEmpty, !writesFailed else { return }
                 let groupCanGrow = waiting.count < settings.maxGroupSize && fetching > 0
                 guard !groupCanGrow || waitedEnough || settings.maxGroupWait == .zero else { return }
                 let albums = Array(waiting.prefix(settings.maxGroupSize))
@@ -267,7 +269,10 @@ public struct SyncRunner: Sendable {
                 writing = true
                 groupNumber += 1
                 waitedEnough = !waiting.isEmpty
-                group.addTask { .written(try await record(albums)) }
+                group.addTask {
+                    let (outcomes, databaseFailure) = try await record(albums)
+                    return .written(outcomes, databaseFailure: databaseFailure)
+                }
             }
             let counted = database.metrics.sync
             func count(_ outcome: AlbumOutcome) {
@@ -301,13 +306,24 @@ public struct SyncRunner: Sendable {
                     if case .cancelled = fetched {
                         count(.cancelled)
                         progress?(current)
+                    } else if writesFailed {
+                        // Never written: the album stays as it was.
+                        count(.cancelled)
                     } else {
                         if waiting.isEmpty && settings.maxGroupWait > .zero { startGroupWait() }
                         waiting.append(fetched)
                     }
-                case .written(let outcomes):
+                case .written(let outcomes, let databaseFailure):
                     writing = false
                     outcomes.forEach(count)
+                    if let databaseFailure {
+                        // It would fail every later group alike: the pass stops, and what it
+                        // committed stays counted. The albums fetched and not written stay as they were.
+                        writesFailed = true
+                        stopForError = [stopForError, "stopped: \(databaseFailure)"].compactMap { $0 }.joined(separator: "; ")
+                        for _ in waiting { count(.cancelled) }
+                        waiting.removeAll()
+                    }
                     current.synced = report.synced + report.notModified
                     current.failed = report.failed
                     progress?(current)
@@ -346,7 +362,9 @@ public struct SyncRunner: Sendable {
     /// the end of a `maxGroupWait`.
     private enum PassEvent: Sendable {
         case fetched(FetchedRelease)
-        case written([AlbumOutcome])
+        /// With the failure of the database's own state (full, read-only, I/O) that left some or
+        /// all of the group's albums unwritten, if one did.
+        case written([AlbumOutcome], databaseFailure: SyncError?)
         case groupWaitOver(Int)
     }
 
@@ -370,9 +388,10 @@ public struct SyncRunner: Sendable {
 
     /// Writes what a group of fetches brought, each album with its sync state, in one transaction
     /// (see `AppDatabase.recordSyncResults`). Discogs' problems become a failed state, and so does a
-    /// release whose data the schema refuses; other database errors are thrown, as they would fail
-    /// every album. Cancelled, the group stays as it was.
-    private func record(_ group: [FetchedRelease]) async throws -> [AlbumOutcome] {
+    /// release whose data the schema refuses. A failure of the database's own state leaves the
+    /// albums it reached as they were (`cancelled`) and is returned, as it would fail every album.
+    /// Cancelled, the group stays as it was.
+    private func record(_ group: [FetchedRelease]) async throws -> ([AlbumOutcome], databaseFailure: SyncError?) {
         var results: [AlbumSyncResult] = []
         var candidates: [SyncCandidate] = []
         var outcomes: [AlbumOutcome] = []
@@ -398,8 +417,14 @@ public struct SyncRunner: Sendable {
                 candidates.append(candidate)
             }
         }
-        guard let errors = try await write(results) else { return outcomes.map { _ in .cancelled } }
+        let errors: [(any Error)?]
+        switch await write(results) {
+        case .cancelled: return (outcomes.map { _ in .cancelled }, nil)
+        case .failed(let failure): return (outcomes.map { _ in .cancelled }, failure)
+        case .written(let written): errors = written
+        }
         // The albums without an error are committed; one that failed was rolled back alone.
+        var databaseFailure: SyncError?
         var refused: [(index: Int, result: AlbumSyncResult)] = []
         for (index, error) in errors.enumerated() {
             switch error {
@@ -411,37 +436,55 @@ public struct SyncRunner: Sendable {
                 logger.warning("release \(candidates[index].releaseId): \(reason)")
                 refused.append((index, failure(candidates[index], reason)))
                 outcomes[index] = .failed(AlbumSyncFailure(albumId: candidates[index].albumId, releaseId: candidates[index].releaseId, error: reason))
-            case let error as DatabaseError: throw SyncError.database(error.message ?? error.description)
+            case let error as DatabaseError:
+                outcomes[index] = .cancelled
+                databaseFailure = databaseFailure ?? SyncError.database(error.message ?? error.description)
             case let error?: throw error
             }
         }
         if !refused.isEmpty {
-            guard let errors = try await write(refused.map(\.result)) else {
+            switch await write(refused.map(\.result)) {
+            case .cancelled:
                 for (index, _) in refused { outcomes[index] = .cancelled }
-                return outcomes
-            }
-            for (position, error) in errors.enumerated() {
-                switch error {
-                case nil: continue
-                case ReleaseWriteError.albumMissing?: outcomes[refused[position].index] = .albumGone
-                case let error as DatabaseError: throw SyncError.database(error.message ?? error.description)
-                case let error?: throw error
+            case .failed(let failure):
+                for (index, _) in refused { outcomes[index] = .cancelled }
+                databaseFailure = databaseFailure ?? failure
+            case .written(let errors):
+                for (position, error) in errors.enumerated() {
+                    switch error {
+                    case nil: continue
+                    case ReleaseWriteError.albumMissing?: outcomes[refused[position].index] = .albumGone
+                    case let error as DatabaseError:
+                        outcomes[refused[position].index] = .cancelled
+                        databaseFailure = databaseFailure ?? SyncError.database(error.message ?? error.description)
+                    case let error?: throw error
+                    }
                 }
             }
         }
-        return outcomes
+        return (outcomes, databaseFailure)
     }
 
-    /// Records results; nil when cancelled, and then nothing was written.
-    private func write(_ results: [AlbumSyncResult]) async throws -> [(any Error)?]? {
+    private enum GroupWrite {
+        /// Committed; an error for each album that was rolled back alone.
+        case written([(any Error)?])
+        /// Nothing was written.
+        case cancelled
+        /// Nothing was written: the database's own state failed the transaction.
+        case failed(SyncError)
+    }
+
+    private func write(_ results: [AlbumSyncResult]) async -> GroupWrite {
         do {
-            return try await database.recordSyncResults(results, at: clock.date)
+            return .written(try await database.recordSyncResults(results, at: clock.date))
         } catch is CancellationError {
-            return nil
+            return .cancelled
         } catch let error as DatabaseError {
-            throw SyncError.database(error.message ?? error.description)
+            return .failed(SyncError.database(error.message ?? error.description))
         } catch let error as AppDatabaseError {
-            throw SyncError.database(error.description)
+            return .failed(SyncError.database(error.description))
+        } catch {
+            return .failed(SyncError.database("\(error)"))
         }
     }
 

@@ -203,6 +203,32 @@ import Testing
         }
     }
 
+    /// A database that cannot take a write (a full disk) stops the pass: what it committed before
+    /// stays counted in its report, and the albums it could not write stay as they were.
+    @Test func aFullDatabaseStopsThePassAndKeepsCountingWhatItCommitted() async throws {
+        try await SyncHarness.run { h in
+            try h.importReleases([730, 731, 732])
+            h.fake.serveRelease(730, json: syntheticRelease(id: 730))
+            h.fake.serveRelease(731, json: syntheticRelease(id: 731, trackCount: 6000))
+            h.fake.serveRelease(732, json: syntheticRelease(id: 732))
+            // Room for a small album's rows, not for a tracklist of 6,000 (`max_page_count` holds
+            // for the writer's connection, as a full disk would).
+            try await h.database.writer.writeWithoutTransaction { db in
+                let pages = try Int.fetchOne(db, sql: "PRAGMA page_count")!
+                try db.execute(sql: "PRAGMA max_page_count = \(pages + 40)")
+            }
+            let runner = try h.runner(settings: ReleaseSyncSettings(concurrency: 1, maxGroupSize: 1))
+
+            let report = try await runner.runPass()
+
+            #expect(report.synced == 1 && report.failed == 0 && report.skipped == 2)
+            #expect(report.error?.hasPrefix("stopped: database error: ") == true, "\(report.error ?? "no error")")
+            #expect(try h.syncState(release: 730)?.status == .synced)
+            #expect(try h.syncState(release: 731) == nil && h.syncState(release: 732) == nil, "left as they were")
+            #expect(h.fake.requests(to: "/releases/732").count <= 1)
+        }
+    }
+
     /// A compilation's tracks keep their artists, and the album is found by them.
     @Test func aCompilationIsFoundByItsTracksArtists() async throws {
         try await SyncHarness.run { h in
