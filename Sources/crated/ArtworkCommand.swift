@@ -33,10 +33,10 @@ struct ArtworkCommand: AsyncParsableCommand {
             let configuration = try await global.loadConfiguration()
             let database = try global.openExistingDatabase(configuration)
             let files = ArtworkFiles(root: configuration.artworkDirectoryPath)
-            // Status reports a directory it cannot write rather than failing on it.
+            // Status reports a directory it cannot write rather than failing on it, and makes nothing.
             let problem: String?
             do {
-                try files.prepare()
+                try files.check()
                 problem = nil
             } catch {
                 problem = error.description

@@ -65,6 +65,17 @@ import Testing
         #expect(refused.stderr.contains("--target must not be negative"))
     }
 
+    /// Status looks and makes nothing: on a database without covers, the folder it would use stays unmade.
+    @Test func statusMakesNoFolder() throws {
+        let directory = try TemporaryDirectory()
+        let database = directory.path("c.sqlite")
+        #expect(try run(Paths.cratedBinary, ["migrate", "--database", database]).status == 0)
+        let status = try run(Paths.cratedBinary, ["artwork", "status", "--database", database])
+        #expect(status.status == 0, "\(status.stderr)")
+        #expect(status.stdout.contains("Artwork in \(directory.path("c-artwork"))"), "\(status.stdout)")
+        #expect(!FileManager.default.fileExists(atPath: directory.path("c-artwork")))
+    }
+
     @Test func anArtworkDirectoryThatCannotBeWrittenStopsServeAtStartAndShowsInStatus() throws {
         let directory = try TemporaryDirectory()
         let database = directory.path("c.sqlite")

@@ -56,6 +56,20 @@ public struct ArtworkFiles: Sendable {
         if let leftovers = try? FileManager.default.contentsOfDirectory(atPath: temporary) {
             for name in leftovers where !Self.mayBeBeingWritten(name) { unlink(temporary + "/" + name) }
         }
+        try probeWrite()
+    }
+
+    /// What `prepare` would find wrong, found without making or removing anything (for `crated
+    /// artwork status`): a folder not there yet is fine when it could be made.
+    public func check() throws(ArtworkStorageError) {
+        for folder in [root, originals, variants, temporary] {
+            if let why = Self.whyNotMade(folder) { throw .notWritable(path: root, reason: why) }
+        }
+        // A full disk shows only in a write.
+        if FileManager.default.fileExists(atPath: temporary) { try probeWrite() }
+    }
+
+    private func probeWrite() throws(ArtworkStorageError) {
         let probe = temporary + "/\(getpid()).probe"
         do {
             try writeWhole([0x63, 0x72, 0x61, 0x74, 0x65, 0x64], to: probe, sync: false)
