@@ -297,7 +297,8 @@ public struct SyncRunner: Sendable {
                     fetching -= 1
                     if case .failed(_, let error) = fetched, error.isHostProblem {
                         consecutiveHostFailures += 1
-                        if consecutiveHostFailures >= settings.maxConsecutiveHostFailures {
+                        // Said once, at the limit: fetches already in flight may fail after it.
+                        if consecutiveHostFailures == settings.maxConsecutiveHostFailures, stopForError == nil {
                             stopForError = "stopped after \(consecutiveHostFailures) albums in a row failed: \(error)"
                         }
                     } else if case .fetched = fetched {

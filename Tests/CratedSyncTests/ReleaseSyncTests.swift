@@ -263,6 +263,12 @@ import Testing
 
             #expect(report.failed == 3 && report.synced == 0 && report.skipped == 3)
             #expect(report.error?.contains("stopped after 3 albums in a row failed: an HTML page, not JSON") == true, "\(report.error ?? "")")
+
+            // Two at a time, the fourth is in flight when the third fails: the stop is still said at three.
+            h.clock.advance(by: .seconds(86_400))
+            let twoAtATime = try await h.runner(settings: ReleaseSyncSettings(concurrency: 2)).runPass()
+            #expect(twoAtATime.failed == 4)
+            #expect(twoAtATime.error?.contains("stopped after 3 albums in a row failed") == true, "\(twoAtATime.error ?? "")")
         }
     }
 
