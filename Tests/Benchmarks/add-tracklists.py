@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""Gives every album of a crated database sides A and B (tracks A1, A2, B1), for runs against a live
-daemon without a Discogs sync, where tracklists come from: without tracks every play is a 422.
+"""Gives every album of a crated database sides A and B (tracks A1, A2, B1; B1 credited to artists
+of its own, as a compilation's track is), for runs against a live daemon without a Discogs sync,
+where tracklists come from: without tracks every play is a 422.
 
 Usage: add-tracklists.py DATABASE [--track-ms N] [--first-track-ms N]
 """
@@ -17,7 +18,8 @@ first = args.first_track_ms if args.first_track_ms is not None else args.track_m
 db = sqlite3.connect(args.database)
 for (album_id,) in db.execute("SELECT id FROM album").fetchall():
     db.executemany(
-        "INSERT INTO track (album_id, position, side, sort_order, title, duration_ms, kind) VALUES (?, ?, ?, ?, ?, ?, 'track')",
-        [(album_id, "A1", "A", 0, "One", first), (album_id, "A2", "A", 1, "Two", args.track_ms),
-         (album_id, "B1", "B", 2, "Three", args.track_ms)])
+        "INSERT INTO track (album_id, position, side, sort_order, title, duration_ms, kind, artist_credit) "
+        "VALUES (?, ?, ?, ?, ?, ?, 'track', ?)",
+        [(album_id, "A1", "A", 0, "One", first, None), (album_id, "A2", "A", 1, "Two", args.track_ms, None),
+         (album_id, "B1", "B", 2, "Three", args.track_ms, "A Guest")])
 db.commit()

@@ -192,6 +192,9 @@ import OpenAPIRuntime
         let fromSideB = try await client.playPlayer(body: .json(.PlayAlbumSide(.init(albumId: albumId, side: "b")))).ok.body.json
         checks.expect(fromSideB.side == "B" && fromSideB.track?.position == "B1", "side b gave side \(String(describing: fromSideB.side)), \(String(describing: fromSideB.track))")
         let album = try await client.getAlbum(path: .init(id: albumId)).ok.body.json
+        // B1 is credited to artists of its own; the others are the album's, and say none.
+        let trackArtists = album.sides.flatMap(\.tracks).map(\.artist)
+        checks.expect(trackArtists == [nil, nil, "A Guest"], "the tracks' own artists were \(trackArtists)")
         if let secondTrack = album.sides.first?.tracks.dropFirst().first {
             let fromTrack = try await client.playPlayer(body: .json(.PlayAlbumTrack(.init(albumId: albumId, trackId: secondTrack.id)))).ok.body.json
             checks.expect(fromTrack.track?.id == secondTrack.id, "track \(secondTrack.id) gave \(String(describing: fromTrack.track))")
