@@ -255,6 +255,19 @@ import Testing
         }
     }
 
+    /// An image host's `Retry-After` no host means is a day at most: the cover's retry time, and the
+    /// host's pause, end within a day (a wait of `Int.max` seconds overflowed the retry time).
+    @Test func anAbsurdRetryAfterHoldsTheHostADayAtMost() async throws {
+        try await Fixture.with { fixture in
+            fixture.host.inject(.status(429, retryAfter: "9223372036854775807"), on: "/absurd.jpg")
+            let key = try fixture.album("Absurd", cover: "/absurd.jpg")
+            let summary = await fixture.service.fetchCovers(userId: nil, staleAfter: 86_400) { false }
+            #expect(summary.failed == 1)
+            let retryAt = try #require(try fixture.record(key).retryAt)
+            #expect(retryAt <= Timestamp.string(from: Date().addingTimeInterval(86_402)), "\(retryAt)")
+        }
+    }
+
     @Test func unknownKeysAndWidthsAreNotFound() async throws {
         try await Fixture.with { fixture in
             let key = try fixture.album("Any", cover: "/any.jpg")

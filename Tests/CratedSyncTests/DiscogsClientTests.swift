@@ -119,6 +119,24 @@ import Testing
         }
     }
 
+    /// A `Retry-After` no host means (a proxy's broken header) is taken as a day at most: a wait of
+    /// `Int.max` seconds overflowed the pass's log line and the album's next attempt time.
+    @Test func anAbsurdRetryAfterIsADayAtMost() async throws {
+        try await SyncHarness.run { h in
+            try h.importReleases([3])
+            h.fake.serveRelease(3, json: syntheticRelease(id: 3))
+            h.fake.inject(.status(429, retryAfter: "9223372036854775807"), on: "/releases/3")
+
+            let report = try await h.runner().runPass()
+
+            #expect(report.failed == 1)
+            #expect(report.failures.first?.error == "rate limited by Discogs (asked to wait 86400 s)")
+            #expect(try h.syncState(release: 3)?.nextAttemptAt == Timestamp.string(from: h.clock.date.addingTimeInterval(86_400)))
+        }
+        let farDate = RetryAfter.wait("Fri, 31 Dec 9999 23:59:59 GMT", now: Date(timeIntervalSince1970: 0))
+        #expect(farDate == RetryAfter.longest)
+    }
+
     @Test func aRetryAfterBeyondThePolicyFailsAtOnce() async throws {
         try await SyncHarness.run { h in
             h.fake.serveRelease(1, json: syntheticRelease(id: 1))

@@ -4,8 +4,11 @@ import Foundation
 public enum Timestamp {
     public static func now() -> String { string(from: Date()) }
 
+    /// Dates past the years 0 to 9999 (a wait added that no host meant) are written as the nearest of them.
     public static func string(from date: Date) -> String {
-        string(fromEpochSeconds: Int64(date.timeIntervalSince1970.rounded(.down)))
+        let seconds = date.timeIntervalSince1970.rounded(.down)
+        guard seconds.isFinite else { return string(fromEpochSeconds: 0) }
+        return string(fromEpochSeconds: Int64(min(max(seconds, -62_167_219_200), 253_402_300_799)))
     }
 
     /// Formats whole seconds since 1970 without Foundation's calendar machinery: every imported copy

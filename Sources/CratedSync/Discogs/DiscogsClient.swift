@@ -282,8 +282,8 @@ public struct DiscogsClient: Sendable {
                 let retryAfter = retryAfter(response.headerFields[.retryAfter])
                 if let retryAfter, retryAfter > policy.maxRetryAfter {
                     // Not waited out here, but the host is over its limit for every request: the
-                    // pause holds them all back (a day at most, whatever the host asked).
-                    await limiter.pause(for: min(retryAfter, .seconds(86_400)))
+                    // pause holds them all back (a day at most: `RetryAfter.longest`).
+                    await limiter.pause(for: retryAfter)
                     throw response.status == 429
                         ? DiscogsError.rateLimited(retryAfter: retryAfter) : DiscogsError.unavailable(retryAfter: retryAfter)
                 }
