@@ -117,8 +117,12 @@ public final class ArtworkService: Service, Sendable {
             if let known = try database.artworkVariant(sha256: sha256, width: width, format: format.rawValue), files.exists(path) {
                 variant = known
             } else {
-                variant = try await variantsInFlight.run("\(sha256)/\(width)/\(format.rawValue)") {
-                    try await self.makeVariant(variantKey, format: format)
+                do {
+                    variant = try await variantsInFlight.run("\(sha256)/\(width)/\(format.rawValue)") {
+                        try await self.makeVariant(variantKey, format: format)
+                    }
+                } catch let error as ImageError {
+                    try await forgetUnresizable(record, error)
                 }
             }
             noteUse(variantKey)
@@ -217,6 +221,21 @@ public final class ArtworkService: Service, Sendable {
             throw ArtworkServeError.unavailable(reason: "the original is not on disk", retryAfter: 1)
         }
         return fetched
+    }
+
+    /// An original on disk that cannot be resized (damaged on disk, or an image libvips reads only in
+    /// part) is forgotten and fetched again after the failure wait, rather than answered as a busy
+    /// database every time it is asked for.
+    private func forgetUnresizable(_ record: ArtworkRecord, _ error: ImageError) async throws -> Never {
+        let reason = "the stored image could not be resized: \(error)"
+        logger.error("artwork \(record.key): \(reason); fetched again at its next attempt")
+        let wait = fetcher.retryDelay(afterFailures: record.failures + 1)
+        if let sha256 = record.sha256 {
+            try await database.forgetArtworkOriginal(sha256: sha256)
+            unlink(files.originalPath(sha256: sha256))
+        }
+        try await database.recordArtworkFailure(id: record.id!, error: reason, retryAt: fetcher.clock.date.addingTimeInterval(wait))
+        throw ArtworkServeError.unavailable(reason: reason, retryAfter: Int(wait))
     }
 
     /// Resizes on the thread pool, not on Swift's cooperative threads: a variant takes milliseconds

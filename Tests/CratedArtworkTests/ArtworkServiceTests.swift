@@ -268,6 +268,28 @@ import Testing
         }
     }
 
+    /// An original damaged on disk is forgotten and fetched again at its next attempt, instead of
+    /// answering "the database is busy" at every request.
+    @Test func anOriginalThatCannotBeResizedIsFetchedAgainLater() async throws {
+        try await Fixture.with { fixture in
+            fixture.host.serve("/cover.jpg", bytes: TestImages.solid(Self.red, width: 400, height: 400, suffix: ".jpg"), contentType: "image/jpeg")
+            let key = try fixture.album("Damaged", cover: "/cover.jpg")
+            _ = try await fixture.service.variant(key: key, width: 128, accept: nil)
+            let sha256 = try #require(try fixture.record(key).sha256)
+            let original = fixture.service.files.originalPath(sha256: sha256)
+            // A JPEG's start with its data gone: read as an image, but not resized.
+            let bytes = try Data(contentsOf: URL(fileURLWithPath: original))
+            try bytes.prefix(200).write(to: URL(fileURLWithPath: original))
+
+            let refused = try await fixture.unavailable(key, width: 320)
+            #expect(refused?.reason.contains("the stored image could not be resized") == true, "\(String(describing: refused))")
+            #expect((refused?.retryAfter ?? 0) >= 900)
+            let record = try fixture.record(key)
+            #expect(record.sha256 == nil && record.failures == 1 && record.retryAt != nil)
+            #expect(!FileManager.default.fileExists(atPath: original))
+        }
+    }
+
     @Test func unknownKeysAndWidthsAreNotFound() async throws {
         try await Fixture.with { fixture in
             let key = try fixture.album("Any", cover: "/any.jpg")
