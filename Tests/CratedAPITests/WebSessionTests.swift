@@ -320,11 +320,15 @@ import Testing
         let userId = try #require(try database.user(named: "collector")?.id)
         let old = try await database.createSession(userId: userId, lifetime: 3600, now: Date().addingTimeInterval(-3660))
         #expect(try database.authenticate(sessionSecret: old.secret) == nil)
+        // Its token no longer counts as active either: an event stream it opened ends.
+        let oldToken = try #require(try database.read { db in try Int64.fetchOne(db, sql: "SELECT token_id FROM web_session ORDER BY id DESC") })
+        #expect(try !database.isTokenActive(id: oldToken))
 
         let live = try await database.createSession(userId: userId, lifetime: 3600)
         let principal = try #require(try database.authenticate(sessionSecret: live.secret))
         #expect(principal.principal.userName == "collector")
         #expect(principal.principal.scope == .write)
+        #expect(try database.isTokenActive(id: principal.principal.tokenId))
         // A new session cleared the expired one's token row.
         #expect(try database.tokens(userName: "collector").filter { $0.token.label == AppDatabase.sessionTokenLabel }.count == 1)
         // `crated token revoke` on the session's token ends the session.

@@ -144,10 +144,14 @@ extension AppDatabase {
         }
     }
 
-    /// Whether the token still opens the API: not revoked, and its user still there.
-    public func isTokenActive(id: Int64) throws -> Bool {
+    /// Whether the token still opens the API: not revoked, its user still there, and not the token
+    /// of a web session that has expired (a session's row stays until its user signs in again).
+    public func isTokenActive(id: Int64, now: Date = Date()) throws -> Bool {
         try unsafeRead { db in
-            try db.firstRow("SELECT 1 FROM api_token WHERE id = ? AND revoked_at IS NULL", ids: [id]) { _ in true } ?? false
+            try Bool.fetchOne(db.cachedStatement(sql: """
+                SELECT EXISTS (SELECT 1 FROM api_token WHERE id = ? AND revoked_at IS NULL
+                               AND NOT EXISTS (SELECT 1 FROM web_session WHERE token_id = api_token.id AND expires_at <= ?))
+                """), arguments: [id, Timestamp.string(from: now)]) ?? false
         }
     }
 }
