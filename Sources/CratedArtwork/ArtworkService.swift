@@ -203,7 +203,8 @@ public final class ArtworkService: Service, Sendable {
             if let stale = record.sha256 { try await self.database.forgetArtworkOriginal(sha256: stale) }
             var fresh = try self.database.artwork(key: record.key) ?? record
             fresh.sha256 = nil
-            switch try await self.fetcher.fetch(fresh) {
+            // A request does not queue behind a pass's covers for the host's whole rate window.
+            switch try await self.fetcher.fetch(fresh, queueingAtMost: ArtworkFetcher.longestQueuedPause) {
             case .fetched(let original):
                 self.instruments.originalsFetched.increment()
                 self.bytesOnDisk.add(original.bytes, ordering: .relaxed)

@@ -16,7 +16,7 @@ import Testing
         let service: ArtworkService
         let userId: Int64
 
-        private init(maxBytes: Int, limits: ImageLimits, sizesAhead: Int, totalTimeout: Duration, attempts: Int) async throws {
+        private init(maxBytes: Int, limits: ImageLimits, sizesAhead: Int, totalTimeout: Duration, attempts: Int, requestsPerMinute: Int) async throws {
             temporary = try TemporaryDatabase()
             host = try await FakeDiscogs.start()
             var logger = Logger(label: "artwork-tests")
@@ -25,7 +25,7 @@ import Testing
             let fetcher = ArtworkFetcher(
                 database: temporary.database, files: files,
                 transport: CurlHTTPTransport(options: CurlTransportOptions(totalTimeout: totalTimeout, maxResponseBytes: limits.maxSourceBytes)),
-                settings: ArtworkFetchSettings(userAgent: "crated-tests", requestsPerMinute: 6000, limits: limits,
+                settings: ArtworkFetchSettings(userAgent: "crated-tests", requestsPerMinute: requestsPerMinute, limits: limits,
                                                retry: RetryPolicy(maxAttempts: attempts)),
                 rateLimiters: RateLimiterRegistry(), logger: logger)
             service = try ArtworkService(database: temporary.database, files: files, fetcher: fetcher, maxBytes: maxBytes,
@@ -36,10 +36,11 @@ import Testing
         /// Runs `body` with a fixture and stops its image host before returning (see `FakeDiscogs.with`).
         static func with(
             maxBytes: Int = 1 << 30, limits: ImageLimits = ImageLimits(), sizesAhead: Int = 0,
-            totalTimeout: Duration = .seconds(30), attempts: Int = 1,
+            totalTimeout: Duration = .seconds(30), attempts: Int = 1, requestsPerMinute: Int = 6000,
             _ body: (Fixture) async throws -> Void
         ) async throws {
-            let fixture = try await Fixture(maxBytes: maxBytes, limits: limits, sizesAhead: sizesAhead, totalTimeout: totalTimeout, attempts: attempts)
+            let fixture = try await Fixture(maxBytes: maxBytes, limits: limits, sizesAhead: sizesAhead, totalTimeout: totalTimeout,
+                                            attempts: attempts, requestsPerMinute: requestsPerMinute)
             try await fixture.host.stopping { try await body(fixture) }
         }
 
@@ -287,6 +288,27 @@ import Testing
             let record = try fixture.record(key)
             #expect(record.sha256 == nil && record.failures == 1 && record.retryAt != nil)
             #expect(!FileManager.default.fileExists(atPath: original))
+        }
+    }
+
+    /// A request for a cover not yet fetched does not wait out the image host's rate window (a pass
+    /// may have spent it): it answers 503 with the wait, and the cover is fetched after it.
+    @Test func aRequestDoesNotQueueForTheHostsRateWindow() async throws {
+        try await Fixture.with(requestsPerMinute: 1) { fixture in
+            let jpeg = TestImages.solid(Self.red, width: 200, height: 200, suffix: ".jpg")
+            fixture.host.serve("/first.jpg", bytes: jpeg, contentType: "image/jpeg")
+            fixture.host.serve("/second.jpg", bytes: jpeg, contentType: "image/jpeg")
+            let first = try fixture.album("First", cover: "/first.jpg")
+            let second = try fixture.album("Second", cover: "/second.jpg")
+            _ = try await fixture.service.variant(key: first, width: 128, accept: nil)
+
+            let started = Date()
+            let refused = try await fixture.unavailable(second)
+            #expect(Date().timeIntervalSince(started) < 5, "waited for the rate window")
+            #expect(refused?.reason.contains("rate limit") == true, "\(String(describing: refused))")
+            #expect((refused?.retryAfter ?? 0) > 10 && (refused?.retryAfter ?? 0) <= 64)
+            #expect(fixture.host.requests(to: "/second.jpg").isEmpty)
+            #expect(try fixture.record(second).failures == 0, "not sent: no failure of its own")
         }
     }
 

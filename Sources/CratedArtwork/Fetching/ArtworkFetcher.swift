@@ -79,11 +79,12 @@ public struct ArtworkFetcher: Sendable {
 
     /// Fetches `record`'s image and records the outcome. Throws only for the database, for the
     /// artwork directory (`ArtworkStorageError`: not the cover's failure, so nothing is recorded) and
-    /// for cancellation; the host's and the image's problems are `.failed`.
-    public func fetch(_ record: ArtworkRecord) async throws -> ArtworkFetchOutcome {
+    /// for cancellation; the host's and the image's problems are `.failed`. `queueingAtMost` bounds
+    /// the wait for the host's rate limit (a request's fetch; a pass's waits its turn).
+    public func fetch(_ record: ArtworkRecord, queueingAtMost longestQueue: Duration? = nil) async throws -> ArtworkFetchOutcome {
         let outcome: ArtworkFetchOutcome
         do {
-            outcome = try await download(record)
+            outcome = try await download(record, queueingAtMost: longestQueue)
         } catch let failure as FetchFailure {
             let retryAt = clock.date.addingTimeInterval(failure.wait ?? retryDelay(afterFailures: record.failures + 1))
             logger.warning("cover \(record.sourceURL): \(failure.reason); next attempt after \(Timestamp.string(from: retryAt))")
@@ -120,7 +121,7 @@ public struct ArtworkFetcher: Sendable {
         }
     }
 
-    private func download(_ record: ArtworkRecord) async throws -> ArtworkFetchOutcome {
+    private func download(_ record: ArtworkRecord, queueingAtMost longestQueue: Duration?) async throws -> ArtworkFetchOutcome {
         guard let url = settings.resolve(record.sourceURL), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme),
               let host = url.host, !host.isEmpty else {
             throw FetchFailure.permanent("not an http(s) URL")
@@ -147,7 +148,12 @@ public struct ArtworkFetcher: Sendable {
                 throw FetchFailure(reason: "the image host is not asked for another \(Int(hostPause.components.seconds)) s (it asked to wait, or could not be reached)",
                                    wait: Double(hostPause.components.seconds) + 1, hostBusy: true, wasSent: false)
             }
-            try await limiter.acquire()
+            do {
+                try await limiter.acquire(waitingAtMost: longestQueue)
+            } catch let tooLong as RateLimiter.WaitTooLong {
+                throw FetchFailure(reason: "the image host's rate limit lets the next request go in \(Int(tooLong.wait.components.seconds) + 1) s",
+                                   wait: Double(tooLong.wait.components.seconds) + 1, hostBusy: true, wasSent: false)
+            }
             let response: HTTPTransportResponse
             do {
                 response = try await transport.send(request)
