@@ -255,7 +255,8 @@ extension AppDatabase {
     public func leastRecentlyUsedOriginals(limit: Int) throws -> [(sha256: String, bytes: Int)] {
         try read { db in
             try Row.fetchAll(db, sql: """
-                SELECT sha256, MAX(bytes) AS bytes FROM artwork WHERE sha256 IS NOT NULL
+                SELECT sha256, MAX(bytes) AS bytes FROM artwork
+                WHERE sha256 IS NOT NULL AND NOT EXISTS (SELECT 1 FROM artwork_variant v WHERE v.sha256 = artwork.sha256)
                 GROUP BY sha256 ORDER BY MAX(COALESCE(used_at, fetched_at, '')), sha256 LIMIT ?
                 """, arguments: [limit]).map { ($0["sha256"], $0["bytes"]) }
         }
