@@ -4,6 +4,7 @@ import CratedSync
 import Foundation
 import HTTPTypes
 import Logging
+import NIOPosix
 
 /// How covers are fetched from image hosts.
 public struct ArtworkFetchSettings: Sendable {
@@ -171,7 +172,10 @@ public struct ArtworkFetcher: Sendable {
             }
             switch response.status {
             case 200:
-                return .fetched(try store(response))
+                // Decoding, hashing and a synced write: on the thread pool, as variants are made, not
+                // on the caller's thread (an event loop, for a request).
+                let (files, limits) = (self.files, settings.limits)
+                return .fetched(try await NIOThreadPool.singleton.runIfActive { try Self.store(response, files: files, limits: limits) })
             case 304:
                 return .unchanged
             case 404, 410:
@@ -194,14 +198,14 @@ public struct ArtworkFetcher: Sendable {
     }
 
     /// Checks the body is an image within the limits, then keeps it under its content hash.
-    private func store(_ response: HTTPTransportResponse) throws -> StoredOriginal {
+    private static func store(_ response: HTTPTransportResponse, files: ArtworkFiles, limits: ImageLimits) throws -> StoredOriginal {
         let contentType = response.headerFields[.contentType]?.lowercased() ?? ""
         guard contentType.hasPrefix("image/") else {
             throw FetchFailure.permanent("the image host answered \(contentType.isEmpty ? "no Content-Type" : contentType), not an image")
         }
         let info: ImageInfo
         do {
-            info = try ImageProcessor.inspect(response.body, limits: settings.limits)
+            info = try ImageProcessor.inspect(response.body, limits: limits)
         } catch {
             throw FetchFailure.permanent(error.description)
         }
