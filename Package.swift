@@ -108,6 +108,7 @@ let package = Package(
                 .product(name: "Yams", package: "Yams"),
                 // The transport's own errors (a client gone mid-request), told apart from the app's.
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
             ],
             exclude: ["Resources"],
             plugins: ["EmbedResources"]

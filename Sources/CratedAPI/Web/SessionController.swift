@@ -1,7 +1,7 @@
 import CratedCore
-import Dispatch
 import Foundation
 import Hummingbird
+import NIOPosix
 
 /// Sign-in for the web client: `POST /v1/session` with a user name and password sets the session
 /// cookie, `GET /v1/session` tells the page who is signed in and its CSRF token, `DELETE
@@ -37,8 +37,9 @@ struct SessionController {
         }
         let database = self.database
         let password = body.password
-        // bcrypt takes a quarter of a second of CPU on purpose: not on the event loops.
-        let user = try await Self.offEventLoop { try database.verifyPassword(userName: name, password: password) }
+        // bcrypt takes a quarter of a second of CPU on purpose: on the thread pool, as covers are
+        // resized, not on the event loops.
+        let user = try await NIOThreadPool.singleton.runIfActive { try database.verifyPassword(userName: name, password: password) }
         guard let user, let userId = user.id else {
             context.logger.notice("failed web sign-in", metadata: ["name": "\(name)", "address": "\(address ?? "-")"])
             // One answer for a wrong password, an unknown user and a user without a password.
@@ -69,12 +70,6 @@ struct SessionController {
             try await database.endSession(id: session.sessionId)
         }
         return Response(status: .noContent, headers: [.setCookie: SessionCookie.clearing(secure: SessionCookie.isTLS(request)), .cacheControl: "no-store"])
-    }
-
-    static func offEventLoop<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async { continuation.resume(with: Result { try body() }) }
-        }
     }
 }
 
