@@ -3,7 +3,7 @@ import NIOCore
 import Synchronization
 
 /// The files of small variants served lately, in memory: a grid shows the same few hundred covers to
-/// every client, and reading each from disk again took four trips to the file thread pool (open, stat,
+/// every client, and reading each from disk again takes four trips to the file thread pool (open, stat,
 /// read, close) for a few kilobytes. Bounded by bytes; a variant larger than `maxFileBytes` is always
 /// streamed from disk.
 ///

@@ -25,8 +25,8 @@ struct GridCursor: Equatable, Sendable {
     var direction: Direction
     var anchor: GridAnchor
     /// Where the anchor stood, at which listing generation: while the generation is the same nothing
-    /// has moved, and the next page starts there without counting its way to the anchor. Cursors
-    /// without them (the first ones written) still work, counting.
+    /// has moved, and the next page starts there without counting its way to the anchor. A cursor
+    /// without one (handed out by an older crated) still works, counting.
     var placement: Placement?
 
     struct Placement: Equatable, Sendable {
@@ -37,7 +37,7 @@ struct GridCursor: Equatable, Sendable {
     static let version = 2
     static let maximumLength = 4096
 
-    /// In alphabetical order, as the first cursors were written (JSONEncoder with sorted keys).
+    /// In alphabetical order (sorted keys), the order of cursors already handed out.
     struct Payload: Encodable, JSONWritable {
         var c: String
         var d: Direction
@@ -94,7 +94,7 @@ struct GridCursor: Equatable, Sendable {
                               p: placement?.position, u: userId, v: Self.version)
         // Encoding these plain values cannot fail. Every page has one or two cursors: they are
         // written with the streaming encoder and straight into base64url, not through Foundation's
-        // base64 and `replacingOccurrences`: with JSONEncoder, they were 8% of a grid page's time.
+        // base64 and `replacingOccurrences`: JSONEncoder and those cost 8% of a grid page's time.
         return Base64URL.encode(try! StreamingJSONEncoder().encode(payload))
     }
 

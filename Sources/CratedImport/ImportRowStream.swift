@@ -5,7 +5,7 @@ import Foundation
 /// A valid export row with the text the import writer derives from it, prepared ahead of the writer.
 ///
 /// A class: the writer keeps rows waiting in several places (the stream's batch, its albums and copies
-/// waiting to be written), and a struct of a dozen strings was copied, reference by reference, each time.
+/// waiting to be written), and a struct of a dozen strings would be copied, reference by reference, each time.
 final class PreparedRow: Sendable {
     let row: DiscogsExportRow
     /// The credit as shown (`DiscogsText.displayName`), and its sort key, also the artist's.

@@ -38,9 +38,9 @@ public struct ReleaseSyncSettings: Sendable {
     public var maxGroupSize: Int
     /// How long the first album of a group waits for others to share its commit, while more are
     /// in flight. A commit has a fixed cost (pages written, the search index's new segment) of
-    /// about three albums' writing: writing whatever had come as soon as the writer was free left
-    /// a fast pass committing groups of one or two, whose CPU time then slowed the fetches on a
-    /// small machine. Against Discogs' rate it only delays each album's commit by this much.
+    /// about three albums' writing: writing whatever has come as soon as the writer is free would
+    /// have a fast pass commit groups of one or two, whose CPU time slows the fetches on a small
+    /// machine. Against Discogs' rate it only delays each album's commit by this much.
     public var maxGroupWait: Duration
     /// After this many albums in a row fail for a reason of the host's (unreachable, 5xx, rate
     /// limited, token refused), the pass stops rather than mark the whole catalogue failed.

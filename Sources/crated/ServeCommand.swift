@@ -33,11 +33,11 @@ struct ServeCommand: AsyncParsableCommand {
         SQLiteProcess.disableMemoryStatistics()
         let configuration = try await global.loadConfiguration(overrides)
         if configuration.serverEventLoopExecutor {
-            // Requests arrive on NIO's event loops and were handled on Swift's own thread pool: two
-            // crossings per request, and the wake-ups of sleeping threads that come with them, cost
-            // about as much as an album page's queries. With the event loops as the global executor
-            // a request stays on the thread that read it. Like the pool they replace, they are one per
-            // core; what blocks a pool thread now blocks a loop: SQLite reads, mostly short, and at
+            // Requests arrive on NIO's event loops; handled on Swift's own thread pool, each would
+            // cross twice, and the wake-ups of sleeping threads that come with that cost about as
+            // much as an album page's queries. With the event loops as the global executor a request
+            // stays on the thread that read it. Like the pool they replace, they are one per core;
+            // what would block a pool thread blocks a loop: SQLite reads, mostly short, and at
             // worst the rebuild of a grid's position snapshot after a change (tens of milliseconds).
             NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor()
         }

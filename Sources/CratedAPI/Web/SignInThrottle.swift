@@ -5,8 +5,8 @@ import Synchronization
 /// address, and past a few free ones each further attempt shuts that name (or address) out for a
 /// time that doubles, up to `maximumDelay`. A sign-in while shut out is refused without checking the
 /// password (429 with `Retry-After`), so guessing costs the guesser time, not the server bcrypt work.
-/// An attempt counts when it is let in, before its password is checked: counted only once it had
-/// failed, guesses sent all at once were all let in while the first were still being checked.
+/// An attempt counts when it is let in, before its password is checked: counted only once it
+/// fails, guesses sent all at once would all be let in while the first are still being checked.
 /// Counts are forgotten `forgetAfter` the last attempt and on a successful sign-in; they live in
 /// memory (a restart forgives), bounded by `maximumEntries`.
 public final class SignInThrottle: Sendable {

@@ -7,7 +7,7 @@ import Synchronization
 /// GRDB's `DatabasePool` guards its readers with a concurrent `DispatchQueue` and barrier blocks.
 /// On Linux, two threads reading at once often park one of them in the kernel there: every API
 /// read cost a context switch, more than the read itself (`/v1/layout`, whose only read is the
-/// token check, went from about 10,000 to 15,000 requests/s without it). Here a read takes an idle
+/// token check, serves half as many requests/s again without it). Here a read takes an idle
 /// connection from a list, or opens one, runs on it, and puts it back.
 final class ReadConnections: Sendable {
     private let path: String

@@ -98,8 +98,8 @@ public enum SearchText {
     ///
     /// The work is bounded: a word given twice counts once; a one-letter word beside longer ones is
     /// left out, as it narrows little and costs the most (no prefix index serves it: see
-    /// `Migrations/0002_search.sql`); at most `maximumWords` words are kept. `a a a ...` no longer
-    /// intersects one huge list with itself two hundred times.
+    /// `Migrations/0002_search.sql`); at most `maximumWords` words are kept. So `a a a ...` does not
+    /// intersect one huge list with itself two hundred times.
     ///
     /// Words with a digit (0 to 9) among them may be a catalogue number typed with other spacing than the
     /// label's (`spin 113` for `SPIN113`): they also match its written-together form, which the index
