@@ -55,7 +55,7 @@ public actor PlaybackService {
     private let clock: any PlaybackClock
     private let logger: Logger
     private let subscribers = PlaybackSubscribers()
-    private let wakeup = Wakeup()
+    private let wakeup = WakeSignal()
     /// When each user's state next changes by itself. Written on the actor; under a lock of its own
     /// so that album pages can tell, without waiting for the actor, that nothing is due.
     private let agenda = Mutex(Agenda())

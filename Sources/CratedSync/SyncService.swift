@@ -199,61 +199,14 @@ public final class SyncService: Service, Sendable {
     }
 }
 
-/// Wakes one waiting task: a trigger or a shutdown ending the wait between passes. A signal that
-/// comes while nobody waits is kept for the next wait.
-final class WakeSignal: Sendable {
-    private struct State {
-        var pending = false
-        var waiter: CheckedContinuation<Void, Never>?
-    }
-    private let state = Mutex(State())
-
-    func signal() {
-        let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
-            guard let waiter = state.waiter else {
-                state.pending = true
-                return nil
-            }
-            state.waiter = nil
-            return waiter
-        }
-        waiter?.resume()
-    }
-
-    /// Returns on a signal, or when the task is cancelled.
-    func wait() async {
-        await waitForSignal()
-    }
-
+extension WakeSignal {
     /// Returns on a signal, after `duration`, or when the task is cancelled, whichever comes first.
     func wait(orSleepFor duration: Duration, on clock: any SyncClock) async {
         await withTaskGroup(of: Void.self) { group in
             group.addTask { try? await clock.sleep(for: duration) }
-            group.addTask { await self.waitForSignal() }
+            group.addTask { await self.wait() }
             await group.next()
             group.cancelAll()
-        }
-    }
-
-    private func waitForSignal() async {
-        await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                let resumeNow = state.withLock { state -> Bool in
-                    if state.pending || Task.isCancelled {
-                        state.pending = false
-                        return true
-                    }
-                    state.waiter = continuation
-                    return false
-                }
-                if resumeNow { continuation.resume() }
-            }
-        } onCancel: {
-            let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
-                defer { state.waiter = nil }
-                return state.waiter
-            }
-            waiter?.resume()
         }
     }
 }
