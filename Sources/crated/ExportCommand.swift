@@ -80,7 +80,9 @@ struct ExportCommand: AsyncParsableCommand {
         let file = AtomicFile.resolved(path)
         AtomicFile.removeAbandonedTemporaryFiles(beside: file)
         let temporary = AtomicFile.temporaryPath(beside: file)
-        guard FileManager.default.createFile(atPath: temporary, contents: nil), let handle = FileHandle(forWritingAtPath: temporary) else {
+        // Private to its owner, like the database it comes from (notes, play history).
+        guard FileManager.default.createFile(atPath: temporary, contents: nil, attributes: [.posixPermissions: 0o600]),
+              let handle = FileHandle(forWritingAtPath: temporary) else {
             throw CommandFailure("cannot write the export to \(path): cannot create \(temporary) (\(String(cString: strerror(errno))))")
         }
         do {

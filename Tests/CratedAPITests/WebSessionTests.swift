@@ -254,8 +254,10 @@ import Testing
         #expect(throttle.admit(user: "d", address: "192.0.2.1") == nil)
         #expect(throttle.admit(user: "e", address: "192.0.2.1") == 1)
         #expect(throttle.admit(user: "e", address: "192.0.2.2") == nil)
-        // A success forgives the name and the address.
-        throttle.recordSuccess(user: "e", address: "192.0.2.2")
+        // A success forgives the name, not the address: signing in to one's own account does not
+        // reset the count of guesses at others' from there.
+        throttle.recordSuccess(user: "d", address: "192.0.2.1")
+        #expect(throttle.admit(user: "x", address: "192.0.2.1") != nil)
         // Forgotten an hour after the last attempt.
         clock.advance(3601)
         #expect(throttle.admit(user: "f", address: "192.0.2.1") == nil)
@@ -311,6 +313,25 @@ import Testing
             let session = try await client.signIn("collector", Self.password)
             try fixture.server.database.setPassword(userName: "collector", password: "a brand new one", cost: 4)
             #expect(try await client.web(.get, "/v1/me", cookie: session.cookie).status == .unauthorized)
+        }
+    }
+
+    /// A body that is not `application/json` signs no one in: a form on another site posts
+    /// `text/plain` that reads as JSON without a CORS preflight (login CSRF).
+    @Test func aSignInThatIsNotJSONIsRefused() async throws {
+        let fixture = try Fixture()
+        try await fixture.test { client in
+            let body = #"{"name":"collector","password":"\#(Self.password)"}"#
+            for contentType in ["text/plain", "application/x-www-form-urlencoded", nil] as [String?] {
+                var headers = HTTPFields()
+                if let contentType { headers[.contentType] = contentType }
+                let response = try await client.execute(uri: "/v1/session", method: .post, headers: headers, body: ByteBuffer(string: body)) {
+                    APIResponse(status: $0.status, headers: $0.headers, body: Data(buffer: $0.body))
+                }
+                #expect(response.status == .unsupportedMediaType, "\(contentType ?? "none")")
+                #expect(response.headers[.setCookie] == nil)
+            }
+            #expect(try await client.signIn("collector", Self.password).cookie.isEmpty == false)
         }
     }
 

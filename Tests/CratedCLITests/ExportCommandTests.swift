@@ -113,6 +113,10 @@ import Testing
         #expect(toFile.stdout.contains("exported 20 copies and 6 crates of collector as discogs-csv to \(out)"))
         #expect(try String(contentsOfFile: out, encoding: .utf8) == toStandardOutput.stdout)
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.url.path).filter { $0.contains(".partial-") }.isEmpty)
+        // A new export is private to its owner, as the database it comes from.
+        let fresh = directory.path("fresh.csv")
+        #expect(try run(Paths.cratedBinary, ["export", "--user", "collector", "--database", path, fresh]).status == 0)
+        #expect(try FileManager.default.attributesOfItem(atPath: fresh)[.posixPermissions] as? Int == 0o600)
 
         // Through a symbolic link: the file it names is replaced, and the link stays a link.
         let link = directory.path("latest.csv")

@@ -21,6 +21,12 @@ struct SessionController {
     }
 
     @Sendable func signIn(request: Request, context: AppRequestContext) async throws -> EditedResponse<SessionDTO> {
+        // A form on another site can post `text/plain` that reads as JSON without a CORS preflight,
+        // and sign the browser in to the sender's account; `application/json` needs the preflight,
+        // which crated never grants.
+        guard Self.isJSON(request.headers[.contentType]) else {
+            throw APIError(status: .unsupportedMediaType, code: "unsupported_media_type", message: "sign in with a JSON body (Content-Type: application/json)")
+        }
         var request = request
         let body = try await request.decodeStrict(SignInBody.self, context: context)
         let name = body.name.trimmingCharacters(in: .whitespaces)
@@ -70,6 +76,13 @@ struct SessionController {
             try await database.endSession(id: session.sessionId)
         }
         return Response(status: .noContent, headers: [.setCookie: SessionCookie.clearing(secure: SessionCookie.isTLS(request)), .cacheControl: "no-store"])
+    }
+}
+
+extension SessionController {
+    static func isJSON(_ contentType: String?) -> Bool {
+        guard let mediaType = contentType?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased() else { return false }
+        return mediaType == "application/json"
     }
 }
 

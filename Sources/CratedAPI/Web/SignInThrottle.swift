@@ -71,9 +71,11 @@ public final class SignInThrottle: Sendable {
         }
     }
 
+    /// Forgets the user's failures; the address's stay, or signing in to one's own account would
+    /// reset the count of guesses at others'.
     public func recordSuccess(user: String, address: String?) {
         entries.withLock { entries in
-            for (key, _) in keys(user: user, address: address) { entries[key] = nil }
+            for (key, _) in keys(user: user, address: nil) { entries[key] = nil }
         }
     }
 

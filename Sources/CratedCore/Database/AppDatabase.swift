@@ -40,6 +40,9 @@ public struct AppDatabase: Sendable {
                 throw AppDatabaseError.cannotOpen(path: path, reason: "cannot create \(directory.path): \(error.localizedDescription)")
             }
         }
+        // Private to its owner, like its backups: it holds password hashes, notes and CSRF tokens.
+        // SQLite gives the WAL and shared-memory files the database file's permissions.
+        if !FileManager.default.fileExists(atPath: path) { try? AtomicFile.createPrivate(path) }
         var configuration = Configuration()
         configuration.foreignKeysEnabled = true
         let writeDeadlines = WriteDeadlines(timeout: .milliseconds(busyTimeoutMs))

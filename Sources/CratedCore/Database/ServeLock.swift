@@ -30,7 +30,8 @@ public final class ServeLock: Sendable {
     /// Takes the lock for `databasePath`, or throws `ServeLockError.held` naming the process that has it.
     public static func acquire(databasePath: String) throws(ServeLockError) -> ServeLock {
         let path = path(forDatabase: databasePath)
-        let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        // Not through a symbolic link: the pid written would overwrite the file it names.
+        let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o644)
         guard descriptor >= 0 else { throw .cannotOpen(path: path, reason: String(cString: strerror(errno))) }
         guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
             let holder = processId(in: descriptor)
