@@ -137,6 +137,18 @@ import Testing
         #expect(farDate == RetryAfter.longest)
     }
 
+    /// A Discogs user name of dots asks for that user, escaped, not for the path the dots would
+    /// remove (`/users/../collection/folders` is `/collection/folders` once libcurl has read it).
+    @Test func aUserNameOfDotsStaysInItsSegment() async throws {
+        try await SyncHarness.run { h in
+            let client = try h.client()
+            for name in ["..", "."] {
+                await #expect(throws: DiscogsError.notFound) { _ = try await client.collection(user: name) }
+            }
+            #expect(h.fake.requests.map(\.path) == ["/users/%2E%2E/collection/folders", "/users/%2E/collection/folders"])
+        }
+    }
+
     @Test func aRetryAfterBeyondThePolicyFailsAtOnce() async throws {
         try await SyncHarness.run { h in
             h.fake.serveRelease(1, json: syntheticRelease(id: 1))

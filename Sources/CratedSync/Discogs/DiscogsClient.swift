@@ -346,8 +346,10 @@ public struct DiscogsClient: Sendable {
         }
     }
 
-    /// A user name as one path segment: `/` and other reserved characters escaped.
+    /// A user name as one path segment: `/` and other reserved characters escaped, and `.` or `..`
+    /// escaped whole (libcurl would remove them as dot segments, asking for another path).
     static func pathSegment(_ text: String) -> String {
+        if text == "." || text == ".." { return String(repeating: "%2E", count: text.count) }
         var allowed = CharacterSet.urlPathAllowed
         allowed.remove(charactersIn: "/?#;")
         return text.addingPercentEncoding(withAllowedCharacters: allowed) ?? text
