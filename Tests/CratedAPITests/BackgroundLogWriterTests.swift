@@ -8,6 +8,20 @@ import Testing
 
 /// A writer that stopped writing would make a flush wait for ever: the time limit turns that into a failure.
 @Suite(.timeLimit(.minutes(1))) struct BackgroundLogWriterTests {
+    /// A value from a request (a name typed at sign-in) cannot forge a line of its own or send the
+    /// terminal an escape sequence: control characters are written escaped.
+    @Test func controlCharactersAreEscaped() throws {
+        let log = try LogFile()
+        defer { log.close() }
+        let logger = Logger(label: "crated") { BackgroundLogHandler(label: $0, writer: log.writer) }
+        logger.notice("failed web sign-in", metadata: ["name": "eve\n2026-11-28T20:00:00Z info crated: FORGED\u{1B}[2J"])
+        logger.notice("ünïcode and \u{9}tab")
+        let lines = try log.lines()
+        #expect(lines.count == 2)
+        #expect(lines.first?.hasSuffix(#"[name=eve\u{a}2026-11-28T20:00:00Z info crated: FORGED\u{1b}[2J] failed web sign-in"#) == true, "\(lines)")
+        #expect(lines.last?.hasSuffix(#"ünïcode and \u{9}tab"#) == true, "\(lines)")
+    }
+
     @Test func linesFromManyThreadsArriveWholeAndInTheirOrder() async throws {
         let log = try LogFile()
         defer { log.close() }

@@ -123,10 +123,22 @@ public struct BackgroundLogHandler: LogHandler {
         var merged = metadata
         if let provided = metadataProvider?.get() { merged.merge(provided) { _, new in new } }
         if let eventMetadata = event.metadata { merged.merge(eventMetadata) { _, new in new } }
-        let fields = Self.format(merged)
+        let fields = Self.escapingControls(Self.format(merged))
         let time = Timestamp.string(fromEpochSeconds: Int64(Date().timeIntervalSince1970))
-        let line = "\(time) \(event.level) \(label):\(fields.isEmpty ? "" : " [\(fields)]") \(event.message)\n"
+        let line = "\(time) \(event.level) \(label):\(fields.isEmpty ? "" : " [\(fields)]") \(Self.escapingControls("\(event.message)"))\n"
         writer.write(line, urgent: event.level >= .error)
+    }
+
+    /// Control characters (a newline, an ESC) written as `\u{1b}`: a value from a request (a name
+    /// typed at sign-in) must not start a forged line of its own or drive the terminal showing the log.
+    static func escapingControls(_ text: String) -> String {
+        func isControl(_ scalar: Unicode.Scalar) -> Bool { scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) }
+        guard text.unicodeScalars.contains(where: isControl) else { return text }
+        var escaped = ""
+        for scalar in text.unicodeScalars {
+            if isControl(scalar) { escaped += "\\u{\(String(scalar.value, radix: 16))}" } else { escaped.unicodeScalars.append(scalar) }
+        }
+        return escaped
     }
 
     private static func format(_ metadata: Logger.Metadata) -> String {
