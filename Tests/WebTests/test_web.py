@@ -128,6 +128,17 @@ def grid_ready():
     wait(lambda: js("return document.querySelectorAll('ol.grid > li').length") > 0, message="grid drawn")
 
 
+def open_first_album():
+    """Opens the grid's first album and returns its title. Found and clicked as one step, tried
+    again if the grid is drawn anew in between (as its layout settles after the first page)."""
+    def click():
+        item = driver.find_element(By.CSS_SELECTOR, "ol.grid > li")
+        title = item.get_attribute("aria-label")
+        item.find_element(By.TAG_NAME, "a").click()
+        return title
+    return wait(click, message="the first album opened")
+
+
 def grid_state():
     return js("""
         const list = document.querySelector('ol.grid');
@@ -411,10 +422,8 @@ class T4Flows(unittest.TestCase):
         field.send_keys("01234")
         wait(lambda: js("return document.querySelectorAll('ol.grid > li').length") == 1, message="results as typed")
         self.assertIn("q=01234", driver.current_url)
-        item = driver.find_element(By.CSS_SELECTOR, "ol.grid > li")
-        title = item.get_attribute("aria-label")
+        title = open_first_album()
         self.assertEqual(title[1:], "ecord 01234")
-        item.find_element(By.TAG_NAME, "a").click()
         wait(lambda: driver.find_element(By.CSS_SELECTOR, "#view h1").text == title, message="album page")
         self.assertIn("/search/albums/", driver.current_url)
         choice = driver.find_element(By.CSS_SELECTOR, "form.add-to-crate select")
@@ -874,9 +883,7 @@ class T9Navigation(unittest.TestCase):
         harness.set_viewport(driver, 1366, 1024)
         driver.get(server.base + "/collection?sort=year")
         grid_ready()
-        item = driver.find_element(By.CSS_SELECTOR, "ol.grid > li")
-        title = item.get_attribute("aria-label")
-        item.find_element(By.TAG_NAME, "a").click()
+        title = open_first_album()
         wait(lambda: driver.find_element(By.CSS_SELECTOR, "#view h1").text == title, message="the album page")
         album_url = driver.current_url
         entries = js("return history.length")
