@@ -142,8 +142,10 @@ def open_first_album():
 def grid_state():
     return js("""
         const list = document.querySelector('ol.grid');
+        if (!list) return {count: 0, total: 0};
         const items = [...list.children];
-        const top = items[0].getBoundingClientRect().top;
+        // Asked while a page loads, the grid may have no item yet: a count of 0, not a script error.
+        const top = items.length ? items[0].getBoundingClientRect().top : 0;
         return {
           columns: Number(list.dataset.columns), environment: list.dataset.environment,
           width: Number(list.dataset.width), height: Number(list.dataset.height),
