@@ -48,6 +48,10 @@ public actor PlaybackService {
     /// Events a slow stream may fall behind by before its oldest undelivered ones are dropped. Each
     /// event is the whole state, so a stream that drops some still ends on the right one.
     public static let eventBufferSize = 256
+    /// Open event streams a user may have; a new one past it ends their oldest. A household's
+    /// phones, tablets and browser tabs fit; a client that leaks streams cannot take the server's
+    /// connections.
+    public static let streamsPerUser = 16
     /// How long the scheduler waits before settling again a state whose settlement failed.
     static let retryAfterFailureMs: Int64 = 5000
 
@@ -150,7 +154,7 @@ public actor PlaybackService {
                 let current = try await snapshot(of: settle(userId: userId, at: nowMs), userId: userId, at: nowMs)
                 let (stream, continuation) = AsyncStream.makeStream(
                     of: PlaybackEvent.self, bufferingPolicy: .bufferingNewest(Self.eventBufferSize))
-                subscribers.add(continuation, userId: userId)
+                subscribers.add(continuation, userId: userId, limit: Self.streamsPerUser)
                 if lastEventId != current.revision { continuation.yield(PlaybackEvent(snapshot: current)) }
                 return stream
             }

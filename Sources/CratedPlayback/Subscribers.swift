@@ -12,13 +12,21 @@ final class PlaybackSubscribers: Sendable {
 
     private let state = Mutex(State())
 
-    func add(_ continuation: Continuation, userId: Int64) {
-        let id = state.withLock { state in
+    /// Adds a stream of `userId`. When the user already has `limit` streams, the oldest ends: a
+    /// device whose network changed may hold streams its server has not yet seen die, and the newest
+    /// is the one someone is looking at.
+    func add(_ continuation: Continuation, userId: Int64, limit: Int) {
+        let (id, oldest): (Int, Continuation?) = state.withLock { state in
+            var oldest: Continuation?
+            if let streams = state.streams[userId], streams.count >= limit, let first = streams.keys.min() {
+                oldest = state.streams[userId]?.removeValue(forKey: first)
+            }
             state.nextId += 1
             state.streams[userId, default: [:]][state.nextId] = continuation
-            return state.nextId
+            return (state.nextId, oldest)
         }
         continuation.onTermination = { [weak self] _ in self?.remove(id, userId: userId) }
+        oldest?.finish()
     }
 
     /// Delivers `event` to every stream of its user only. The service publishes from its actor,

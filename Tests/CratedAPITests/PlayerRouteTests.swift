@@ -170,6 +170,36 @@ extension TestServer {
         }
     }
 
+    /// A user's event streams are capped: the one opened past the cap ends their oldest, the
+    /// others and another user's stream go on.
+    @Test func aStreamPastTheCapEndsTheUsersOldest() async throws {
+        let server = try TestServer()
+        try await server.makeApplication().test(.live) { client in
+            let port = try #require(client.port)
+            let alices = try SSEClient(port: port, path: "/v1/player/events", token: server.aliceToken)
+            #expect(await alices.next() != nil)
+            var streams: [SSEClient] = []
+            for _ in 0..<PlaybackService.streamsPerUser {
+                let stream = try SSEClient(port: port, path: "/v1/player/events", token: server.readToken)
+                #expect(await stream.next() != nil)
+                streams.append(stream)
+            }
+            let oldest = streams[0]
+            #expect(await oldest.next(timeout: 0.3) == nil)
+            #expect(!oldest.isClosed)
+
+            let newest = try SSEClient(port: port, path: "/v1/player/events", token: server.readToken)
+            #expect(await newest.next() != nil)
+            let started = ContinuousClock.now
+            while !oldest.isClosed && ContinuousClock.now - started < .seconds(30) { _ = await oldest.next(timeout: 0.2) }
+            #expect(oldest.isClosed, "the user's oldest stream is still open")
+            for stream in streams.dropFirst() + [newest, alices] {
+                _ = await stream.next(timeout: 0.05)
+                #expect(!stream.isClosed)
+            }
+        }
+    }
+
     /// Two devices of one user hear a change made by a third request, in revision order; another
     /// user's device hears nothing; a reconnect with Last-Event-ID gets the current state.
     @Test func eventsStreamToEveryDeviceOfTheUserOverRealHTTP() async throws {

@@ -94,6 +94,29 @@ import Testing
         #expect(record.service.subscriberCount(userId: record.userId) == 0)
     }
 
+    @Test func aStreamPastTheCapEndsTheOldestOfItsUserOnly() async throws {
+        let record = try OneRecord()
+        let neighbours = try await record.service.events(userId: record.userId + 1)
+        var streams: [AsyncStream<PlaybackEvent>.Iterator] = []
+        for _ in 0..<PlaybackService.streamsPerUser {
+            streams.append(try await record.service.events(userId: record.userId).makeAsyncIterator())
+        }
+        #expect(record.service.subscriberCount(userId: record.userId) == PlaybackService.streamsPerUser)
+
+        var newest = try await record.service.events(userId: record.userId).makeAsyncIterator()
+        #expect(record.service.subscriberCount(userId: record.userId) == PlaybackService.streamsPerUser)
+        #expect(record.service.subscriberCount(userId: record.userId + 1) == 1)
+        // The oldest gives the state it opened with, then ends; the second oldest hears the play.
+        #expect(await streams[0].next()?.revision == 0)
+        #expect(await streams[0].next() == nil)
+        try await record.perform(.play(.album(id: record.albumId)))
+        #expect(await streams[1].next()?.revision == 0)
+        #expect(await streams[1].next()?.revision == 1)
+        #expect(await newest.next()?.revision == 0)
+        #expect(await newest.next()?.revision == 1)
+        _ = neighbours
+    }
+
     @Test func aStreamThatIsDroppedIsUnsubscribed() async throws {
         let record = try OneRecord()
         do {
