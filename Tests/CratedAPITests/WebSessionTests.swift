@@ -72,6 +72,7 @@ import Testing
 
             let me = try await client.web(.get, "/v1/me", cookie: session.cookie)
             #expect(me.status == .ok)
+            #expect(me.headers[.cacheControl] == "private, no-cache")
             #expect(String(decoding: me.body, as: UTF8.self).contains("\"collector\""))
             let current = try await client.web(.get, "/v1/session", cookie: session.cookie)
             #expect(current.status == .ok)

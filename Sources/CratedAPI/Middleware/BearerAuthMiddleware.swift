@@ -2,9 +2,11 @@ import CratedCore
 import Hummingbird
 
 /// Requires `Authorization: Bearer <token>` (or the web client's session cookie) on every route it
-/// guards, and write scope for anything but GET and HEAD.
+/// guards, and write scope for anything but GET and HEAD. Its answers are one user's: no shared
+/// cache may keep them, and a client's own cache asks again before using one.
 struct BearerAuthMiddleware: RouterMiddleware {
     let database: AppDatabase
+    static let cacheControl = "private, no-cache"
 
     func handle(_ request: Request, context: AppRequestContext, next: (Request, AppRequestContext) async throws -> Response) async throws -> Response {
         guard let header = request.headers[.authorization] else {
@@ -15,7 +17,7 @@ struct BearerAuthMiddleware: RouterMiddleware {
                 var context = context
                 context.principal = session.principal
                 context.logger[metadataKey: "user"] = "\(session.principal.userName)"
-                return try await next(request, context)
+                return try await Self.privately(next(request, context))
             }
             throw APIError.unauthorized("this route needs an Authorization: Bearer <token> header or a signed-in session cookie")
         }
@@ -36,6 +38,13 @@ struct BearerAuthMiddleware: RouterMiddleware {
         var context = context
         context.principal = principal
         context.logger[metadataKey: "user"] = "\(principal.userName)"
-        return try await next(request, context)
+        return try await Self.privately(next(request, context))
+    }
+
+    /// A grid page's `ETag` still spares a client the page it has; a route may say otherwise.
+    private static func privately(_ response: Response) -> Response {
+        var response = response
+        if response.headers[.cacheControl] == nil { response.headers[.cacheControl] = cacheControl }
+        return response
     }
 }
