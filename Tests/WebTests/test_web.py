@@ -189,6 +189,15 @@ class T1SignIn(unittest.TestCase):
         harness.set_viewport(driver, 1366, 1024)
         sign_in("not the password")
         wait(lambda: "Wrong" in driver.find_element(By.ID, "sign-in-error").text, message="wrong password shown")
+        # The same failure again is a new alert, which a screen reader announces again.
+        first_alert = driver.find_element(By.ID, "sign-in-error")
+        field = driver.find_element(By.ID, "sign-in-password")
+        field.clear()
+        field.send_keys("still not the password")
+        field.submit()
+        wait(lambda: "Wrong" in driver.find_element(By.ID, "sign-in-error").text and first_alert != driver.find_element(By.ID, "sign-in-error"),
+             message="the second failure is a new alert")
+        self.assertEqual(driver.find_element(By.ID, "sign-in-error").get_attribute("role"), "alert")
         self.assertFalse(driver.find_element(By.ID, "bar").is_displayed())
         self.assertEqual(driver.get_cookies(), [])
 
@@ -682,7 +691,9 @@ class T7CopyAndArtist(unittest.TestCase):
         driver.get(f"{server.base}/collection/albums/{album_id}")
         # The copies are drawn last, once the crates to offer are known.
         wait(lambda: driver.find_element(By.CSS_SELECTOR, "#view h1").text == title and form(), message="the album page")
-        Select(form().find_element(By.NAME, "rating")).select_by_value("4")
+        rating = Select(form().find_element(By.NAME, "rating"))
+        self.assertEqual([option.accessible_name for option in rating.options], ["None", "1 star", "2 stars", "3 stars", "4 stars", "5 stars"])
+        rating.select_by_value("4")
         Select(form().find_element(By.NAME, "mediaCondition")).select_by_value("Very Good Plus (VG+)")
         Select(form().find_element(By.NAME, "sleeveCondition")).select_by_value("Good (G)")
         notes = form().find_element(By.NAME, "notes")

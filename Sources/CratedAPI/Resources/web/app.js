@@ -123,8 +123,7 @@ function startApp(current) {
 
 signInForm.addEventListener('submit', async (event) => {
   event.preventDefault();
-  const error = document.getElementById('sign-in-error');
-  error.textContent = '';
+  document.getElementById('sign-in-error').textContent = '';
   const data = new FormData(signInForm);
   const button = signInForm.querySelector('button');
   button.disabled = true;
@@ -133,7 +132,10 @@ signInForm.addEventListener('submit', async (event) => {
     signInForm.reset();
     startApp(current);
   } catch (failure) {
-    error.textContent = failure.status === 429 ? failure.message : (failure.status === 401 ? 'Wrong user name or password.' : failure.message);
+    // A new alert each time: a screen reader announces an element added with its text, where the
+    // same text set again on a quick answer may never be seen to change.
+    document.getElementById('sign-in-error').replaceWith(h('p', { id: 'sign-in-error', class: 'error', role: 'alert' },
+      failure.status === 401 ? 'Wrong user name or password.' : failure.message));
   } finally {
     button.disabled = false;
   }

@@ -296,7 +296,9 @@ function copyEditor(copy, crateList, app, { removed }) {
   const form = h('form', { class: 'copy-form', 'aria-label': `Copy added ${copy.dateAdded.slice(0, 10)}` },
     h('p', { class: 'facts' }, [`Added ${copy.dateAdded.slice(0, 16).replace('T', ' ')}`, ...fields].join(' · ')),
     h('label', {}, 'Rating ', h('select', { name: 'rating' }, h('option', { value: '' }, 'None'),
-      [1, 2, 3, 4, 5].map((n) => h('option', { value: n, selected: copy.rating === n }, '★'.repeat(n))))),
+      // Read out as a number: a screen reader says "black star" for each ★.
+      [1, 2, 3, 4, 5].map((n) => h('option', { value: n, selected: copy.rating === n, 'aria-label': n === 1 ? '1 star' : `${n} stars` },
+        '★'.repeat(n))))),
     h('label', {}, 'Media ', select('mediaCondition', mediaGrades, copy.mediaCondition)),
     h('label', {}, 'Sleeve ', select('sleeveCondition', sleeveGrades, copy.sleeveCondition)),
     h('label', { class: 'notes' }, 'Notes ', h('textarea', { name: 'notes', rows: 2 }, copy.notes ?? '')),
