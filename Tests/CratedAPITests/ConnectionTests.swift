@@ -118,6 +118,30 @@ import Testing
         }
     }
 
+    /// Past the connection limit, connections sending a body a byte at a time make way too, oldest
+    /// first: without a token (sign-in takes a body) a client could otherwise hold every slot.
+    @Test func aFloodOfSlowBodiesIsShed() async throws {
+        let server = try TestServer()
+        try await Self.application(server, maxConnections: 16).test(.live) { client in
+            let port = try #require(client.port)
+            var flood: [RawConnection] = []
+            for _ in 0..<16 {
+                let connection = try RawConnection(port: port)
+                connection.send("POST /v1/session HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{")
+                flood.append(connection)
+            }
+            // Every head read, so that each connection waits for the rest of its body.
+            try await Task.sleep(for: .milliseconds(300))
+            for connection in flood { connection.send(" ") }
+            let fresh = try RawConnection(port: port)
+            fresh.send("GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+            let answer = try #require(await fresh.readUntilClosed(timeout: Self.answerTimeout))
+            #expect(answer.hasPrefix("HTTP/1.1 200"), "\(answer.prefix(40))")
+            #expect(await flood.first!.readUntilClosed(timeout: .seconds(1)) != nil, "the oldest slow body kept its connection")
+            #expect(await flood.last!.readUntilClosed(timeout: .milliseconds(20)) == nil)
+        }
+    }
+
     /// A client that pipelines requests and never reads the answers is closed once its answers have
     /// waited the write timeout, and its connection makes way: it no longer holds a slot (and an
     /// event stream nobody reads no longer holds SIGTERM) for as long as it likes.

@@ -8,9 +8,10 @@ import Synchronization
 
 /// Limits on connections that Hummingbird's HTTP/1 channel does not set itself.
 public struct ConnectionLimits: Sendable {
-    /// Open connections at most. Past it, a new connection closes the oldest one still waiting for a
-    /// request head (a flood of half-open connections makes way for real ones), or is itself closed
-    /// when every open connection is busy with a request.
+    /// Open connections at most. Past it, a new connection closes the one that has waited longest on
+    /// its client, for a request head or the rest of a body (a flood of half-open connections, or of
+    /// bodies sent a byte at a time, makes way for real ones), or is itself closed when every open
+    /// connection is busy with an answer.
     public var maxConnections: Int
     /// How long a connection's first request head may take to arrive. The next ones on a kept-alive
     /// connection may also first wait the idle timeout.
@@ -64,12 +65,12 @@ extension HTTPServerBuilder {
     }
 }
 
-/// The server's open connections, and which of them wait for a request head, oldest first.
+/// The server's open connections, and which of them wait on their client, oldest first.
 final class OpenConnections: Sendable {
     private struct State {
         var count = 0
         var nextId: UInt64 = 0
-        /// Connections waiting for a request head, by when they started waiting (ids only grow).
+        /// Connections waiting for a request head or body, by when they started waiting (ids only grow).
         var waiting: [UInt64: any Channel] = [:]
     }
     private let state = Mutex(State())
@@ -77,7 +78,7 @@ final class OpenConnections: Sendable {
     var count: Int { state.withLock { $0.count } }
 
     /// Counts a new connection; returns its id, or nil when it must be closed. Past the limit it
-    /// closes the connection that has waited longest for a request head, if any.
+    /// closes the connection that has waited longest on its client, if any.
     func open(_ channel: any Channel, limit: Int) -> UInt64? {
         let (id, shed): (UInt64?, (any Channel)?) = state.withLock { state in
             var shed: (any Channel)?
@@ -94,8 +95,9 @@ final class OpenConnections: Sendable {
         return id
     }
 
-    /// The connection now waits for a request head (again); returns its new place in line.
-    func waitsForHead(id: UInt64, _ channel: any Channel) -> UInt64 {
+    /// The connection now waits on its client for a request head (again) or a body; returns its new
+    /// place in line, at the back: how long it waited for what came before does not count against it.
+    func waitsOnClient(id: UInt64, _ channel: any Channel) -> UInt64 {
         state.withLock { state in
             state.waiting.removeValue(forKey: id)
             state.nextId += 1
@@ -104,7 +106,8 @@ final class OpenConnections: Sendable {
         }
     }
 
-    func gotHead(id: UInt64) {
+    /// The connection has its whole request: it waits on the server now.
+    func gotRequest(id: UInt64) {
         _ = state.withLock { $0.waiting.removeValue(forKey: id) }
     }
 
@@ -163,11 +166,12 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         switch unwrapInboundIn(data) {
         case .head(let head):
             owedKeepAlive.append(head.isKeepAlive)
-            if let id { connections.gotHead(id: id) }
+            if let id { self.id = connections.waitsOnClient(id: id, context.channel) }
             closeUnlessDone(in: limits.bodyTimeout, context: context)
         case .body:
             break
         case .end:
+            if let id { connections.gotRequest(id: id) }
             timeout?.cancel()
             timeout = nil
         }
@@ -195,7 +199,7 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
             // A request read already keeps the timer its head or body set (none once it is whole):
             // the connection waits on the server, not on the client.
             guard owedKeepAlive.isEmpty else { return }
-            if let id { self.id = connections.waitsForHead(id: id, context.channel) }
+            if let id { self.id = connections.waitsOnClient(id: id, context.channel) }
             closeUnlessDone(in: nextHeadTimeout, context: context)
         } else {
             let written = promise ?? context.eventLoop.makePromise()
