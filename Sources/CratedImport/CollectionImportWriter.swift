@@ -29,6 +29,8 @@ final class CollectionImportWriter {
     /// the folder is not a crate.
     private var cratesByFolderNumber: [Int64??] = []
     private var crateIds: [String: Int64] = [:]
+    /// The user's crates, read when the file names its first folder.
+    private var userCrates: [(id: Int64, name: String)]?
     private var nextCratePosition: [Int64: Int] = [:]
     /// The copies of the file that existed before it, each with the crate of its row's folder (0 for
     /// a folder that is not a crate): see `moveCopiesOutOfOtherFolders`.
@@ -603,19 +605,28 @@ final class CollectionImportWriter {
     }
 
     /// Crates are few: created or found once each, through GRDB.
-    private func crateId(named name: String) throws -> Int64 {
-        if let id = crateIds[name] { return id }
+    /// The crate of a folder, nil for a folder named with spaces only. Names compare as the API
+    /// compares them: a folder `soul` is the user's crate `Soul`, and a name a Mac wrote decomposed
+    /// is the crate of the same name composed.
+    private func crateId(named folder: String) throws -> Int64? {
+        if let id = crateIds[folder] { return id }
+        guard let name = AppDatabase.folderCrateName(folder) else { return nil }
+        if userCrates == nil {
+            userCrates = try Row.fetchAll(db, sql: "SELECT id, name FROM crate WHERE user_id = ? ORDER BY id", arguments: [userId])
+                .map { (id: $0["id"], name: $0["name"]) }
+        }
         let id: Int64
-        if let found = try Int64.fetchOne(db, sql: "SELECT id FROM crate WHERE user_id = ? AND name = ?", arguments: [userId, name]) {
-            id = found
+        if let found = userCrates?.first(where: { AppDatabase.sameCrateName($0.name, name) }) {
+            id = found.id
             try db.execute(sql: "UPDATE crate SET is_folder = 1 WHERE id = ? AND is_folder = 0", arguments: [id])
         } else {
             try db.execute(sql: "INSERT INTO crate (user_id, name, is_folder, created_at, updated_at) VALUES (?, ?, 1, ?, ?)",
                            arguments: [userId, name, now, now])
             id = db.lastInsertedRowID
+            userCrates?.append((id: id, name: name))
             cratesAdded += 1
         }
-        crateIds[name] = id
+        crateIds[folder] = id
         nextCratePosition[id] = try Int.fetchOne(
             db, sql: "SELECT COALESCE(MAX(position) + 1, 0) FROM crate_item WHERE crate_id = ?", arguments: [id]) ?? 0
         return id

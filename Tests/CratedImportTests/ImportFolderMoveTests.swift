@@ -141,6 +141,36 @@ import Testing
         #expect(try crates(of: 2, in: database) == ["Older"])
     }
 
+    /// A folder is the user's crate of the same name as the API compares names: `soul` is `Soul`, and
+    /// `Café` written decomposed (as a Mac may write it) is `Café`. A new folder's crate is named as
+    /// the API would store it: composed, with a control character a space.
+    @Test func aFolderIsTheCrateTheAPICallsByTheSameName() async throws {
+        let directory = try TemporaryDirectory()
+        let database = try directory.database()
+        _ = try DiscogsImporter(database: database).importFile(at: directory.write("one.csv", exportHeader + "\n" +
+            exportRow(title: "First", releaseId: "1", folder: "Uncategorized") + "\n"))
+        let user = try userId(of: database)
+        let soul = try await database.createCrate(userId: user, name: "Soul")
+        let cafe = try await database.createCrate(userId: user, name: "Caf\u{E9}")
+        let summary = try DiscogsImporter(database: database).importFile(at: directory.write("two.csv", exportHeader + "\n" +
+            exportRow(title: "Second", releaseId: "2", folder: "soul", dateAdded: "2021-01-01 00:00:00") + "\n" +
+            exportRow(title: "Third", releaseId: "3", folder: "Cafe\u{301}", dateAdded: "2021-01-02 00:00:00") + "\n" +
+            exportRow(title: "Fourth", releaseId: "4", folder: "Tab\tbed", dateAdded: "2021-01-03 00:00:00") + "\n"))
+        #expect(summary.cratesAdded == 1)
+        let crates = try await database.reader.read { db in
+            try Row.fetchAll(db, sql: "SELECT id, name FROM crate WHERE user_id = ? ORDER BY id", arguments: [user])
+                .map { (id: $0["id"] as Int64, name: $0["name"] as String) }
+        }
+        // Bytes compared: Swift's `==` would call composed and decomposed `Café` equal.
+        #expect(crates.map { Array($0.name.utf8) } == ["Soul", "Caf\u{E9}", "Tab bed"].map { Array($0.utf8) })
+        #expect(crates[0].id == soul.id && crates[1].id == cafe.id)
+        #expect(try releases(inCrate: "Soul", of: database) == [2])
+        #expect(try releases(inCrate: "Caf\u{E9}", of: database) == [3])
+        #expect(try releases(inCrate: "Tab bed", of: database) == [4])
+        // The API can rename the crate the import made: its name is one the API takes.
+        _ = try await database.renameCrate(id: crates[2].id, userId: user, name: "Tabbed")
+    }
+
     @Test func aFileWithoutFoldersMovesNothing() throws {
         let directory = try TemporaryDirectory()
         let database = try directory.database()

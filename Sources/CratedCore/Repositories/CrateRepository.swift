@@ -400,9 +400,17 @@ extension AppDatabase {
         return trimmed.precomposedStringWithCanonicalMapping
     }
 
+    /// The name of the crate a Discogs folder becomes (import and sync alike), or nil for a name of
+    /// spaces: as the API would store it, with any control character a space.
+    package static func folderCrateName(_ folder: String) -> String? {
+        let scalars = folder.unicodeScalars.map { $0.properties.generalCategory == .control ? " " : $0 }
+        let name = String(String.UnicodeScalarView(scalars)).trimmingCharacters(in: .whitespacesAndNewlines)
+        return name.isEmpty ? nil : name.precomposedStringWithCanonicalMapping
+    }
+
     /// Two crate names are one when they are after Unicode normalisation and case folding: `Äb` and
     /// `äb`, `Café` composed and decomposed, `Straße` and `STRASSE`.
-    static func sameCrateName(_ a: String, _ b: String) -> Bool {
+    package static func sameCrateName(_ a: String, _ b: String) -> Bool {
         func folded(_ name: String) -> String {
             name.decomposedStringWithCanonicalMapping.folding(options: [.caseInsensitive], locale: nil).decomposedStringWithCanonicalMapping
         }

@@ -175,8 +175,7 @@ extension AppDatabase {
         // is the user's crate `soul`, not a second crate the API would call the same name.
         var crates = try Crate.filter(Column("user_id") == userId).fetchAll(db)
         for folder in folders where !DiscogsCollectionSnapshot.foldersThatAreNotCrates.contains(folder.id) {
-            let name = folder.name.trimmingCharacters(in: .whitespaces).precomposedStringWithCanonicalMapping
-            guard !name.isEmpty else { continue }
+            guard let name = AppDatabase.folderCrateName(folder.name) else { continue }
             if let index = crates.firstIndex(where: { $0.discogsFolderId == folder.id }) {
                 // A folder renamed on Discogs renames its crate, unless another crate has that name.
                 let crate = crates[index]
