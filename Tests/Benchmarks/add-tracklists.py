@@ -16,10 +16,15 @@ args = parser.parse_args()
 first = args.first_track_ms if args.first_track_ms is not None else args.track_ms
 
 db = sqlite3.connect(args.database)
+# The guest's artist row, as sync keeps a track's own artists (Migrations/0027_track_artist_rows.sql).
+db.execute("INSERT OR IGNORE INTO artist (name, discogs_name, sort_name) VALUES ('A Guest', 'A Guest', 'a guest')")
+(guest,) = db.execute("SELECT id FROM artist WHERE discogs_name = 'A Guest' AND discogs_id IS NULL").fetchone()
 for (album_id,) in db.execute("SELECT id FROM album").fetchall():
     db.executemany(
         "INSERT INTO track (album_id, position, side, sort_order, title, duration_ms, kind, artist_credit) "
         "VALUES (?, ?, ?, ?, ?, ?, 'track', ?)",
         [(album_id, "A1", "A", 0, "One", first, None), (album_id, "A2", "A", 1, "Two", args.track_ms, None),
          (album_id, "B1", "B", 2, "Three", args.track_ms, "A Guest")])
+    db.execute("INSERT INTO track_artist (track_id, position, artist_id, join_phrase) "
+               "SELECT id, 0, ?, '' FROM track WHERE album_id = ? AND position = 'B1'", (guest, album_id))
 db.commit()

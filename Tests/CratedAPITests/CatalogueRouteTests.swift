@@ -122,6 +122,59 @@ import Testing
         }
     }
 
+    /// Synced with artists of its own on its tracks, an album is on those artists' pages as one they
+    /// appear on, and its tracks name them with their ids; an artist's own album is not listed twice.
+    @Test func anArtistsPageListsTheAlbumsTheyAppearOn() async throws {
+        let server = try TestServer()
+        let compilation = try server.albumId(release: 3329867)
+        let miles = try await server.database.reader.read { db in
+            try Int64.fetchOne(db, sql: "SELECT id FROM artist WHERE discogs_name = 'Miles Davis'")!
+        }
+        func artist(_ id: Int64, _ name: String, join: String = "") -> ReleaseMetadata.Artist {
+            ReleaseMetadata.Artist(discogsId: id, discogsName: name, name: name, creditedName: name, joinPhrase: join)
+        }
+        let tracks = [
+            ReleaseMetadata.Track(position: "A1", side: "A", title: "Feeling Good", durationMs: 173_000, kind: .track,
+                                  artistCredit: "Nina Simone", artists: [artist(31, "Nina Simone")]),
+            ReleaseMetadata.Track(position: "A2", side: "A", title: "So What", durationMs: 562_000, kind: .track,
+                                  artistCredit: "Miles Davis & Nina Simone",
+                                  artists: [artist(23755, "Miles Davis", join: " & "), artist(31, "Nina Simone")]),
+            ReleaseMetadata.Track(position: "B1", side: "B", title: "Untitled", durationMs: nil, kind: .track),
+        ]
+        let release = ReleaseMetadata(title: "Soul Sides", artists: [artist(194, "Various")], year: 1999, released: nil, country: nil,
+                                      masterId: nil, genres: [], styles: [], labels: [], formats: [], images: [], tracks: tracks)
+        let errors = try await server.database.recordSyncResults([AlbumSyncResult(albumId: compilation, outcome: .fetched(release, etag: nil))], at: Date())
+        #expect(errors.allSatisfy { $0 == nil })
+        let nina = try await server.database.reader.read { db in try Int64.fetchOne(db, sql: "SELECT id FROM artist WHERE discogs_id = 31")! }
+
+        try await server.test { client in
+            let album = try await client.decoded(AlbumDetailDTO.self, "/v1/albums/\(compilation)", token: server.writeToken)
+            let credits = album.sides.flatMap(\.tracks).map { $0.artists?.map { "\($0.id)|\($0.name)|\($0.joinPhrase)" } }
+            #expect(credits == [["\(nina)|Nina Simone|"], ["\(miles)|Miles Davis| & ", "\(nina)|Nina Simone|"], nil])
+
+            let ninasPage = try await client.decoded(ArtistDetailDTO.self, "/v1/artists/\(nina)", token: server.writeToken)
+            #expect(ninasPage.albums.isEmpty)
+            #expect(ninasPage.appearsOn.map(\.id) == [compilation])
+            #expect(ninasPage.appearsOn.first?.artistCredit == "Various")
+            // Miles Davis (the CSV's artist row, which gained its Discogs id) has his own album, and
+            // appears on the compilation.
+            let milesPage = try await client.decoded(ArtistDetailDTO.self, "/v1/artists/\(miles)", token: server.writeToken)
+            #expect(milesPage.albums.map(\.title) == ["Kind Of Blue"])
+            #expect(milesPage.appearsOn.map(\.id) == [compilation])
+            #expect(milesPage.discogsId == 23755)
+            // Alice owns Kind Of Blue but not the compilation: Nina Simone is nobody to her.
+            #expect(try await client.call(.get, "/v1/artists/\(nina)", token: server.aliceToken).status == .notFound)
+            #expect(try await client.decoded(ArtistDetailDTO.self, "/v1/artists/\(miles)", token: server.aliceToken).appearsOn.isEmpty)
+        }
+
+        // Synced again without Nina Simone: her track rows go with the old tracks.
+        let resynced = ReleaseMetadata(title: "Soul Sides", artists: [artist(194, "Various")], year: 1999, released: nil, country: nil,
+                                       masterId: nil, genres: [], styles: [], labels: [], formats: [], images: [], tracks: [tracks[2]])
+        _ = try await server.database.recordSyncResults([AlbumSyncResult(albumId: compilation, outcome: .fetched(resynced, etag: nil))], at: Date())
+        #expect(try await server.database.reader.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM track_artist") } == 0)
+        #expect(try server.database.artistAlbums(artistId: nina, userId: 1) == nil)
+    }
+
     @Test func searchIsRankedPrefixMatchingAndFoldsDiacritics() async throws {
         let server = try TestServer()
         try await server.test { client in

@@ -347,6 +347,41 @@ import Testing
         #expect(try migrated.tracks(ofAlbum: withTracks).map(\.artistCredit) == [nil])
     }
 
+    /// Migration 0027 makes due again, without their ETag, the albums with tracks credited to artists
+    /// of their own, so that those tracks gain their artist rows; the others stay as they were.
+    @Test func migration0027FetchesTheTracksWithArtistsOfTheirOwnAgain() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("crated.sqlite")
+        let old = try AppDatabase.open(path: path, migrations: Array(Migration.embedded.prefix { $0.fileName < "0027" }))
+        let now = Date(timeIntervalSince1970: 1_790_000_000)
+        let syncedAt = Timestamp.string(from: now.addingTimeInterval(-3600))
+        let (compilation, album) = try old.writer.write { db in
+            let various = try db.insertArtist("Various")
+            let artist = try db.insertArtist("Trash80")
+            let compilation = try db.insertAlbum(title: "Chip Compilation", artistId: various)
+            let album = try db.insertAlbum(title: "Icarus", artistId: artist)
+            for (id, release, credit) in [(compilation, 10, "Trash80" as String?), (album, 11, nil)] {
+                try db.execute(sql: "UPDATE album SET discogs_release_id = ? WHERE id = ?", arguments: [release, id])
+                try db.execute(sql: """
+                    INSERT INTO album_sync (album_id, status, etag, last_synced_at, last_attempt_at) VALUES (?, 'synced', '"v1"', ?, ?)
+                    """, arguments: [id, syncedAt, syncedAt])
+                try db.execute(sql: """
+                    INSERT INTO track (album_id, position, sort_order, title, kind, artist_credit) VALUES (?, '1', 0, 'One', 'track', ?)
+                    """, arguments: [id, credit])
+            }
+            return (compilation, album)
+        }
+
+        let migrated = try AppDatabase.open(path: path)
+        let due = try migrated.albumsDueForSync(now: now, staleBefore: now.addingTimeInterval(-30 * 86_400))
+        #expect(due.map(\.albumId) == [compilation])
+        #expect(due.first?.etag == nil)
+        let untouched = try migrated.read { db in
+            try Row.fetchOne(db, sql: "SELECT etag, last_synced_at FROM album_sync WHERE album_id = ?", arguments: [album])
+        }
+        #expect(untouched?["etag"] == "\"v1\"" && untouched?["last_synced_at"] == syncedAt)
+    }
+
     /// With automatic checkpoints off, a long WAL stays until `checkpointWAL` copies it into the
     /// database file, on a connection of its own.
     @Test func theWALIsCheckpointedOnlyWhenAsked() async throws {

@@ -66,6 +66,17 @@ import Testing
             #expect(darwiniaTracks.allSatisfy { $0.side == nil })
             // A split: each track is credited to one of the two album artists.
             #expect(darwiniaTracks.map(\.artistCredit) == ["Dma-Sc", "Trash80", "Trash80", "Trash80", "Trash80", "Trash80"])
+            // Kept as the album's artist rows too; the album is theirs, so not one they only appear on.
+            let trackArtistIds = try await h.database.reader.read { db in
+                try Int64.fetchAll(db, sql: """
+                    SELECT artist.discogs_id FROM track JOIN track_artist ta ON ta.track_id = track.id JOIN artist ON artist.id = ta.artist_id
+                    WHERE track.album_id = ? ORDER BY track.sort_order, ta.position
+                    """, arguments: [darwinia.id!])
+            }
+            #expect(trackArtistIds == [216524, 95780, 95780, 95780, 95780, 95780])
+            let collector = try #require(try h.database.user(named: "collector")).id!
+            let dmaSc = try #require(try h.database.artistAlbums(artistId: darwiniaArtists[1].artist.id!, userId: collector))
+            #expect(dmaSc.albums.map(\.albumId) == [darwinia.id!] && dmaSc.appearsOn.isEmpty)
             #expect(try await catalogueRows(h.database, albumId: darwinia.id!).labels == ["Not On Label||1818"])
 
             // go-discogs releases/8138518: unauthenticated (blank image URLs), no durations, a name variation.
@@ -245,6 +256,11 @@ import Testing
             let user = try #require(try h.database.user(named: "collector")).id!
             let album = try #require(try h.database.album(discogsReleaseId: 710)).id!
             #expect(try h.database.tracks(ofAlbum: album).map(\.artistCredit) == ["Nina Simone", nil])
+            // Her page lists the compilation as one she appears on.
+            let nina = try await h.database.reader.read { db in try Int64.fetchOne(db, sql: "SELECT id FROM artist WHERE discogs_id = 31") }
+            let ninaId = try #require(nina)
+            let page = try #require(try h.database.artistAlbums(artistId: ninaId, userId: user))
+            #expect(page.artist.name == "Nina Simone" && page.albums.isEmpty && page.appearsOn.map(\.albumId) == [album])
             for text in ["nina simone", "simone"] {
                 #expect(try h.database.searchAlbums(userId: user, text: text, limit: 5).map(\.albumId) == [album], "\(text)")
             }

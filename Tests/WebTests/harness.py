@@ -64,14 +64,19 @@ class Server:
     def add_tracks(self, album_id: int, sides: dict[str, list[tuple]]) -> None:
         """A tracklist for one album, as sync would write it (CSV imports bring none), so the player
         has something to play: (title, milliseconds) or (title, milliseconds, the track's own
-        artists). Written before the daemon reads it."""
+        artist, one, with its artist row). Written before the daemon reads it."""
         with sqlite3.connect(self.database) as db:
             order = 0
             for side, tracks in sides.items():
                 for number, (title, ms, *artist) in enumerate(tracks, start=1):
-                    db.execute("INSERT INTO track (album_id, position, side, sort_order, title, duration_ms, kind, artist_credit) "
-                               "VALUES (?, ?, ?, ?, ?, ?, 'track', ?)",
-                               (album_id, f"{side}{number}", side, order, title, ms, artist[0] if artist else None))
+                    track = db.execute("INSERT INTO track (album_id, position, side, sort_order, title, duration_ms, kind, artist_credit) "
+                                       "VALUES (?, ?, ?, ?, ?, ?, 'track', ?)",
+                                       (album_id, f"{side}{number}", side, order, title, ms, artist[0] if artist else None)).lastrowid
+                    if artist:
+                        db.execute("INSERT OR IGNORE INTO artist (name, discogs_name, sort_name) VALUES (?, ?, ?)",
+                                   (artist[0], artist[0], artist[0].lower()))
+                        db.execute("INSERT INTO track_artist (track_id, position, artist_id, join_phrase) "
+                                   "SELECT ?, 0, id, '' FROM artist WHERE discogs_name = ? AND discogs_id IS NULL", (track, artist[0]))
                     order += 1
 
     def add_cover(self, album_id: int, url: str, width: int, height: int) -> None:

@@ -778,6 +778,25 @@ class T7CopyAndArtist(unittest.TestCase):
                          ["Play A1 Opening", "Play A2 Second by A Guest", "Play B1 Flip side"])
         self.assertEqual([by.text for by in driver.find_elements(By.CSS_SELECTOR, "ol.tracks .by")], ["A Guest"])
 
+    def test_an_artist_page_lists_the_albums_they_appear_on(self):
+        signed_in()
+        harness.set_viewport(driver, 1366, 1024)
+        _, album, _ = server.call("GET", f"/v1/albums/{server.played_album}")
+        guest = next(track for side in album["sides"] for track in side["tracks"] if track.get("artists"))["artists"][0]
+        self.assertEqual(guest["name"], "A Guest")
+        driver.get(f"{server.base}/collection/albums/{server.played_album}/artists/{guest['id']}")
+        wait(lambda: driver.find_element(By.CSS_SELECTOR, "#view h1").text == "A Guest", message=lambda: f"the artist page: {page_state()}")
+        section = driver.find_element(By.CSS_SELECTOR, "section.appears-on")
+        self.assertEqual(section.accessible_name, "Appears on")
+        links = section.find_elements(By.CSS_SELECTOR, "ul.rows a")
+        self.assertEqual([link.find_element(By.CSS_SELECTOR, ".title").text for link in links], [album["title"]])
+        # No album of their own: no grid to wait for.
+        self.assertEqual(driver.find_elements(By.CSS_SELECTOR, "ol.grid"), [])
+        links[0].click()
+        wait(lambda: driver.find_element(By.CSS_SELECTOR, "#view h1").text == album["title"], message="the album they appear on")
+        self.assertEqual(driver.current_url,
+                         f"{server.base}/collection/albums/{server.played_album}/artists/{guest['id']}/albums/{server.played_album}")
+
 
 class T8Contrast(unittest.TestCase):
     def test_text_keeps_its_contrast_in_light_and_dark(self):

@@ -37,11 +37,12 @@ struct CatalogueController {
         let principal = try context.requirePrincipal()
         let id = try context.id("id")
         let scale = try request.scale()
-        guard let (artist, albums) = try database.artistAlbums(artistId: id, userId: principal.userId) else {
+        guard let (artist, albums, appearsOn) = try database.artistAlbums(artistId: id, userId: principal.userId) else {
             throw APIError.notFound("artist \(id) not found")
         }
         return ArtistDetailDTO(id: artist.id!, name: artist.name, discogsName: artist.discogsName, discogsId: artist.discogsId,
-                               albums: albums.map { AlbumListingDTO($0, scale: scale) })
+                               albums: albums.map { AlbumListingDTO($0, scale: scale) },
+                               appearsOn: appearsOn.map { AlbumListingDTO($0, scale: scale) })
     }
 
     @Sendable func genres(request: Request, context: AppRequestContext) async throws -> GenresDTO {

@@ -76,6 +76,8 @@ struct AlbumDetailDTO: ResponseCodable {
         var parentId: Int64?
         /// The track's own artists as credited; absent when they are the album's.
         var artist: String?
+        /// The artists of `artist`, for links to their pages; absent with it.
+        var artists: [Credit]?
     }
     struct Side: Codable {
         /// `A`, `B`, ...; null for tracks whose position names no side (CD, file, headings before any side).
@@ -127,7 +129,7 @@ struct AlbumDetailDTO: ResponseCodable {
         // Cover first (`AlbumCover`), then the others in cover order.
         images = bundle.images.map { Image(uri: $0.uri, uri150: $0.uri150, width: $0.width, height: $0.height, primary: $0.kind == "primary") }
         artwork = NullableArtwork(bundle.cover?.artwork(pixels: artworkPixels))
-        sides = Self.sides(bundle.tracks)
+        sides = Self.sides(bundle.tracks, artists: bundle.trackArtists)
         copies = bundle.copies.map { CopyDTO($0.copy, crates: $0.crates) }
     }
 
@@ -135,12 +137,15 @@ struct AlbumDetailDTO: ResponseCodable {
     /// the side of the track that follows it, as does an index track without a side (its sub-tracks
     /// have theirs). A side's duration is known only when every piece on it has one: a track, or an
     /// index track as the sum of its sub-tracks on the side, or its own duration when they lack one.
-    static func sides(_ tracks: [Track]) -> [Side] {
+    static func sides(_ tracks: [Track], artists: [Int64: [TrackArtist]] = [:]) -> [Side] {
         var sides: [Side] = []
         var pending: [TrackDTO] = []
         for track in tracks {
+            // A credit line without rows (its album due since migration 0027) gives no `artists`.
+            let credits = artists[track.id!].map { $0.map { Credit(id: $0.artistId, name: $0.name, discogsId: $0.discogsId, joinPhrase: $0.joinPhrase) } }
             let dto = TrackDTO(id: track.id!, position: track.position, title: track.title, durationMs: track.durationMs,
-                               kind: track.kind.rawValue, parentId: track.parentId, artist: track.artistCredit)
+                               kind: track.kind.rawValue, parentId: track.parentId, artist: track.artistCredit,
+                               artists: track.artistCredit == nil ? nil : credits)
             if track.kind == .heading || (track.kind == .index && track.side == nil) {
                 pending.append(dto)
                 continue
@@ -189,6 +194,8 @@ struct ArtistDetailDTO: ResponseCodable {
     var discogsName: String
     var discogsId: Int64?
     var albums: [AlbumListingDTO]
+    /// Albums of other artists with a track of theirs.
+    var appearsOn: [AlbumListingDTO]
 }
 
 struct NameCountDTO: Codable, Equatable {
@@ -312,6 +319,7 @@ extension AlbumDetailDTO.TrackDTO: JSONWritable {
             $0.field("kind", kind)
             $0.field("parentId", parentId)
             $0.field("artist", artist)
+            $0.field("artists", artists)
         }
     }
 }

@@ -74,9 +74,11 @@ public struct ReleaseMetadata: Sendable, Equatable {
         public var subTracks: [Track]
         /// The artists credited on this track, as shown; nil when they are the album's.
         public var artistCredit: String?
+        /// The artists of `artistCredit`, in credit order; empty when it is nil.
+        public var artists: [Artist]
 
         public init(position: String, side: String?, title: String, durationMs: Int?, kind: CratedCore.Track.Kind,
-                    subTracks: [Track] = [], artistCredit: String? = nil) {
+                    subTracks: [Track] = [], artistCredit: String? = nil, artists: [Artist] = []) {
             self.position = position
             self.side = side
             self.title = title
@@ -84,6 +86,7 @@ public struct ReleaseMetadata: Sendable, Equatable {
             self.kind = kind
             self.subTracks = subTracks
             self.artistCredit = artistCredit
+            self.artists = artists
         }
     }
 

@@ -12,8 +12,18 @@ public struct AlbumBundle: Sendable {
     /// The first of `images` that is a cover, with crated's copy of it.
     public var cover: AlbumCover?
     public var tracks: [Track]
+    /// The artists of each track that has its own (`Track.artistCredit`), by track id, in credit order.
+    public var trackArtists: [Int64: [TrackArtist]]
     /// The user's copies, oldest first, each with the crates it sits in.
     public var copies: [(copy: CollectionItem, crates: [Crate])]
+}
+
+/// An artist a track is credited to, as the album page names it.
+public struct TrackArtist: Sendable, Equatable {
+    public var artistId: Int64
+    public var name: String
+    public var discogsId: Int64?
+    public var joinPhrase: String
 }
 
 /// One album in a list: artist pages, search results, crate contents.
@@ -78,6 +88,11 @@ extension AppDatabase {
                 images: try db.rows(AlbumPageSQL.images, ids: [albumId], AlbumImage.init),
                 cover: try AlbumCover.of(albumId: albumId, db),
                 tracks: try db.rows(AlbumPageSQL.tracks, ids: [albumId], Track.init),
+                trackArtists: Dictionary(grouping: try db.rows(AlbumPageSQL.trackArtists, ids: [albumId]) { columns in
+                    (trackId: try columns.int64(0),
+                     artist: TrackArtist(artistId: try columns.int64(1), name: try columns.string(2),
+                                         discogsId: try columns.optionalInt64(3), joinPhrase: try columns.string(4)))
+                }, by: \.trackId).mapValues { $0.map(\.artist) },
                 copies: copies.map { ($0, cratesByCopy[$0.id!]?.sortedByName() ?? []) })
         }
     }
@@ -91,25 +106,33 @@ extension AppDatabase {
             """), arguments: [userId, albumId]) ?? false
     }
 
-    /// The artist and their albums in the user's collection; nil when the user owns none of them and
-    /// has played none of theirs (the page of a played album links to its artists).
-    public func artistAlbums(artistId: Int64, userId: Int64) throws -> (artist: Artist, albums: [AlbumListing])? {
+    /// The artist, their albums in the user's collection, and the user's albums of other artists
+    /// with a track of theirs (a compilation, a split, a guest spot); nil when the user owns none of
+    /// either and has played none of their albums (the page of a played album links to its artists).
+    public func artistAlbums(artistId: Int64, userId: Int64) throws -> (artist: Artist, albums: [AlbumListing], appearsOn: [AlbumListing])? {
         try read { db in
             guard let artist = try Artist.fetchOne(db.cachedStatement(sql: "SELECT * FROM artist WHERE id = ?"), arguments: [artistId]) else { return nil }
-            let albums = try AlbumListing.fetchAll(db.cachedStatement(sql: """
-                SELECT \(albumListingColumns)
-                FROM album a JOIN collection_item ci ON ci.album_id = a.id AND ci.user_id = ?
-                \(AlbumCover.joins(album: "a.id"))
-                WHERE a.id IN (SELECT album_id FROM album_artist WHERE artist_id = ?)
-                GROUP BY a.id ORDER BY a.year IS NULL, a.year, a.sort_title
-                """), arguments: [userId, artistId])
-            guard try !albums.isEmpty || Bool.fetchOne(db.cachedStatement(sql: """
+            func listings(_ condition: String) throws -> [AlbumListing] {
+                try AlbumListing.fetchAll(db.cachedStatement(sql: """
+                    SELECT \(albumListingColumns)
+                    FROM album a JOIN collection_item ci ON ci.album_id = a.id AND ci.user_id = ?1
+                    \(AlbumCover.joins(album: "a.id"))
+                    WHERE \(condition)
+                    GROUP BY a.id ORDER BY a.year IS NULL, a.year, a.sort_title
+                    """), arguments: [userId, artistId])
+            }
+            let albums = try listings("a.id IN (SELECT album_id FROM album_artist WHERE artist_id = ?2)")
+            let appearsOn = try listings("""
+                a.id IN (SELECT t.album_id FROM track_artist ta JOIN track t ON t.id = ta.track_id WHERE ta.artist_id = ?2)
+                AND a.id NOT IN (SELECT album_id FROM album_artist WHERE artist_id = ?2)
+                """)
+            guard try !albums.isEmpty || !appearsOn.isEmpty || Bool.fetchOne(db.cachedStatement(sql: """
                 SELECT EXISTS (SELECT 1 FROM album_artist
                                WHERE artist_id = ?2
                                  AND (album_id IN (SELECT album_id FROM play_history WHERE user_id = ?1)
                                       OR album_id = (SELECT album_id FROM playback_state WHERE user_id = ?1)))
                 """), arguments: [userId, artistId]) == true else { return nil }
-            return (artist, albums)
+            return (artist, albums, appearsOn)
         }
     }
 
@@ -241,4 +264,9 @@ private enum AlbumPageSQL {
     static let genres = "SELECT \(AlbumGenre.selection) FROM album_genre WHERE album_id = ? ORDER BY kind, position"
     static let images = "SELECT \(AlbumImage.selection) FROM album_image WHERE album_id = ? ORDER BY \(AlbumCover.hasURL) DESC, \(AlbumCover.order)"
     static let tracks = "SELECT \(Track.selection) FROM track WHERE album_id = ? ORDER BY sort_order"
+    static let trackArtists = """
+        SELECT ta.track_id, artist.id, artist.name, artist.discogs_id, ta.join_phrase
+        FROM track t JOIN track_artist ta ON ta.track_id = t.id JOIN artist ON artist.id = ta.artist_id
+        WHERE t.album_id = ? AND t.artist_credit IS NOT NULL ORDER BY ta.track_id, ta.position
+        """
 }

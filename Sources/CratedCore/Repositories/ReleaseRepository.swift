@@ -109,7 +109,7 @@ extension AppDatabase {
     }
 
     /// Overwrites the album row and all of its catalogue rows (artists, labels, formats, genres,
-    /// images, tracks) and, unless the caller does it for several albums at once, refreshes its
+    /// images, tracks with their own artists) and, unless the caller does it for several albums at once, refreshes its
     /// search row, inside the caller's transaction.
     static func writeRelease(_ db: Database, _ release: ReleaseMetadata, albumId: Int64, now: String, refreshingSearch: Bool = true) throws {
         // Sync writes thousands of albums in a pass: every statement is a cached one.
@@ -177,7 +177,12 @@ extension AppDatabase {
                 """, [albumId, parentId, track.position, track.side, sortOrder, track.title, track.durationMs, track.kind.rawValue,
                       track.artistCredit])
             sortOrder += 1
-            return db.lastInsertedRowID
+            let trackId = db.lastInsertedRowID
+            for (position, artist) in track.artists.enumerated() {
+                try run("INSERT INTO track_artist (track_id, position, artist_id, join_phrase) VALUES (?, ?, ?, ?)",
+                        [trackId, position, try resolveArtist(db, artist), artist.joinPhrase])
+            }
+            return trackId
         }
         for track in release.tracks {
             let trackId = try insert(track, parentId: nil)
@@ -191,6 +196,7 @@ extension AppDatabase {
             try run("""
                 DELETE FROM artist WHERE id = ? AND discogs_id IS NULL
                 AND NOT EXISTS (SELECT 1 FROM album_artist WHERE artist_id = artist.id)
+                AND NOT EXISTS (SELECT 1 FROM track_artist WHERE artist_id = artist.id)
                 """, [artistId])
         }
         if refreshingSearch { try SearchIndex.refresh(db, albumIds: [albumId]) }

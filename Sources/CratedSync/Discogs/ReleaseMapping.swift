@@ -119,9 +119,10 @@ enum ReleaseMapping {
 
     /// A track's own credit line; nil when Discogs gives none or it says what the album's says
     /// (some releases repeat the album's artists on every track).
-    static func trackCredit(_ credits: [DiscogsArtistCredit]?, albumCredit: String) -> String? {
-        let credit = ReleaseMetadata.creditLine(artists(credits ?? []))
-        return credit.isEmpty || credit == albumCredit ? nil : credit
+    static func trackCredit(_ credits: [DiscogsArtistCredit]?, albumCredit: String) -> (line: String, artists: [ReleaseMetadata.Artist])? {
+        let artists = artists(credits ?? [])
+        let credit = ReleaseMetadata.creditLine(artists)
+        return credit.isEmpty || credit == albumCredit ? nil : (credit, artists)
     }
 
     /// Where a track sits: in the tracklist itself, or among the sub-tracks of an index track.
@@ -160,6 +161,7 @@ enum ReleaseMapping {
             // An index track's position is often empty: it is on the side of its sub-tracks.
             side = subTracks.lazy.compactMap { self.side(of: ($0.position ?? "").trimmed()) }.first
         }
+        let credit = trackCredit(track.artists, albumCredit: albumCredit)
         return ReleaseMetadata.Track(
             position: position,
             side: side,
@@ -167,7 +169,8 @@ enum ReleaseMapping {
             durationMs: durationMs(track.duration ?? ""),
             kind: kind,
             subTracks: kind == .index ? subTracks.map { self.track(from: $0, in: .indexTrack(side: side), albumCredit: albumCredit) } : [],
-            artistCredit: trackCredit(track.artists, albumCredit: albumCredit))
+            artistCredit: credit?.line,
+            artists: credit?.artists ?? [])
     }
 
     /// The record side that a vinyl position names: `A1` -> A, `B` -> B, `C2a` -> C, `AA1` -> AA

@@ -195,6 +195,14 @@ import OpenAPIRuntime
         // B1 is credited to artists of its own; the others are the album's, and say none.
         let trackArtists = album.sides.flatMap(\.tracks).map(\.artist)
         checks.expect(trackArtists == [nil, nil, "A Guest"], "the tracks' own artists were \(trackArtists)")
+        // Their artist rows link to a page that lists the album as one they appear on.
+        if let guest = album.sides.last?.tracks.last?.artists?.first {
+            let page = try await client.getArtist(path: .init(id: guest.id)).ok.body.json
+            checks.expect(page.name == "A Guest" && page.albums.isEmpty && page.appearsOn.contains { $0.id == albumId },
+                          "the guest's page was \(page.name), \(page.albums.count) albums, appears on \(page.appearsOn.map(\.id))")
+        } else {
+            checks.fail("B1 names no artist rows: \(String(describing: album.sides.last?.tracks.last))")
+        }
         if let secondTrack = album.sides.first?.tracks.dropFirst().first {
             let fromTrack = try await client.playPlayer(body: .json(.PlayAlbumTrack(.init(albumId: albumId, trackId: secondTrack.id)))).ok.body.json
             checks.expect(fromTrack.track?.id == secondTrack.id, "track \(secondTrack.id) gave \(String(describing: fromTrack.track))")

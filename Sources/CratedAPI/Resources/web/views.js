@@ -196,8 +196,16 @@ export async function genre(view, route, app, kind, name) {
 }
 
 export async function artist(view, route, app, id) {
-  const data = await api(`/v1/artists/${id}`);
+  const data = await api(`/v1/artists/${id}${query({ scale: screenScale() })}`);
   view.append(h('header', { class: 'view-head' }, backLink(route, app), h('h1', {}, data.name)));
+  // Above their own albums, whose grid follows the window's scrolling to its end.
+  if (data.appearsOn.length) {
+    view.append(h('section', { class: 'appears-on', 'aria-labelledby': 'appears-on' }, h('h2', { id: 'appears-on' }, 'Appears on'),
+      h('ul', { class: 'rows' }, data.appearsOn.map((album) => h('li', {}, cover(album.artwork, ''),
+        h('a', { href: albumPath(route.path, album.id) }, h('span', { class: 'title' }, album.title),
+          h('span', { class: 'artist' }, album.artistCredit)))))));
+  }
+  if (!data.albums.length && data.appearsOn.length) return null;
   return mountGrid(view, albumGrid(`/v1/grid/artists/${id}`, {}, route, `Albums by ${data.name}`));
 }
 
