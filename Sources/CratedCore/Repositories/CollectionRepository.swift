@@ -80,6 +80,16 @@ extension AppDatabase {
                                   createdAt: try columns.string(5), updatedAt: try columns.string(6))
                 cratesByCopy[try columns.int64(0), default: []].append(crate)
             }
+            let tracks = try db.rows(AlbumPageSQL.tracks, ids: [albumId], Track.init)
+            // Most albums' tracks are all the album's: no query for artists they do not have.
+            var trackArtists: [Int64: [TrackArtist]] = [:]
+            if tracks.contains(where: { $0.artistCredit != nil }) {
+                try db.forEachRow(AlbumPageSQL.trackArtists, ids: [albumId]) { columns in
+                    trackArtists[try columns.int64(0), default: []].append(
+                        TrackArtist(artistId: try columns.int64(1), name: try columns.string(2),
+                                    discogsId: try columns.optionalInt64(3), joinPhrase: try columns.string(4)))
+                }
+            }
             return AlbumBundle(
                 album: album, artists: artists,
                 labels: try db.rows(AlbumPageSQL.labels, ids: [albumId], AlbumLabel.init),
@@ -87,12 +97,8 @@ extension AppDatabase {
                 genres: try db.rows(AlbumPageSQL.genres, ids: [albumId], AlbumGenre.init),
                 images: try db.rows(AlbumPageSQL.images, ids: [albumId], AlbumImage.init),
                 cover: try AlbumCover.of(albumId: albumId, db),
-                tracks: try db.rows(AlbumPageSQL.tracks, ids: [albumId], Track.init),
-                trackArtists: Dictionary(grouping: try db.rows(AlbumPageSQL.trackArtists, ids: [albumId]) { columns in
-                    (trackId: try columns.int64(0),
-                     artist: TrackArtist(artistId: try columns.int64(1), name: try columns.string(2),
-                                         discogsId: try columns.optionalInt64(3), joinPhrase: try columns.string(4)))
-                }, by: \.trackId).mapValues { $0.map(\.artist) },
+                tracks: tracks,
+                trackArtists: trackArtists,
                 copies: copies.map { ($0, cratesByCopy[$0.id!]?.sortedByName() ?? []) })
         }
     }
