@@ -1051,6 +1051,25 @@ class T9Failures(unittest.TestCase):
         driver.find_element(By.XPATH, "//p[@class='grid-status']/button[text()='Retry']").click()
         wait(lambda: grid_state()["count"] > 0, message=lambda: f"the first page after Retry: {page_state()}")
 
+        # A year range that ends before it starts is said at the To field, and asks for nothing.
+        driver.get(server.base + "/collection")
+        wait(lambda: grid_state()["count"] > 0, message=lambda: f"the collection: {page_state()}")
+        js("""window.gridUrls = []; window.realFetch = window.fetch;
+              window.fetch = (url, options) => (window.gridUrls.push(String(url)), window.realFetch(url, options));""")
+        driver.find_element(By.NAME, "yearFrom").send_keys("1990")
+        year_to = driver.find_element(By.NAME, "yearTo")
+        year_to.send_keys("1980")
+        year_to.send_keys(Keys.ENTER)
+        self.assertEqual(year_to.get_property("validationMessage"), "To must not be before From (1990).")
+        self.assertEqual([url for url in js("return window.gridUrls") if "yearTo=1980" in url], [],
+                         "a range that ends before it starts was asked for")
+        self.assertEqual(driver.current_url, server.base + "/collection")
+        year_to.clear()
+        year_to.send_keys("1995")
+        year_to.send_keys(Keys.ENTER)
+        wait(lambda: "yearTo=1995" in driver.current_url, message=lambda: f"the range applied: {driver.current_url}")
+        js("window.fetch = window.realFetch")
+
         # A first page refused for its filter is said; leaving it, the grid no longer follows the window.
         driver.get(server.base + "/collection?yearFrom=abc")
         wait(lambda: "Could not load this page" in driver.find_element(By.ID, "view").text, message="the refusal said")

@@ -64,8 +64,17 @@ function filterBar(route, app) {
     field('yearFrom', 'From', { type: 'number', min: 1, max: 9999, class: 'year' }),
     field('yearTo', 'To', { type: 'number', min: 1, max: 9999, class: 'year' }),
     h('button', { type: 'submit' }, 'Apply'));
+  const [yearFrom, yearTo] = [form.elements.yearFrom, form.elements.yearTo];
+  // Said at the field, in its own words, rather than as crated's refusal of `yearTo`.
+  yearTo.addEventListener('input', () => yearTo.setCustomValidity(''));
+  yearFrom.addEventListener('input', () => yearTo.setCustomValidity(''));
   const apply = (event) => {
     event?.preventDefault();
+    if (yearFrom.value && yearTo.value && Number(yearTo.value) < Number(yearFrom.value)) {
+      yearTo.setCustomValidity(`To must not be before From (${yearFrom.value}).`);
+      yearTo.reportValidity();
+      return;
+    }
     const next = new URLSearchParams();
     for (const [key, value] of new FormData(form)) if (value && !(key === 'sort' && value === 'artist')) next.set(key, value);
     const text = next.toString();
