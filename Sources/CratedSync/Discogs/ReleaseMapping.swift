@@ -120,7 +120,8 @@ enum ReleaseMapping {
     /// A track's own credit line; nil when Discogs gives none or it says what the album's says
     /// (some releases repeat the album's artists on every track).
     static func trackCredit(_ credits: [DiscogsArtistCredit]?, albumCredit: String) -> (line: String, artists: [ReleaseMetadata.Artist])? {
-        let artists = artists(credits ?? [])
+        // An artist without a name would be an artist row without one.
+        let artists = artists((credits ?? []).filter { !$0.name.trimmed().isEmpty })
         let credit = ReleaseMetadata.creditLine(artists)
         return credit.isEmpty || credit == albumCredit ? nil : (credit, artists)
     }
