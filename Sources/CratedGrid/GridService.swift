@@ -203,8 +203,9 @@ private struct PagePlan {
         }
     }
 
-    /// A crate must be the user's, and an artist must be on one of the user's albums: anything else is a
-    /// 404 (as on the artist page), not an empty grid, so that no one learns which artists others own.
+    /// A crate must be the user's, and an artist must be on one of the user's albums (as its artist,
+    /// or on a track: an artist who only appears on a compilation has an empty grid): anything else is
+    /// a 404 (as on the artist page), not an empty grid, so that no one learns which artists others own.
     func checkReferences(_ db: Database) throws {
         var crates: [Int64] = []
         var artists: [Int64] = []
@@ -223,7 +224,12 @@ private struct PagePlan {
         for id in artists {
             guard try Row.fetchOne(db.cachedStatement(sql: """
                 SELECT 1 FROM album_artist credit JOIN collection_album owned ON owned.album_id = credit.album_id
-                WHERE credit.artist_id = ? AND owned.user_id = ? LIMIT 1
+                WHERE credit.artist_id = ?1 AND owned.user_id = ?2
+                UNION ALL
+                SELECT 1 FROM track_artist credit JOIN track ON track.id = credit.track_id
+                JOIN collection_album owned ON owned.album_id = track.album_id
+                WHERE credit.artist_id = ?1 AND owned.user_id = ?2
+                LIMIT 1
                 """), arguments: [id, userId]) != nil else {
                 throw GridError.notFound("artist", "no artist \(id) in this collection")
             }

@@ -1,6 +1,7 @@
 @testable import CratedAPI
 import CratedTestSupport
 import CratedCore
+import CratedGrid
 import Foundation
 import GRDB
 import Hummingbird
@@ -156,6 +157,11 @@ import Testing
             #expect(ninasPage.albums.isEmpty)
             #expect(ninasPage.appearsOn.map(\.id) == [compilation])
             #expect(ninasPage.appearsOn.first?.artistCredit == "Various")
+            // Her grid of albums is empty, not missing: she is in this collection.
+            let ninasGrid = try await client.call(.get, "/v1/grid/artists/\(nina)?layout=iPhonePortrait", token: server.writeToken)
+            #expect(ninasGrid.status == .ok)
+            #expect(try ninasGrid.decode(GridPage.self).total == 0)
+            #expect(try await client.call(.get, "/v1/grid/artists/\(nina)?layout=iPhonePortrait", token: server.aliceToken).status == .notFound)
             // Miles Davis (the CSV's artist row, which gained its Discogs id) has his own album, and
             // appears on the compilation.
             let milesPage = try await client.decoded(ArtistDetailDTO.self, "/v1/artists/\(miles)", token: server.writeToken)
