@@ -8,7 +8,9 @@ struct ImportCommand: AsyncParsableCommand {
         commandName: "import",
         abstract: "Import a Discogs collection export (CSV) into a user's collection.",
         discussion: """
-            Importing the same file again changes nothing; a later export adds what is new. \
+            Importing the same file again adds and changes nothing, except that a copy goes back to \
+            the crate of the folder the file names (one put in another folder's crate in crated \
+            leaves it); a later export adds what is new. \
             Nothing is written unless every row is valid, or --skip-invalid is given.
             """
     )
@@ -72,7 +74,7 @@ struct ImportCommand: AsyncParsableCommand {
 
     static func describe(_ s: ImportSummary) -> String {
         var lines = [
-            "\(s.dryRun ? "Dry run: nothing was written. " : "")Imported \(s.file) for \(s.user)",
+            s.dryRun ? "Dry run of \(s.file) for \(s.user): nothing was written; importing it would do this" : "Imported \(s.file) for \(s.user)",
         ]
         if s.userCreated {
             lines.append(s.dryRun ? "  would create user '\(s.user)' (no user has that name)" : "  created user '\(s.user)' (no user had that name)")

@@ -127,6 +127,8 @@ import Testing
         let dryRun = try run(Paths.cratedBinary, ["import", csv, "--database", database, "--user", "colector", "--dry-run"])
         #expect(dryRun.status == 0, "\(dryRun.stderr)")
         #expect(dryRun.stdout.contains("would create user 'colector'"), "\(dryRun.stdout)")
+        #expect(dryRun.stdout.hasPrefix("Dry run of \(csv) for colector: nothing was written; importing it would do this\n"), "\(dryRun.stdout)")
+        #expect(!dryRun.stdout.contains("Imported"), "\(dryRun.stdout)")
         #expect(try AppDatabase.open(path: database).user(named: "colector") == nil)
 
         let json = try run(Paths.cratedBinary, ["import", csv, "--database", database, "--user", "colector", "--json"])
