@@ -627,8 +627,12 @@ final class CollectionImportWriter {
             cratesAdded += 1
         }
         crateIds[folder] = id
-        nextCratePosition[id] = try Int.fetchOne(
-            db, sql: "SELECT COALESCE(MAX(position) + 1, 0) FROM crate_item WHERE crate_id = ?", arguments: [id]) ?? 0
+        // Two spellings of one name reach the same crate: its next place is read once, since entries
+        // of the first may still wait to be written.
+        if nextCratePosition[id] == nil {
+            nextCratePosition[id] = try Int.fetchOne(
+                db, sql: "SELECT COALESCE(MAX(position) + 1, 0) FROM crate_item WHERE crate_id = ?", arguments: [id]) ?? 0
+        }
         return id
     }
 }

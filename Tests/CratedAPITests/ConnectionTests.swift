@@ -5,6 +5,9 @@ import Foundation
 import Hummingbird
 import HummingbirdTesting
 import Logging
+import NIOCore
+import NIOEmbedded
+import NIOHTTP1
 import Testing
 
 /// Connections that would otherwise stay open for ever are closed: after `server.idleTimeoutSeconds`
@@ -143,6 +146,35 @@ import Testing
             for connection in flood where await connection.readUntilClosed(timeout: .milliseconds(50)) != nil { closedCount += 1 }
             #expect((1...2).contains(closedCount))
         }
+    }
+
+    /// Which connections a new one past the limit may close, through one request's life: waiting
+    /// for its head, then its body, then (answered) for the next head; not while the server owes the
+    /// answer. Answered before its body ended (a 401 to a body not yet read), a connection stays in
+    /// that line when the body ends: it waits on its client, and must not hold its slot for free.
+    @Test func aConnectionWaitingOnItsClientCanMakeWay() throws {
+        let connections = OpenConnections()
+        let limits = ConnectionLimits(maxConnections: 10, headTimeout: .seconds(10), bodyTimeout: .seconds(10), writeTimeout: .seconds(10))
+        let channel = EmbeddedChannel(handler: ConnectionGuard(limits: limits, idleTimeout: .seconds(30), connections: connections))
+        defer { _ = try? channel.finish() }
+        let post = HTTPRequestHead(version: .http1_1, method: .POST, uri: "/v1/crates", headers: ["Content-Length": "2"])
+        let answer = HTTPResponseHead(version: .http1_1, status: .unauthorized, headers: ["Content-Length": "0"])
+        #expect(connections.waitingCount == 1, "waiting for a head")
+
+        try channel.writeInbound(HTTPServerRequestPart.head(post))
+        #expect(connections.waitingCount == 1, "waiting for the body")
+        try channel.writeInbound(HTTPServerRequestPart.end(nil))
+        #expect(connections.waitingCount == 0, "the server owes the answer")
+        try channel.writeOutbound(HTTPServerResponsePart.head(answer))
+        try channel.writeOutbound(HTTPServerResponsePart.end(nil))
+        #expect(connections.waitingCount == 1, "answered: waiting for the next head")
+
+        // Answered first, then the body ends.
+        try channel.writeInbound(HTTPServerRequestPart.head(post))
+        try channel.writeOutbound(HTTPServerResponsePart.head(answer))
+        try channel.writeOutbound(HTTPServerResponsePart.end(nil))
+        try channel.writeInbound(HTTPServerRequestPart.end(nil))
+        #expect(connections.waitingCount == 1, "answered before its body ended, it still waits on its client")
     }
 
     /// A client that pipelines requests and never reads the answers is closed once its answers have

@@ -155,7 +155,8 @@ import Testing
         let summary = try DiscogsImporter(database: database).importFile(at: directory.write("two.csv", exportHeader + "\n" +
             exportRow(title: "Second", releaseId: "2", folder: "soul", dateAdded: "2021-01-01 00:00:00") + "\n" +
             exportRow(title: "Third", releaseId: "3", folder: "Cafe\u{301}", dateAdded: "2021-01-02 00:00:00") + "\n" +
-            exportRow(title: "Fourth", releaseId: "4", folder: "Tab\tbed", dateAdded: "2021-01-03 00:00:00") + "\n"))
+            exportRow(title: "Fourth", releaseId: "4", folder: "Tab\tbed", dateAdded: "2021-01-03 00:00:00") + "\n" +
+            exportRow(title: "Fifth", releaseId: "5", folder: "SOUL", dateAdded: "2021-01-04 00:00:00") + "\n"))
         #expect(summary.cratesAdded == 1)
         let crates = try await database.reader.read { db in
             try Row.fetchAll(db, sql: "SELECT id, name FROM crate WHERE user_id = ? ORDER BY id", arguments: [user])
@@ -164,7 +165,12 @@ import Testing
         // Bytes compared: Swift's `==` would call composed and decomposed `Café` equal.
         #expect(crates.map { Array($0.name.utf8) } == ["Soul", "Caf\u{E9}", "Tab bed"].map { Array($0.utf8) })
         #expect(crates[0].id == soul.id && crates[1].id == cafe.id)
-        #expect(try releases(inCrate: "Soul", of: database) == [2])
+        #expect(try releases(inCrate: "Soul", of: database) == [2, 5])
+        // Two spellings, one crate, one order: each new copy has a place of its own.
+        let positions = try await database.reader.read { db in
+            try Int.fetchAll(db, sql: "SELECT position FROM crate_item WHERE crate_id = ? ORDER BY position", arguments: [soul.id!])
+        }
+        #expect(positions == [0, 1])
         #expect(try releases(inCrate: "Caf\u{E9}", of: database) == [3])
         #expect(try releases(inCrate: "Tab bed", of: database) == [4])
         // The API can rename the crate the import made: its name is one the API takes.

@@ -17,7 +17,7 @@ struct BearerAuthMiddleware: RouterMiddleware {
                 var context = context
                 context.principal = session.principal
                 context.logger[metadataKey: "user"] = "\(session.principal.userName)"
-                return try await Self.privately(next(request, context))
+                return try await Self.privately(request, context, next)
             }
             throw APIError.unauthorized("this route needs an Authorization: Bearer <token> header or a signed-in session cookie")
         }
@@ -38,12 +38,20 @@ struct BearerAuthMiddleware: RouterMiddleware {
         var context = context
         context.principal = principal
         context.logger[metadataKey: "user"] = "\(principal.userName)"
-        return try await Self.privately(next(request, context))
+        return try await Self.privately(request, context, next)
     }
 
-    /// A grid page's `ETag` still spares a client the page it has; a route may say otherwise.
-    private static func privately(_ response: Response) -> Response {
-        var response = response
+    /// The route's answer, or its error's (a refused player command carries the user's state), marked
+    /// private. A grid page's `ETag` still spares a client the page it has; a route may say otherwise.
+    private static func privately(
+        _ request: Request, _ context: AppRequestContext, _ next: (Request, AppRequestContext) async throws -> Response
+    ) async throws -> Response {
+        var response: Response
+        do {
+            response = try await next(request, context)
+        } catch let error as any APIErrorResponse {
+            response = try error.response(from: request, context: context)
+        }
         if response.headers[.cacheControl] == nil { response.headers[.cacheControl] = cacheControl }
         return response
     }

@@ -76,6 +76,8 @@ final class OpenConnections: Sendable {
     private let state = Mutex(State())
 
     var count: Int { state.withLock { $0.count } }
+    /// How many wait on their client: the ones a new connection past the limit may close.
+    var waitingCount: Int { state.withLock { $0.waiting.count } }
 
     /// Counts a new connection; returns its id, or nil when it must be closed. Past the limit it
     /// closes the connection that has waited longest on its client, if any.
@@ -171,9 +173,13 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         case .body:
             break
         case .end:
-            if let id { connections.gotRequest(id: id) }
-            timeout?.cancel()
-            timeout = nil
+            // Unless its answer went before it (a 401 to a body not yet read): the connection then
+            // waits for a next head already, and keeps that place and that timer.
+            if !owedKeepAlive.isEmpty {
+                if let id { connections.gotRequest(id: id) }
+                timeout?.cancel()
+                timeout = nil
+            }
         }
         context.fireChannelRead(data)
     }

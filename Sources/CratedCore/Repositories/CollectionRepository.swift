@@ -114,7 +114,7 @@ extension AppDatabase {
 
     /// The artist, their albums in the user's collection, and the user's albums of other artists
     /// with a track of theirs (a compilation, a split, a guest spot); nil when the user owns none of
-    /// either and has played none of their albums (the page of a played album links to its artists).
+    /// either and has played no album of theirs (the page of a played album links to its artists).
     public func artistAlbums(artistId: Int64, userId: Int64) throws -> (artist: Artist, albums: [AlbumListing], appearsOn: [AlbumListing])? {
         try read { db in
             guard let artist = try Artist.fetchOne(db.cachedStatement(sql: "SELECT * FROM artist WHERE id = ?"), arguments: [artistId]) else { return nil }
@@ -132,11 +132,14 @@ extension AppDatabase {
                 a.id IN (SELECT t.album_id FROM track_artist ta JOIN track t ON t.id = ta.track_id WHERE ta.artist_id = ?2)
                 AND a.id NOT IN (SELECT album_id FROM album_artist WHERE artist_id = ?2)
                 """)
+            // A played album's page links to its artists and its tracks' artists alike.
             guard try !albums.isEmpty || !appearsOn.isEmpty || Bool.fetchOne(db.cachedStatement(sql: """
-                SELECT EXISTS (SELECT 1 FROM album_artist
-                               WHERE artist_id = ?2
-                                 AND (album_id IN (SELECT album_id FROM play_history WHERE user_id = ?1)
-                                      OR album_id = (SELECT album_id FROM playback_state WHERE user_id = ?1)))
+                WITH played(album_id) AS (
+                    SELECT album_id FROM play_history WHERE user_id = ?1
+                    UNION SELECT album_id FROM playback_state WHERE user_id = ?1)
+                SELECT EXISTS (SELECT 1 FROM album_artist WHERE artist_id = ?2 AND album_id IN played)
+                    OR EXISTS (SELECT 1 FROM track_artist credit JOIN track ON track.id = credit.track_id
+                               WHERE credit.artist_id = ?2 AND track.album_id IN played)
                 """), arguments: [userId, artistId]) == true else { return nil }
             return (artist, albums, appearsOn)
         }

@@ -119,7 +119,10 @@ extension AppDatabase {
         guard try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM album WHERE id = ?"), arguments: [albumId]) != nil else {
             throw ReleaseWriteError.albumMissing(albumId)
         }
-        let previousArtistIds = try Int64.fetchAll(db.cachedStatement(sql: "SELECT artist_id FROM album_artist WHERE album_id = ?"), arguments: [albumId])
+        let previousArtistIds = try Int64.fetchAll(db.cachedStatement(sql: """
+            SELECT artist_id FROM album_artist WHERE album_id = ?1
+            UNION SELECT credit.artist_id FROM track_artist credit JOIN track ON track.id = credit.track_id WHERE track.album_id = ?1
+            """), arguments: [albumId])
         let artistIds = try release.artists.map { try resolveArtist(db, $0) }
 
         let credit = release.artistCredit
@@ -189,8 +192,8 @@ extension AppDatabase {
             for subTrack in track.subTracks { _ = try insert(subTrack, parentId: trackId) }
         }
 
-        // A CSV credit is one whole-credit artist until sync brings the real ones; once no album
-        // names it, it would only clutter artist pages.
+        // A CSV credit is one whole-credit artist until sync brings the real ones; once no album or
+        // track names it, it would only clutter artist pages.
         let replaced = Set(previousArtistIds).subtracting(artistIds)
         for artistId in replaced {
             try run("""
