@@ -55,6 +55,10 @@ struct TestServer {
     func makeApplication(logger: Logger? = nil) throws -> some ApplicationProtocol {
         var configuration = try CratedConfiguration.defaults()
         configuration.serverPort = 0
+        // A live test's client connects before the test's body runs and may send its first request
+        // only after streams have opened; under the whole suite's load that can pass the 10 s
+        // default. ConnectionTests checks the timeouts with servers of its own.
+        configuration.serverHeadTimeoutSeconds = 300
         let logger = logger ?? {
             var logger = Logger(label: "crated-tests")
             logger.logLevel = .warning
