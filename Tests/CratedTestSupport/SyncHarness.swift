@@ -71,11 +71,14 @@ public struct SyncHarness {
         }
     }
 
+    /// The transport's timeouts are long: under the whole suite's load a fake's answer can take over
+    /// 10 s, and a request that timed out would be retried and spend an answer meant for the next.
+    /// Tests of timeouts set their own.
     public func client(
         token: String = "",
         requestsPerMinute: Int = 6000,
         retry: RetryPolicy = RetryPolicy(maxAttempts: 4, initialBackoff: .seconds(2)),
-        transport: CurlTransportOptions = CurlTransportOptions(connectTimeout: .seconds(5), totalTimeout: .seconds(10)),
+        transport: CurlTransportOptions = CurlTransportOptions(connectTimeout: .seconds(30), totalTimeout: .seconds(60)),
         jitter: @escaping @Sendable () -> Double = { 0.5 },
         clock: (any SyncClock)? = nil
     ) throws -> DiscogsClient {
