@@ -481,17 +481,18 @@ final class CollectionImportWriter {
             statement.bind(first + 3, format.quantity)
             statement.bind(first + 4, format.descriptions)
         }
-        // The keys as the album row holds them (`artist_sort_name`, `sort_title`, `year`).
+        // The keys as the grid triggers make them from the album row.
         let userId = userId
         try insertGridRows.insert(pendingAlbums) { statement, first, album in
+            let prepared = album.prepared
             statement.bind(first, userId)
             statement.bind(first + 1, album.id)
             statement.bind(first + 2, album.copies)
             statement.bind(first + 3, album.latestAdded)
             statement.bind(first + 4, album.bestRating)
-            statement.bind(first + 5, album.prepared.creditSortKey)
-            statement.bind(first + 6, album.prepared.titleSortKey)
-            statement.bind(first + 7, album.prepared.row.year ?? 99999)
+            statement.bind(first + 5, GridKey.artist(creditSortKey: prepared.creditSortKey, year: prepared.row.year, titleSortKey: prepared.titleSortKey))
+            statement.bind(first + 6, prepared.titleSortKey)
+            statement.bind(first + 7, prepared.row.year ?? GridKey.unknownYear)
         }
         if let searchBuilder {
             for album in pendingAlbums {

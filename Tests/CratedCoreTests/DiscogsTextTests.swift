@@ -31,9 +31,35 @@ import Testing
         #expect(DiscogsText.sortKey("Røyksopp") == "royksopp")
         #expect(DiscogsText.sortKey("¡Tchkung!") == "tchkung!")
         #expect(DiscogsText.sortKey("(What's The Story) Morning Glory?") == "what's the story) morning glory?")
-        #expect(DiscogsText.sortKey("10_Traktion 02") == "10_traktion 02")
+        #expect(DiscogsText.sortKey("10_Traktion 02") == "210_traktion 12")
         #expect(DiscogsText.sortKey("!!!") == "!!!")
         #expect(DiscogsText.sortKey("«»") == "«»")
+    }
+
+    /// Numbers sort by value, whatever their leading zeros; other text is left alone.
+    @Test func sortKeysOrderNumbersByValue() {
+        let titles = ["Vol. 10", "Vol. 2", "Vol. 1", "100 Years of Theremin", "10 Years Of Global Aura", "19/2000", "2 Unlimited", "Kaotik 05"]
+        #expect(titles.sorted { DiscogsText.sortKey($0) < DiscogsText.sortKey($1) }
+                == ["2 Unlimited", "10 Years Of Global Aura", "19/2000", "100 Years of Theremin", "Kaotik 05", "Vol. 1", "Vol. 2", "Vol. 10"])
+        #expect(DiscogsText.sortKey("Hypnotech 02") == DiscogsText.sortKey("Hypnotech 2"))
+        #expect(DiscogsText.sortKey("Track 0") == "track 10")
+        #expect(DiscogsText.sortKey("Abbey Road") == "abbey road")
+        // Ten digits or more are led by 9, as nine are.
+        #expect(DiscogsText.sortKey("1234567890") == "91234567890")
+        // Control characters are spaces: U+001F joins the grid's keys.
+        #expect(DiscogsText.sortKey("Tab\tTitle\u{1F}") == "tab title")
+    }
+
+    /// The artist sort's key orders by artist, then year (unknown last), then title.
+    @Test func theArtistGridKeyOrdersAnArtistsAlbumsByYearThenTitle() {
+        func key(_ artist: String, _ year: Int?, _ title: String) -> String {
+            GridKey.artist(creditSortKey: DiscogsText.sortKey(artist), year: year, titleSortKey: DiscogsText.sortKey(title))
+        }
+        let keys = [key("Pink Floyd", nil, "Bootleg"), key("Pink Floyd", 1979, "The Wall"), key("Pink Floyd The Tribute", 1970, "A"),
+                    key("Pink Floyd", 1967, "Piper"), key("Pink", 2000, "Z"), key("Pink Floyd", 1979, "Animals")]
+        #expect(keys.sorted() == [keys[4], keys[3], keys[5], keys[1], keys[0], keys[2]])
+        #expect(key("X", 1979, "T") == "x\u{1F}01979\u{1F}t")
+        #expect(key("X", -5, "T") == "x\u{1F}00000\u{1F}t")
     }
 
     @Test func labelsPairWithTheirCatalogueNumbers() {

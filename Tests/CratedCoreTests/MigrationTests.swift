@@ -183,7 +183,7 @@ import Testing
             return (eroica, beatles)
         }
 
-        let migrated = try AppDatabase.open(path: path)
+        let migrated = try AppDatabase.open(path: path, migrations: Array(Migration.embedded.prefix { $0.fileName < "0019" }))
         let keys = try migrated.writer.read { db in
             try Row.fetchAll(db, sql: """
                 SELECT a.sort_title, a.artist_sort_name, c.title_key, c.artist_key FROM album a JOIN collection_album c ON c.album_id = a.id
@@ -380,6 +380,59 @@ import Testing
             try Row.fetchOne(db, sql: "SELECT etag, last_synced_at FROM album_sync WHERE album_id = ?", arguments: [album])
         }
         #expect(untouched?["etag"] == "\"v1\"" && untouched?["last_synced_at"] == syncedAt)
+    }
+
+    /// Migration 0028 sorts numbers by value and, in the artist sort, one artist's albums by year,
+    /// then title (unknown years last); the grid's rows follow, and so do later changes.
+    @Test func migration0028SortsNumbersByValueAndAnArtistsAlbumsByYear() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("crated.sqlite")
+        let old = try AppDatabase.open(path: path, migrations: Array(Migration.embedded.prefix { $0.fileName < "0028" }))
+        let (user, wall, piper, bootleg, volumeTen, volumeTwo) = try old.writer.write { db in
+            let user = try db.insertUser("collector")
+            let floyd = try db.insertArtist("Pink Floyd")
+            // Added to the catalogue in an order that is neither the years' nor the titles'.
+            let wall = try db.insertAlbum(title: "The Wall", artistId: floyd, year: 1979)
+            let bootleg = try db.insertAlbum(title: "Bootleg", artistId: floyd)
+            let piper = try db.insertAlbum(title: "The Piper At The Gates Of Dawn", artistId: floyd, year: 1967)
+            let various = try db.insertArtist("Various")
+            let volumeTen = try db.insertAlbum(title: "Vol. 10", artistId: various, year: 1990)
+            let volumeTwo = try db.insertAlbum(title: "Vol. 2", artistId: various, year: 1990)
+            for album in [wall, bootleg, piper, volumeTen, volumeTwo] {
+                _ = try db.insertCopy(userId: user, albumId: album, dateAdded: "2024-01-01T10:00:00Z")
+            }
+            // The keys as crated wrote them before 0028.
+            try db.execute(sql: "UPDATE album SET sort_title = lower(title) WHERE id IN (?, ?)", arguments: [volumeTen, volumeTwo])
+            try db.execute(sql: "UPDATE collection_album SET artist_key = (SELECT artist_sort_name FROM album WHERE id = album_id)")
+            return (user, wall, piper, bootleg, volumeTen, volumeTwo)
+        }
+
+        let migrated = try AppDatabase.open(path: path)
+        func grid(_ key: String) throws -> [Int64] {
+            try migrated.reader.read { db in
+                try Int64.fetchAll(db, sql: "SELECT album_id FROM collection_album WHERE user_id = ? ORDER BY \(key), album_id", arguments: [user])
+            }
+        }
+        #expect(try grid("artist_key") == [piper, wall, bootleg, volumeTwo, volumeTen])
+        #expect(try grid("title_key") == [bootleg, piper, volumeTwo, volumeTen, wall])
+        func keysMatchGridKey() throws -> Bool {
+            try migrated.reader.read { db in
+                try Row.fetchAll(db, sql: """
+                    SELECT ca.artist_key, a.artist_sort_name, a.year, a.sort_title FROM collection_album ca JOIN album a ON a.id = ca.album_id
+                    """).allSatisfy { row in
+                    row[0] == GridKey.artist(creditSortKey: row[1], year: row[2], titleSortKey: row[3])
+                }
+            }
+        }
+        #expect(try keysMatchGridKey())
+
+        // A year sync corrects, and a copy added afterwards, are ordered the same way.
+        try migrated.writer.write { db in
+            try db.execute(sql: "UPDATE album SET year = 1966 WHERE id = ?", arguments: [wall])
+            _ = try db.insertCopy(userId: user, albumId: bootleg, dateAdded: "2024-02-01T10:00:00Z")
+        }
+        #expect(try grid("artist_key") == [wall, piper, bootleg, volumeTwo, volumeTen])
+        #expect(try keysMatchGridKey())
     }
 
     /// With automatic checkpoints off, a long WAL stays until `checkpointWAL` copies it into the

@@ -68,4 +68,29 @@ import Testing
         let pablo = try service.page(userId: userId, request: GridRequest(scope: .search("augustus pab"), sort: .title))
         #expect(pablo.items.map(\.title).contains("This Is Augustus Pablo"))
     }
+
+    /// Titles with numbers come in the order of their values, and in the artist sort each artist's
+    /// albums come by year, then title, as on the artist's page.
+    @Test(.enabled(if: FileManager.default.fileExists(atPath: exportPath), "the real export ../shared/fixtures/discogs/gustw-vinyl-collection_collection.csv is absent"))
+    func numbersSortByValueAndAnArtistsAlbumsByYear() throws {
+        let temporary = try TemporaryDatabase()
+        let summary = try DiscogsImporter(database: temporary.database).importFile(at: Self.exportPath)
+        let userId = try #require(try temporary.database.user(named: summary.user)?.id)
+        let service = GridService(database: temporary.database)
+        let layout = LayoutRequest(horizontalSizeClass: .regular, verticalSizeClass: .regular, width: 1376, height: 1032, idiom: .pad, scale: 2)
+
+        let titles = try followNext(service, userId: userId, request: GridRequest(sort: .title)) { _ in layout }.flatMap(\.items).map(\.title)
+        let numbered = titles.filter { ["10 Years Of Global Aura", "18 & Over / Shine Eyes Girl", "19/2000", "100 Years of Theremin (The Dub Chapter)"].contains($0) }
+        #expect(numbered == ["10 Years Of Global Aura", "18 & Over / Shine Eyes Girl", "19/2000", "100 Years of Theremin (The Dub Chapter)"])
+
+        let byArtist = try followNext(service, userId: userId, request: GridRequest(sort: .artist)) { _ in layout }.flatMap(\.items)
+        var sameArtistPairs = 0
+        for (earlier, later) in zip(byArtist, byArtist.dropFirst()) where earlier.artist == later.artist {
+            sameArtistPairs += 1
+            let (earlierYear, laterYear) = (earlier.year ?? GridKey.unknownYear, later.year ?? GridKey.unknownYear)
+            #expect(earlierYear < laterYear || (earlierYear == laterYear && DiscogsText.sortKey(earlier.title) <= DiscogsText.sortKey(later.title)),
+                    "\(earlier.artist): \(earlier.title) (\(earlierYear)) before \(later.title) (\(laterYear))")
+        }
+        #expect(sameArtistPairs > 10)
+    }
 }

@@ -78,8 +78,9 @@ import Testing
 
     @Test func eachSortHasItsOrder() throws {
         let fixture = try Fixture()
-        // Sort keys: "beatles", "john coltrane"; titles without a leading article.
-        #expect(try fixture.titles(["sort": "artist"]) == ["Abbey Road", "Revolver", "Blue Train", "A Love Supreme"])
+        // Sort keys: "beatles", "john coltrane", each artist's albums by year (unknown last); titles
+        // without a leading article.
+        #expect(try fixture.titles(["sort": "artist"]) == ["Revolver", "Abbey Road", "Blue Train", "A Love Supreme"])
         #expect(try fixture.titles(["sort": "title"]) == ["Abbey Road", "Blue Train", "A Love Supreme", "Revolver"])
         #expect(try fixture.titles(["sort": "year"]) == ["Blue Train", "Revolver", "Abbey Road", "A Love Supreme"])
         #expect(try fixture.titles(["sort": "dateAdded"]) == ["Blue Train", "Abbey Road", "Revolver", "A Love Supreme"])

@@ -71,8 +71,19 @@ public enum DiscogsText {
     /// (`Chœur` sorts with `choeur`), diacritics folded, lowercased, leading punctuation dropped
     /// (`'Allelujah!`, `»Eroica«` and `...And Justice` sort by their first word), a leading English
     /// article dropped (`The Beatles` sorts under `beatles`), surrounding spaces trimmed. Text of
-    /// punctuation alone (`!!!`) keeps it.
+    /// punctuation alone (`!!!`) keeps it. Numbers sort by value (`numbersByValue`).
     public static func sortKey(_ text: String) -> String {
+        numbersByValue(lettersFirstKey(controlsAsSpaces(text)))
+    }
+
+    /// Control characters as spaces: the grid's artist key joins sort keys with U+001F
+    /// (`GridKey.artist`), which must sort before anything a key holds.
+    private static func controlsAsSpaces(_ text: String) -> String {
+        guard text.utf8.contains(where: { $0 < 0x20 }) else { return text }
+        return String(decoding: text.utf8.map { $0 < 0x20 ? 0x20 : $0 }, as: UTF8.self)
+    }
+
+    private static func lettersFirstKey(_ text: String) -> String {
         let folded = fold(SearchText.spelledOut(text)).trimmedSpaces
         if folded.utf8.isASCII {
             // Bytes are Characters here (see `asciiDisplayName`): the same tests and cuts as below.
@@ -92,6 +103,34 @@ public enum DiscogsText {
         return String(key)
     }
 
+    /// Each run of digits led by its length, leading zeros dropped (`2` -> `12`, `10` -> `210`), so
+    /// that `Vol. 2` sorts before `Vol. 10` and `2 Unlimited` before `10cc`. A run of more than nine
+    /// digits is led by `9` too: such runs sort among themselves as text.
+    static func numbersByValue(_ key: String) -> String {
+        let bytes = Array(key.utf8)
+        guard bytes.contains(where: isDigit) else { return key }
+        var result: [UInt8] = []
+        result.reserveCapacity(bytes.count + 4)
+        var index = 0
+        while index < bytes.count {
+            guard isDigit(bytes[index]) else {
+                result.append(bytes[index])
+                index += 1
+                continue
+            }
+            var end = index
+            while end < bytes.count, isDigit(bytes[end]) { end += 1 }
+            var start = index
+            while start < end - 1, bytes[start] == 0x30 { start += 1 }
+            result.append(0x30 + UInt8(min(end - start, 9)))
+            result.append(contentsOf: bytes[start..<end])
+            index = end
+        }
+        return String(decoding: result, as: UTF8.self)
+    }
+
+    private static func isDigit(_ byte: UInt8) -> Bool { byte >= 0x30 && byte <= 0x39 }
+
     /// `displayName` as the SQL function `crated_display_name(name)`, for migration 0020, which
     /// takes the suffixes off the label names imports stored before `labels` did.
     static let displayNameSQLFunction = DatabaseFunction("crated_display_name", argumentCount: 1, pure: true) { values in
@@ -99,7 +138,7 @@ public enum DiscogsText {
         return displayName(name)
     }
 
-    /// `sortKey` as the SQL function `crated_sort_key(text)`, for migration 0018.
+    /// `sortKey` as the SQL function `crated_sort_key(text)`, for migrations 0018 and 0028.
     static let sortKeySQLFunction = DatabaseFunction("crated_sort_key", argumentCount: 1, pure: true) { values in
         guard let text = String.fromDatabaseValue(values[0]) else { return values[0] }
         return sortKey(text)

@@ -166,9 +166,15 @@ struct RandomLibrary {
                 return .integer(albumCopies.compactMap { copy in copy.cratePositions[crate].map { $0 << 32 + copy.id } }.min()!)
             }
         }
+        // The artist sort orders one artist's albums by year, then title.
+        func keys(_ albumId: Int64) -> [SortKey] {
+            guard request.sort == .artist else { return [key(albumId)] }
+            let album = albums[albumId]!
+            return [key(albumId), .integer(Int64(album.year ?? 99999)), .text(DiscogsText.sortKey(album.title))]
+        }
         let descending = request.sort == .dateAdded || request.sort == .rating
         return members.sorted { a, b in
-            var order = key(a).compare(to: key(b))
+            var order = zip(keys(a), keys(b)).lazy.map { $0.compare(to: $1) }.first { $0 != 0 } ?? 0
             if order == 0 { order = a < b ? -1 : 1 }
             return descending ? order > 0 : order < 0
         }
