@@ -189,7 +189,7 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
             stalled?.cancel()
             stalled = nil
         } else if stalled == nil {
-            stalled = context.eventLoop.scheduleTask(in: limits.writeTimeout) { context.close(promise: nil) }
+            stalled = context.eventLoop.assumeIsolated().scheduleTask(in: limits.writeTimeout) { context.close(promise: nil) }
         }
         context.fireChannelWritabilityChanged()
     }
@@ -210,7 +210,7 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         } else {
             let written = promise ?? context.eventLoop.makePromise()
             context.write(data, promise: written)
-            written.futureResult.whenComplete { _ in context.close(promise: nil) }
+            written.futureResult.assumeIsolated().whenComplete { _ in context.close(promise: nil) }
         }
     }
 
@@ -231,11 +231,11 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         ]
         context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: status, headers: headers))), promise: nil)
         context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: body)))), promise: nil)
-        context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in context.close(promise: nil) }
+        context.writeAndFlush(wrapOutboundOut(.end(nil))).assumeIsolated().whenComplete { _ in context.close(promise: nil) }
     }
 
     private func closeUnlessDone(in time: TimeAmount, context: ChannelHandlerContext) {
         timeout?.cancel()
-        timeout = context.eventLoop.scheduleTask(in: time) { context.close(promise: nil) }
+        timeout = context.eventLoop.assumeIsolated().scheduleTask(in: time) { context.close(promise: nil) }
     }
 }
