@@ -88,4 +88,7 @@ UPDATE album SET artist_sort_name = crated_sort_key(artist_credit) WHERE artist_
 UPDATE artist SET sort_name = crated_sort_key(name) WHERE sort_name IS NOT crated_sort_key(name);
 UPDATE collection_album SET artist_key = (
     SELECT a.artist_sort_name || char(31) || printf('%05d', min(max(COALESCE(a.year, 99999), 0), 99999)) || char(31) || a.sort_title
+    FROM album a WHERE a.id = collection_album.album_id)
+WHERE artist_key IS NOT (
+    SELECT a.artist_sort_name || char(31) || printf('%05d', min(max(COALESCE(a.year, 99999), 0), 99999)) || char(31) || a.sort_title
     FROM album a WHERE a.id = collection_album.album_id);

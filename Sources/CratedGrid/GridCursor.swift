@@ -35,7 +35,9 @@ struct GridCursor: Equatable, Sendable {
     }
 
     static let version = 2
-    static let maximumLength = 4096
+    /// Room for the artist sort's key, which holds a credit and a title (`GridKey.artist`): 1,000
+    /// characters of each in a script of 3-byte letters make a cursor of about 8,000.
+    static let maximumLength = 16_384
 
     /// In alphabetical order (sorted keys), the order of cursors already handed out.
     struct Payload: Encodable, JSONWritable {

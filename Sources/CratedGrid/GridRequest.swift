@@ -25,7 +25,8 @@ public enum GridScope: Sendable, Hashable {
 
 /// The orders a grid can be in. Each is a keyset order on (sort key, album id).
 public enum GridSort: String, Codable, Sendable, CaseIterable {
-    /// The credit's sort name (`beatles` for The Beatles), A to Z.
+    /// The credit's sort name (`beatles` for The Beatles), A to Z; the albums of one credit by year
+    /// (unknown last), then title (`GridKey.artist`).
     case artist
     /// The title's sort form, A to Z.
     case title

@@ -56,9 +56,11 @@ struct TestServer {
         var configuration = try CratedConfiguration.defaults()
         configuration.serverPort = 0
         // A live test's client connects before the test's body runs and may send its first request
-        // only after streams have opened; under the whole suite's load that can pass the 10 s
-        // default. ConnectionTests checks the timeouts with servers of its own.
+        // only after streams have opened; under the whole suite's load that can pass the 10 s head
+        // timeout, or the 30 s idle one that also runs from the start. ConnectionTests checks the
+        // timeouts with servers of its own.
         configuration.serverHeadTimeoutSeconds = 300
+        configuration.serverIdleTimeoutSeconds = 300
         let logger = logger ?? {
             var logger = Logger(label: "crated-tests")
             logger.logLevel = .warning

@@ -395,14 +395,16 @@ import Testing
             let wall = try db.insertAlbum(title: "The Wall", artistId: floyd, year: 1979)
             let bootleg = try db.insertAlbum(title: "Bootleg", artistId: floyd)
             let piper = try db.insertAlbum(title: "The Piper At The Gates Of Dawn", artistId: floyd, year: 1967)
-            let various = try db.insertArtist("Various")
+            let various = try db.insertArtist("2 Many DJs")
             let volumeTen = try db.insertAlbum(title: "Vol. 10", artistId: various, year: 1990)
             let volumeTwo = try db.insertAlbum(title: "Vol. 2", artistId: various, year: 1990)
             for album in [wall, bootleg, piper, volumeTen, volumeTwo] {
                 _ = try db.insertCopy(userId: user, albumId: album, dateAdded: "2024-01-01T10:00:00Z")
             }
             // The keys as crated wrote them before 0028.
-            try db.execute(sql: "UPDATE album SET sort_title = lower(title) WHERE id IN (?, ?)", arguments: [volumeTen, volumeTwo])
+            try db.execute(sql: "UPDATE album SET sort_title = lower(title), artist_sort_name = '2 many djs' WHERE id IN (?, ?)",
+                           arguments: [volumeTen, volumeTwo])
+            try db.execute(sql: "UPDATE artist SET sort_name = '2 many djs' WHERE id = ?", arguments: [various])
             try db.execute(sql: "UPDATE collection_album SET artist_key = (SELECT artist_sort_name FROM album WHERE id = album_id)")
             return (user, wall, piper, bootleg, volumeTen, volumeTwo)
         }
@@ -413,8 +415,9 @@ import Testing
                 try Int64.fetchAll(db, sql: "SELECT album_id FROM collection_album WHERE user_id = ? ORDER BY \(key), album_id", arguments: [user])
             }
         }
-        #expect(try grid("artist_key") == [piper, wall, bootleg, volumeTwo, volumeTen])
+        #expect(try grid("artist_key") == [volumeTwo, volumeTen, piper, wall, bootleg])
         #expect(try grid("title_key") == [bootleg, piper, volumeTwo, volumeTen, wall])
+        #expect(try migrated.reader.read { db in try String.fetchAll(db, sql: "SELECT sort_name FROM artist ORDER BY id") } == ["pink floyd", "12 many djs"])
         func keysMatchGridKey() throws -> Bool {
             try migrated.reader.read { db in
                 try Row.fetchAll(db, sql: """
@@ -431,7 +434,7 @@ import Testing
             try db.execute(sql: "UPDATE album SET year = 1966 WHERE id = ?", arguments: [wall])
             _ = try db.insertCopy(userId: user, albumId: bootleg, dateAdded: "2024-02-01T10:00:00Z")
         }
-        #expect(try grid("artist_key") == [wall, piper, bootleg, volumeTwo, volumeTen])
+        #expect(try grid("artist_key") == [volumeTwo, volumeTen, wall, piper, bootleg])
         #expect(try keysMatchGridKey())
     }
 

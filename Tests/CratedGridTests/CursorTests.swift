@@ -22,6 +22,17 @@ import Testing
         #expect(second.previous != nil)
     }
 
+    /// The artist sort's key holds the credit and the title: a long one in a script of 3-byte
+    /// letters still makes a cursor the server takes back.
+    @Test func aCursorHoldsTheLongestArtistKey() throws {
+        let key = GridKey.artist(creditSortKey: String(repeating: "坂本", count: 500), year: 1990, titleSortKey: String(repeating: "日", count: 1000))
+        let cursor = GridCursor(userId: 7, order: "abc123", direction: .after, anchor: GridAnchor(key: .text(key), albumId: 99),
+                                placement: GridCursor.Placement(position: 150_000, generation: 12))
+        #expect(cursor.token.utf8.count > 4096)
+        #expect(try GridCursor(token: cursor.token, userId: 7, order: "abc123") == cursor)
+        #expect(throws: GridError.self) { try GridCursor(token: String(repeating: "A", count: GridCursor.maximumLength + 1), userId: 7, order: "abc123") }
+    }
+
     @Test func cursorsHoldAnySortKeyAndReadJSONAsOtherEncodersWriteIt() throws {
         let awkward = "Déjà \"Vu\" \\ back/slash\n\t\u{01}\u{1F} 😀 ünïcode"
         for key in [SortKey.text(awkward), .text(""), .integer(-42), .integer(Int64.max)] {

@@ -88,7 +88,9 @@ import Testing
         for (earlier, later) in zip(byArtist, byArtist.dropFirst()) where earlier.artist == later.artist {
             sameArtistPairs += 1
             let (earlierYear, laterYear) = (earlier.year ?? GridKey.unknownYear, later.year ?? GridKey.unknownYear)
-            #expect(earlierYear < laterYear || (earlierYear == laterYear && DiscogsText.sortKey(earlier.title) <= DiscogsText.sortKey(later.title)),
+            // Titles compare as SQLite compares them: by UTF-8 bytes.
+            let titlesInOrder = !Array(DiscogsText.sortKey(later.title).utf8).lexicographicallyPrecedes(Array(DiscogsText.sortKey(earlier.title).utf8))
+            #expect(earlierYear < laterYear || (earlierYear == laterYear && titlesInOrder),
                     "\(earlier.artist): \(earlier.title) (\(earlierYear)) before \(later.title) (\(laterYear))")
         }
         #expect(sameArtistPairs > 10)

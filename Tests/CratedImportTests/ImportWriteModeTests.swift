@@ -76,7 +76,8 @@ import Testing
                  try Row.fetchAll(db, sql: """
                     SELECT c.user_id, c.album_id, COUNT(*) AS copies, MAX(c.date_added) AS latest_added,
                            COALESCE(MAX(c.rating), 0) AS best_rating,
-                           a.artist_sort_name || char(31) || printf('%05d', COALESCE(a.year, 99999)) || char(31) || a.sort_title AS artist_key,
+                           a.artist_sort_name || char(31) || printf('%05d', min(max(COALESCE(a.year, 99999), 0), 99999)) || char(31) || a.sort_title
+                               AS artist_key,
                            a.sort_title AS title_key, COALESCE(a.year, 99999) AS year_key
                     FROM collection_item c JOIN album a ON a.id = c.album_id
                     GROUP BY c.user_id, c.album_id ORDER BY c.user_id, c.album_id

@@ -104,8 +104,8 @@ public enum DiscogsText {
     }
 
     /// Each run of digits led by its length, leading zeros dropped (`2` -> `12`, `10` -> `210`), so
-    /// that `Vol. 2` sorts before `Vol. 10` and `2 Unlimited` before `10cc`. A run of more than nine
-    /// digits is led by `9` too: such runs sort among themselves as text.
+    /// that `Vol. 2` sorts before `Vol. 10` and `2 Unlimited` before `10cc`. A length of 9 or more is
+    /// written `9` and two digits (`909`, `910`, up to `999`), so that it still sorts after 8.
     static func numbersByValue(_ key: String) -> String {
         let bytes = Array(key.utf8)
         guard bytes.contains(where: isDigit) else { return key }
@@ -122,7 +122,13 @@ public enum DiscogsText {
             while end < bytes.count, isDigit(bytes[end]) { end += 1 }
             var start = index
             while start < end - 1, bytes[start] == 0x30 { start += 1 }
-            result.append(0x30 + UInt8(min(end - start, 9)))
+            let length = end - start
+            if length < 9 {
+                result.append(0x30 + UInt8(length))
+            } else {
+                let capped = min(length, 99)
+                result.append(contentsOf: [0x39, 0x30 + UInt8(capped / 10), 0x30 + UInt8(capped % 10)])
+            }
             result.append(contentsOf: bytes[start..<end])
             index = end
         }
