@@ -115,7 +115,7 @@ public func buildRouter(services: AppServices) -> Router<AppRequestContext> {
     v1.addRoutes(CratesController(database: database, playback: services.playback).endpoints, atPath: "crates")
     v1.addRoutes(CopiesController(database: database).endpoints, atPath: "copies")
     v1.addRoutes(PlayerController(playback: services.playback, database: database, keepAliveInterval: services.keepAliveInterval).endpoints)
-    v1.addRoutes(SyncController(sync: services.sync).endpoints, atPath: "sync")
+    v1.addRoutes(SyncController(sync: services.sync, database: database).endpoints, atPath: "sync")
     v1.addRoutes(GridController(grids: services.grids).endpoints)
     // Last, so that it is on the way to the not-found answer only.
     router.add(middleware: MethodNotAllowedMiddleware(routes: router.routes))

@@ -10,7 +10,7 @@ struct UserCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "user",
         abstract: "Manage users.",
-        subcommands: [Add.self, List.self, Passwd.self, Remove.self]
+        subcommands: [Add.self, List.self, Passwd.self, Link.self, Unlink.self, Remove.self]
     )
 
     struct Add: AsyncParsableCommand {
@@ -39,7 +39,8 @@ struct UserCommand: AsyncParsableCommand {
             let users = try database.users()
             // On standard error: standard output stays the list, empty.
             if users.isEmpty { FileHandleOutput.standardError("no users in \(configuration.databasePath)\n") }
-            for user in users { print(user.name) }
+            let links = try database.discogsLinks()
+            for user in users { print(user.name + (user.id.flatMap { links[$0] }.map { " (Discogs: \($0))" } ?? "")) }
         }
     }
 
@@ -96,6 +97,49 @@ struct UserCommand: AsyncParsableCommand {
             }
             guard let line = readLine(strippingNewline: true) else { throw CommandFailure("no password given; nothing was changed") }
             return line
+        }
+    }
+
+    struct Link: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Link a user to the Discogs account whose collection theirs is.",
+            discussion: """
+                The user may then bring that collection in step from the app (POST /v1/sync with \
+                collectionUser), and only that one: such a pass reads it with the server's Discogs \
+                token, which lists private collections and their owner's notes. A user has one link, \
+                which this replaces; an account is linked to one user at most. `crated sync \
+                --collection` on the server needs no link.
+                """)
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: "The user's name.") var name: String
+        @Argument(help: "The Discogs user name.") var discogsUser: String
+
+        func run() async throws {
+            let database = try global.openExistingDatabase(try await global.loadConfiguration())
+            do {
+                let user = try database.linkDiscogsUser(discogsUser, toUserNamed: name)
+                print("linked \(user.name) to the Discogs user \(AppDatabase.validDiscogsUser(discogsUser) ?? discogsUser)")
+            } catch let error as DiscogsLinkError {
+                throw CommandFailure(error.description)
+            } catch let error as UserError {
+                throw CommandFailure(error.description)
+            }
+        }
+    }
+
+    struct Unlink: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Remove a user's link to a Discogs account.")
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: "The user's name.") var name: String
+
+        func run() async throws {
+            let database = try global.openExistingDatabase(try await global.loadConfiguration())
+            do {
+                let (user, linked) = try database.unlinkDiscogsUser(ofUserNamed: name)
+                print(linked.map { "unlinked \(user.name) from the Discogs user \($0)" } ?? "\(user.name) was linked to no Discogs user")
+            } catch let error as UserError {
+                throw CommandFailure(error.description)
+            }
         }
     }
 

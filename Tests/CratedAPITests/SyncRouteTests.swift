@@ -36,4 +36,43 @@ import Testing
             #expect(alices.notFound == 1 && alices.never == 1 && alices.synced == 0)
         }
     }
+
+    /// A collection pass reads the collection with the server's Discogs token, which lists private
+    /// collections and their owner's notes: a user may ask only for the Discogs user the operator
+    /// linked to them, whatever its case.
+    @Test func aCollectionPassIsOnlyForTheDiscogsUserLinkedToTheCaller() async throws {
+        let server = try TestServer()
+        try await server.test { client in
+            func start(_ name: String, token: String) async throws -> (status: HTTPResponse.Status, body: String) {
+                let response = try await client.call(.post, "/v1/sync", token: token, json: #"{"collectionUser": "\#(name)"}"#)
+                return (response.status, String(decoding: response.body, as: UTF8.self))
+            }
+            let unlinked = try await start("dj-k", token: server.writeToken)
+            #expect(unlinked.status == .unprocessableContent)
+            #expect(unlinked.body.contains(#""field":"collectionUser""#))
+            #expect(unlinked.body.contains("(none yet)") && unlinked.body.contains("crated user link collector DISCOGS_USER"))
+
+            _ = try server.database.linkDiscogsUser("DJ-K", toUserNamed: "collector")
+            _ = try server.database.linkDiscogsUser("alices-records", toUserNamed: "alice")
+            let someoneElses = try await start("alices-records", token: server.writeToken)
+            #expect(someoneElses.status == .unprocessableContent)
+            #expect(someoneElses.body.contains("('DJ-K')"))
+            #expect(try await start("alices-records", token: server.aliceToken).status == .accepted)
+            // Once alice's pass is over (409 until then).
+            var mine = try await start("dj-k", token: server.writeToken)
+            for _ in 0..<200 where mine.status == .conflict {
+                try await Task.sleep(for: .milliseconds(50))
+                mine = try await start("dj-k", token: server.writeToken)
+            }
+            #expect(mine.status == .accepted, "\(mine.body)")
+            // The pass asks Discogs for the linked spelling (the test's Discogs knows no collection).
+            var error: String?
+            for _ in 0..<1200 where error == nil {
+                error = try await client.decoded(SyncStatus.self, "/v1/sync", token: server.readToken).lastRun?.error
+                if error == nil { try await Task.sleep(for: .milliseconds(50)) }
+            }
+            let statusBody = String(decoding: try await client.call(.get, "/v1/sync", token: server.readToken).body, as: UTF8.self)
+            #expect(error?.contains("collection of Discogs user 'DJ-K'") == true, "\(statusBody)")
+        }
+    }
 }

@@ -67,7 +67,8 @@ import Testing
         let typo = directory.path("typo.sqlite")
         let commands = [["user", "list"], ["user", "passwd", "collector"], ["token", "list"], ["token", "revoke", "crt_0123"],
                         ["token", "create", "--user", "collector"],
-                        ["export", "--user", "collector"], ["artwork", "status"], ["artwork", "prune"], ["user", "remove", "collector", "--yes"]]
+                        ["export", "--user", "collector"], ["artwork", "status"], ["artwork", "prune"], ["user", "remove", "collector", "--yes"],
+                        ["user", "link", "collector", "dj"], ["user", "unlink", "collector"]]
         for arguments in commands {
             let result = try run(Paths.cratedBinary, arguments + ["--database", typo])
             #expect(result.status != 0, "\(arguments)")
@@ -84,6 +85,32 @@ import Testing
         let noTokens = try run(Paths.cratedBinary, ["token", "list", "--database", empty])
         #expect(noTokens.status == 0 && noTokens.stdout.isEmpty)
         #expect(noTokens.stderr.contains("no tokens in \(empty)"), "\(noTokens.stderr)")
+    }
+
+    /// `user link` ties a user to the Discogs account whose collection theirs is, which `user list`
+    /// shows; an account already linked to another user, or an unknown user, is refused with the
+    /// way out, and `user unlink` removes the link.
+    @Test func usersAreLinkedToDiscogsAccounts() throws {
+        let directory = try TemporaryDirectory()
+        let database = directory.path("c.sqlite")
+        for name in ["collector", "alice"] {
+            #expect(try run(Paths.cratedBinary, ["user", "add", name, "--database", database]).status == 0)
+        }
+        let linked = try run(Paths.cratedBinary, ["user", "link", "collector", " DJ-K ", "--database", database])
+        #expect(linked.status == 0 && linked.stdout == "linked collector to the Discogs user DJ-K\n", "\(linked.stdout)\(linked.stderr)")
+        #expect(try run(Paths.cratedBinary, ["user", "list", "--database", database]).stdout == "collector (Discogs: DJ-K)\nalice\n")
+
+        let taken = try run(Paths.cratedBinary, ["user", "link", "alice", "dj-k", "--database", database])
+        #expect(taken.status != 0)
+        #expect(taken.stderr.contains("the Discogs user 'dj-k' is linked to collector; unlink it first (crated user unlink collector)"), "\(taken.stderr)")
+        let unknown = try run(Paths.cratedBinary, ["user", "link", "nobody", "x", "--database", database])
+        #expect(unknown.status != 0 && unknown.stderr.contains("no user named 'nobody'"), "\(unknown.stderr)")
+
+        let unlinked = try run(Paths.cratedBinary, ["user", "unlink", "collector", "--database", database])
+        #expect(unlinked.status == 0 && unlinked.stdout == "unlinked collector from the Discogs user DJ-K\n", "\(unlinked.stdout)")
+        #expect(try run(Paths.cratedBinary, ["user", "unlink", "collector", "--database", database]).stdout == "collector was linked to no Discogs user\n")
+        #expect(try run(Paths.cratedBinary, ["user", "link", "alice", "dj-k", "--database", database]).status == 0)
+        #expect(try run(Paths.cratedBinary, ["user", "list", "--database", database]).stdout == "collector\nalice (Discogs: dj-k)\n")
     }
 
     /// A token is printed once at creation, listed by its prefix, and revoked by it; revoking it

@@ -5,6 +5,7 @@ import Hummingbird
 /// Metadata sync from the API: start a pass for the caller's collection, and see how sync stands.
 struct SyncController {
     let sync: SyncService
+    let database: AppDatabase
 
     var endpoints: RouteCollection<AppRequestContext> {
         RouteCollection(context: AppRequestContext.self)
@@ -18,7 +19,9 @@ struct SyncController {
     }
 
     /// Starts a pass over the caller's albums (and first, with `collectionUser`, their Discogs
-    /// collection): 202 when it starts, 409 while one runs, 503 when sync is not running.
+    /// collection): 202 when it starts, 409 while one runs, 503 when sync is not running. The
+    /// collection must be the one the operator linked to the caller: the pass reads it with the
+    /// server's Discogs token, which lists private collections and their owner's notes.
     @Sendable func start(request: Request, context: AppRequestContext) async throws -> EditedResponse<SyncTriggerDTO> {
         let principal = try context.requirePrincipal()
         var request = request
@@ -26,10 +29,21 @@ struct SyncController {
         if let limit = body.limit, !(1...100_000).contains(limit) {
             throw APIError.unprocessable("limit must be from 1 to 100000", field: "limit")
         }
-        if let user = body.collectionUser, user.trimmingCharacters(in: .whitespaces).isEmpty || user.count > 100 {
-            throw APIError.unprocessable("collectionUser must be a Discogs user name", field: "collectionUser")
+        var collectionUser: String?
+        if let asked = body.collectionUser {
+            guard let name = AppDatabase.validDiscogsUser(asked) else {
+                throw APIError.unprocessable("collectionUser must be a Discogs user name", field: "collectionUser")
+            }
+            let linked = try database.linkedDiscogsUser(userId: principal.userId)
+            guard let linked, linked.lowercased() == name.lowercased() else {
+                throw APIError.unprocessable(
+                    "collectionUser must be the Discogs user linked to you (\(linked.map { "'\($0)'" } ?? "none yet")); "
+                        + "the server's operator links one with: crated user link \(principal.userName) DISCOGS_USER",
+                    field: "collectionUser")
+            }
+            collectionUser = linked
         }
-        let result = sync.triggerPass(SyncPassOptions(userName: principal.userName, collectionUser: body.collectionUser, limit: body.limit))
+        let result = sync.triggerPass(SyncPassOptions(userName: principal.userName, collectionUser: collectionUser, limit: body.limit))
         switch result {
         case .started: return EditedResponse(status: .accepted, response: SyncTriggerDTO(result: result.rawValue))
         case .alreadyRunning: throw APIError.conflict("a sync pass is already running")
