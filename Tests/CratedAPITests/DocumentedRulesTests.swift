@@ -198,7 +198,9 @@ import Yams
             let previous = try #require(second.previous)
             #expect(check.problems(previous, cursor).isEmpty)
             // What the pattern leaves out, the server refuses too.
-            for bad in ["", "abc=", "a b", String(repeating: "A", count: 4097)] {
+            let maxLength = Int(try #require(SchemaCheck.number(cursor["maxLength"] as Any)))
+            #expect(maxLength == 16_384)
+            for bad in ["", "abc=", "a b", String(repeating: "A", count: maxLength + 1)] {
                 #expect(!check.problems(bad, cursor).isEmpty, "'\(bad.prefix(10))' fits the cursor's schema")
                 let encoded = bad.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? bad
                 let response = try await client.call(.get, "/v1/grid/collection?layout=iPhonePortrait&cursor=\(encoded)", token: server.readToken)

@@ -23,7 +23,8 @@ import Testing
 
             // The fake Discogs knows none of the releases: the pass marks the caller's 18 albums not found.
             var counts = SyncStateCounts()
-            for _ in 0..<100 {
+            // Up to a minute: the whole suite may be loading the machine.
+            for _ in 0..<1200 {
                 let now = try await client.decoded(SyncStatus.self, "/v1/sync", token: server.readToken)
                 counts = now.albums
                 if !now.running, counts.notFound == 18 { break }
