@@ -114,7 +114,7 @@ public struct GridItem: Sendable, Equatable {
         // Sort keys from the fields shown, not the catalogue's folded ones: an item made by hand or
         // decoded is never paged from.
         let cell = GridCell(title: title, artist: artist, year: year, copyCount: copyCount, rating: rating, dateAdded: dateAdded, cover: nil,
-                            sortKeys: GridCell.SortKeys(artist: artist, title: title, year: Int64(year ?? 99999), rating: Int64(rating ?? 0)))
+                            sortKeys: GridCell.SortKeys(artist: artist, title: title, year: Int64(year ?? GridKey.unknownYear), rating: Int64(rating ?? 0)))
         self.init(position: position, albumId: albumId, cell: cell, artwork: artwork)
     }
 }

@@ -4,8 +4,8 @@ public enum GridKey {
     public static let unknownYear = 99999
 
     /// The artist sort's key: the credit's sort key, the year in five digits, then the title's sort
-    /// key, joined by U+001F, which sorts before any character a sort key holds. One artist's albums
-    /// so come in the order of the artist's page: by year, then title. The grid triggers of
+    /// key, joined by U+001F, which sorts before any character a sort key holds. The albums of one
+    /// credit so come by year, then title, as an artist's page lists them. The grid triggers of
     /// Migrations/0028_artist_sort_by_year.sql build the same text in SQL.
     public static func artist(creditSortKey: String, year: Int?, titleSortKey: String) -> String {
         let digits = String(min(max(year ?? unknownYear, 0), unknownYear))
