@@ -21,6 +21,8 @@ DB="$WORK/crated.sqlite"
 "$CRATED" import "$ROOT/Tests/Fixtures/sample-collection.csv" --database "$DB" --user collector >/dev/null
 # A second user, whose crate the first must not see (404).
 "$CRATED" import "$ROOT/Tests/Fixtures/sample-collection.csv" --database "$DB" --user other >/dev/null
+# The first user's Discogs account, which GET /v1/me gives.
+"$CRATED" user link collector collector-on-discogs --database "$DB" >/dev/null
 # Tracklists come from a Discogs sync, which this run has none of: give every album two sides. A1
 # lasts 4 seconds, so that a play of it counts (half its length heard) within the run.
 python3 "$ROOT/Tests/Benchmarks/add-tracklists.py" "$DB" --first-track-ms 4000 --track-ms 600000

@@ -52,9 +52,17 @@ import Testing
             #expect(unlinked.status == .unprocessableContent)
             #expect(unlinked.body.contains(#""field":"collectionUser""#))
             #expect(unlinked.body.contains("(none yet)") && unlinked.body.contains("crated user link collector DISCOGS_USER"))
+            // A name the shell would split comes quoted, so the hint can be pasted.
+            _ = try server.database.addUser(named: "DJ Kool")
+            let kool = try server.database.createToken(userName: "DJ Kool", scope: .write, label: "kool").token
+            #expect(try await start("kool-records", token: kool).body.contains("crated user link 'DJ Kool' DISCOGS_USER"))
 
+            #expect(try await client.decoded(MeDTO.self, "/v1/me", token: server.readToken).discogsUser == nil)
             _ = try server.database.linkDiscogsUser("DJ-K", toUserNamed: "collector")
             _ = try server.database.linkDiscogsUser("alices-records", toUserNamed: "alice")
+            // The client learns which account it may ask for.
+            #expect(try await client.decoded(MeDTO.self, "/v1/me", token: server.readToken).discogsUser == "DJ-K")
+            #expect(try await client.decoded(MeDTO.self, "/v1/me", token: server.aliceToken).discogsUser == "alices-records")
             let someoneElses = try await start("alices-records", token: server.writeToken)
             #expect(someoneElses.status == .unprocessableContent)
             #expect(someoneElses.body.contains("('DJ-K')"))

@@ -37,4 +37,26 @@ import Testing
         _ = try database.linkDiscogsUser("Ana-Records", toUserNamed: "ana")
         #expect(try database.discogsLinks() == [ana.id!: "Ana-Records"])
     }
+
+    /// The commands crated's messages suggest can be pasted into a shell whatever the user's name.
+    @Test func aUserNameInASuggestedCommandIsOneShellWord() throws {
+        #expect("collector".shellWord == "collector")
+        #expect("dj.k-2@home".shellWord == "dj.k-2@home")
+        #expect("DJ Kool".shellWord == "'DJ Kool'")
+        #expect("Jo's records".shellWord == #"'Jo'\''s records'"#)
+        #expect("$(rm -rf ~)".shellWord == "'$(rm -rf ~)'")
+        #expect("Björk".shellWord == "'Björk'")
+        #expect("".shellWord == "''")
+
+        let temporary = try TemporaryDatabase()
+        let database = temporary.database
+        _ = try database.addUser(named: "DJ Kool")
+        _ = try database.addUser(named: "ben")
+        _ = try database.linkDiscogsUser("kool-records", toUserNamed: "DJ Kool")
+        #expect(throws: DiscogsLinkError.linkedToAnother(discogsUser: "kool-records", userName: "DJ Kool")) {
+            try database.linkDiscogsUser("kool-records", toUserNamed: "ben")
+        }
+        #expect(DiscogsLinkError.linkedToAnother(discogsUser: "kool-records", userName: "DJ Kool").description
+            == "the Discogs user 'kool-records' is linked to DJ Kool; unlink it first (crated user unlink 'DJ Kool')")
+    }
 }

@@ -81,6 +81,7 @@ struct CatalogueController {
 
     @Sendable func me(request: Request, context: AppRequestContext) async throws -> MeDTO {
         let principal = try context.requirePrincipal()
-        return MeDTO(user: .init(id: principal.userId, name: principal.userName), scope: principal.scope.rawValue)
+        return MeDTO(user: .init(id: principal.userId, name: principal.userName), scope: principal.scope.rawValue,
+                     discogsUser: try database.linkedDiscogsUser(userId: principal.userId))
     }
 }

@@ -38,7 +38,7 @@ struct SyncController {
             guard let linked, linked.lowercased() == name.lowercased() else {
                 throw APIError.unprocessable(
                     "collectionUser must be the Discogs user linked to you (\(linked.map { "'\($0)'" } ?? "none yet")); "
-                        + "the server's operator links one with: crated user link \(principal.userName) DISCOGS_USER",
+                        + "the server's operator links one with: crated user link \(principal.userName.shellWord) DISCOGS_USER",
                     field: "collectionUser")
             }
             collectionUser = linked

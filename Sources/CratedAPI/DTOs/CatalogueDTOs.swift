@@ -231,6 +231,8 @@ struct MeDTO: ResponseCodable {
     }
     var user: UserDTO
     var scope: String
+    /// The Discogs account linked to the user, the only collection they may ask a sync pass for.
+    var discogsUser: String?
 }
 
 struct HealthDTO: ResponseCodable {

@@ -9,7 +9,7 @@ public enum DiscogsLinkError: Error, Equatable, CustomStringConvertible {
         switch self {
         case .invalidName: "a Discogs user name is 1 to 100 characters, not only spaces"
         case .linkedToAnother(let discogsUser, let userName):
-            "the Discogs user '\(discogsUser)' is linked to \(userName); unlink it first (crated user unlink \(userName))"
+            "the Discogs user '\(discogsUser)' is linked to \(userName); unlink it first (crated user unlink \(userName.shellWord))"
         }
     }
 }

@@ -231,8 +231,12 @@ import OpenAPIRuntime
         } else {
             checks.fail("GET /v1/me without a token did not answer 401")
         }
-        let myName = try await me.getMe().ok.body.json.user.name
-        checks.expect(myName == "collector", "GET /v1/me is \(myName)")
+        let myself = try await me.getMe().ok.body.json
+        checks.expect(myself.user.name == "collector", "GET /v1/me is \(myself.user.name)")
+        // run-integration.sh links collector to a Discogs account, and not the other user.
+        checks.expect(myself.discogsUser == "collector-on-discogs", "GET /v1/me's discogsUser is \(String(describing: myself.discogsUser))")
+        let theirLink = try await other.getMe().ok.body.json.discogsUser
+        checks.expect(theirLink == nil, "another user's discogsUser is \(String(describing: theirLink))")
         if case .forbidden(let refusal) = try await reader.createCrate(body: .json(.init(name: "Not allowed"))) {
             let code = try refusal.body.json.error.code
             checks.expect(code == "forbidden", "403 code \(code)")
