@@ -73,4 +73,23 @@ import Testing
             #expect(try database.searchAlbums(userId: user, text: text, limit: 20).map(\.title) == [title], "\(text)")
         }
     }
+
+    /// gustw's export credits `Kit (33)` and `Scott Allen (11)`, and a label `Akashic Records (23)`:
+    /// crated shows and indexes them without the suffix, and a name pasted from Discogs with it finds them.
+    @Test func aNamePastedWithItsDiscogsSuffixIsFound() throws {
+        #expect(SearchText.matchExpression("Kit (33)") == SearchText.matchExpression("Kit"))
+        // Only a suffix: a number in brackets of its own is searched for.
+        #expect(SearchText.matchExpression("Vol. (12").map { $0.contains(#""12"*"#) } == true)
+        guard let path = Paths.sharedFixture("gustw-vinyl-collection_collection.csv") else { return }
+        let directory = try TemporaryDirectory()
+        let database = try directory.database()
+        _ = try DiscogsImporter(database: database).importFile(at: path)
+        let user = try #require(try database.user(named: "collector")).id!
+        func titles(_ text: String) throws -> Set<String> { Set(try database.searchAlbums(userId: user, text: text, limit: 20).map(\.title)) }
+        let kit = try titles("Kit (33)"), kitPlain = try titles("kit")
+        #expect(kit.contains("Desolate EP") && kit == kitPlain, "\(kit)")
+        #expect(try titles("Scott Allen (11)") == ["Wicked Ones / Zion Dub", "River Jordan EP", "Babylon EP"])
+        #expect(try titles("Scott Allen (11), Pixel (8)") == ["Babylon EP"])
+        #expect(try titles("Akashic Records (23)") == ["Rasta Mission / Animal Rights"])
+    }
 }

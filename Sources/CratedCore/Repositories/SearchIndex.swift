@@ -105,11 +105,14 @@ public enum SearchText {
     /// label's (`spin 113` for `SPIN113`): they also match its written-together form, which the index
     /// holds beside each catalogue number (`catalogNumbers`).
     ///
+    /// A name pasted from Discogs keeps its disambiguation suffix (`Kit (33)`), which crated shows
+    /// and indexes without (`DiscogsText.displayName`): the suffix is dropped here too.
+    ///
     /// Japanese and Chinese are written without spaces, and the index holds each of their characters
     /// as a word of its own (`separatingIdeographs`): a run of them typed is searched as a phrase of
     /// its characters (`龍一` as `"龍 一"`), found anywhere in a run, not only at its start.
     public static func matchExpression(_ text: String) -> String? {
-        let joined = joiningInitialisms(spelledOut(text))
+        let joined = joiningInitialisms(spelledOut(DiscogsText.displayName(text)))
         let typed = separatingIdeographs(joined).split { !($0.isLetter || $0.isNumber) }.map(String.init)
         var seen = Set<String>()
         var words = joined.split { !($0.isLetter || $0.isNumber) }.map(String.init).filter { seen.insert($0.lowercased()).inserted }
