@@ -364,9 +364,9 @@ public struct Crate: CratedRecord, Identifiable, Equatable {
 
 extension Array where Element == Crate {
     /// By name as a collector reads it, case and accents aside (`Électro` among the E's, `ambient`
-    /// before `Dub`), then by id.
+    /// before `Dub`), numbers by value (`Box 2` before `Box 10`), then by id.
     public func sortedByName() -> [Crate] {
-        map { (key: DiscogsText.fold($0.name), crate: $0) }
+        map { (key: DiscogsText.numbersByValue(DiscogsText.fold($0.name)), crate: $0) }
             .sorted { ($0.key, $0.crate.name, $0.crate.id ?? 0) < ($1.key, $1.crate.name, $1.crate.id ?? 0) }
             .map(\.crate)
     }
