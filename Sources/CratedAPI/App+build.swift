@@ -21,6 +21,8 @@ public struct AppServices: Sendable {
     public var signInThrottle = SignInThrottle()
     /// How long a web sign-in lasts (`web.sessionDays`).
     public var sessionLifetime: TimeInterval
+    /// The reverse proxies whose `X-Forwarded-For` names the client the throttle counts.
+    public var trustedProxies: TrustedProxies
     /// What `GET /metrics` reports; its instruments are the database's (`AppDatabase.metrics`).
     public var metrics: AppMetrics
 
@@ -45,6 +47,7 @@ public struct AppServices: Sendable {
         self.grids = GridService(database: database)
         self.keepAliveInterval = keepAliveInterval
         self.sessionLifetime = configuration.webSessionLifetime
+        self.trustedProxies = configuration.trustedProxies
     }
 }
 
@@ -108,7 +111,8 @@ public func buildRouter(services: AppServices) -> Router<AppRequestContext> {
     router.addRoutes(ArtworkController(artwork: services.artwork).endpoints, atPath: "v1/artwork")
     // The web client's page and files, and its sign-in (which reads the session cookie itself).
     router.add(middleware: WebClientMiddleware(assets: .shared))
-    router.addRoutes(SessionController(database: database, throttle: services.signInThrottle, lifetime: services.sessionLifetime).endpoints, atPath: "v1/session")
+    router.addRoutes(SessionController(database: database, throttle: services.signInThrottle, trustedProxies: services.trustedProxies,
+                                       lifetime: services.sessionLifetime).endpoints, atPath: "v1/session")
 
     let v1 = router.group("v1").add(middleware: BearerAuthMiddleware(database: database))
     v1.addRoutes(CatalogueController(database: database, playback: services.playback).endpoints)

@@ -2,6 +2,7 @@
 import CratedCore
 import CratedTestSupport
 import Foundation
+import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import Logging
@@ -21,13 +22,14 @@ import Testing
         let clock: TestClock
         let services: AppServices
 
-        init(sessionDays: Int? = nil) throws {
+        init(sessionDays: Int? = nil, throttle policy: SignInThrottle.Policy = .init(), trustedProxies: String = "") throws {
             server = try TestServer()
             try server.database.setPassword(userName: "collector", password: WebSessionTests.password, cost: 4)
             clock = TestClock()
             var services = server.services
             let clock = self.clock
-            services.signInThrottle = SignInThrottle(now: { clock.now })
+            services.signInThrottle = SignInThrottle(policy: policy, now: { clock.now })
+            services.trustedProxies = try TrustedProxies(parsing: trustedProxies)
             if let sessionDays {
                 var configuration = try CratedConfiguration.defaults()
                 configuration.webSessionDays = sessionDays
@@ -36,12 +38,14 @@ import Testing
             self.services = services
         }
 
-        func test(_ body: @escaping @Sendable (any TestClientProtocol) async throws -> Void) async throws {
+        /// In-process, or over a real connection from 127.0.0.1 (`live`), which gives the sign-in a
+        /// peer address.
+        func test(live: Bool = false, _ body: @escaping @Sendable (any TestClientProtocol) async throws -> Void) async throws {
             var configuration = try CratedConfiguration.defaults()
             configuration.serverPort = 0
             var logger = Logger(label: "crated-web-tests")
             logger.logLevel = .critical
-            try await buildApplication(configuration: configuration, services: services, logger: logger).test(.router, body)
+            try await buildApplication(configuration: configuration, services: services, logger: logger).test(live ? .live : .router, body)
         }
     }
 
@@ -245,6 +249,28 @@ import Testing
         }
     }
 
+    /// Behind a reverse proxy every sign-in comes from the proxy's address. Listed in
+    /// `server.trustedProxies`, the proxy's `X-Forwarded-For` names the client, so one guesser's
+    /// failures shut out that guesser's address, not everyone's; from anyone else the header is
+    /// not believed.
+    @Test(arguments: [true, false]) func theThrottleCountsTheClientBehindATrustedProxy(trusted: Bool) async throws {
+        var policy = SignInThrottle.Policy()
+        policy.freeFailuresPerAddress = 3
+        let fixture = try Fixture(throttle: policy, trustedProxies: trusted ? "127.0.0.1, ::1" : "")
+        try await fixture.test(live: true) { client in
+            func signIn(_ name: String, password: String = "wrong password", from address: String) async throws -> APIResponse {
+                try await client.web(.post, "/v1/session", json: #"{"name":"\#(name)","password":"\#(password)"}"#,
+                                     headers: [.forwardedFor: "\(address), 127.0.0.1"])
+            }
+            // A guesser tries four names: the fourth attempt shuts the guesser's address out.
+            for name in ["a", "b", "c", "d"] { #expect(try await signIn(name, from: "203.0.113.66").status == .unauthorized) }
+            #expect(try await signIn("e", from: "203.0.113.66").status == .tooManyRequests)
+            // The collector signs in from home through the same proxy.
+            let collector = try await signIn("collector", password: WebSessionTests.password, from: "198.51.100.7")
+            #expect(collector.status == (trusted ? .created : .tooManyRequests), "\(collector.status)")
+        }
+    }
+
     @Test func theThrottleCountsAddressesAcrossNames() {
         let clock = TestClock()
         var policy = SignInThrottle.Policy()
@@ -379,4 +405,8 @@ extension TestClientProtocol {
         let cookie = String(setCookie.prefix { $0 != ";" })
         return WebSessionTests.SignedIn(cookie: cookie, csrf: try response.decode(SessionDTO.self).csrfToken, setCookie: setCookie)
     }
+}
+
+extension HTTPField.Name {
+    static let forwardedFor = Self("X-Forwarded-For")!
 }

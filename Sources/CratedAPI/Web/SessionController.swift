@@ -10,6 +10,8 @@ import NIOPosix
 struct SessionController {
     let database: AppDatabase
     let throttle: SignInThrottle
+    /// Whose `X-Forwarded-For` says which client a sign-in came from (`server.trustedProxies`).
+    let trustedProxies: TrustedProxies
     /// How long a sign-in lasts (`web.sessionDays`).
     let lifetime: TimeInterval
 
@@ -34,7 +36,8 @@ struct SessionController {
         guard !body.password.isEmpty, body.password.utf8.count <= 1024 else {
             throw APIError.unprocessable("password must be given, at most 1024 bytes", field: "password")
         }
-        let address = context.remoteAddress?.ipAddress
+        let address = trustedProxies.clientAddress(peer: context.remoteAddress?.ipAddress,
+                                                   forwardedFor: request.headers[values: .init("X-Forwarded-For")!])
         if let wait = throttle.admit(user: name, address: address) {
             var error = APIError(status: .tooManyRequests, code: "too_many_attempts",
                                  message: "too many failed sign-ins for this user or from this address; try again in \(Int(wait.rounded(.up))) s")
