@@ -36,8 +36,8 @@ struct SyncCommand: AsyncParsableCommand {
 
     func validate() throws {
         if let limit, limit < 1 { throw ValidationError("--limit must be at least 1") }
-        if let collection, collection.trimmingCharacters(in: .whitespaces).isEmpty {
-            throw ValidationError("--collection needs a Discogs user name")
+        if let collection, AppDatabase.validDiscogsUser(collection) == nil {
+            throw ValidationError("--collection needs a Discogs user name of 1 to 100 characters")
         }
     }
 
@@ -84,7 +84,7 @@ struct SyncCommand: AsyncParsableCommand {
         let report: SyncPassReport
         do {
             report = try await runner.runPass(
-                SyncPassOptions(userName: user, collectionUser: collection, limit: limit),
+                SyncPassOptions(userName: user, collectionUser: collection.flatMap(AppDatabase.validDiscogsUser), limit: limit),
                 shouldStop: { stop.requested },
                 progress: bar.map { bar in
                     { @Sendable progress in

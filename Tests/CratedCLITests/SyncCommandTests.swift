@@ -29,6 +29,18 @@ import Testing
         }
     }
 
+    /// A name Discogs could not have is refused before anything is opened, as `POST /v1/sync` and
+    /// `crated user link` refuse it.
+    @Test func aCollectionNameDiscogsCouldNotHaveIsRefused() throws {
+        let directory = try TemporaryDirectory()
+        for name in ["  ", String(repeating: "x", count: 101)] {
+            let refused = try run(Paths.cratedBinary, ["sync", "--collection", name, "--database", directory.path("crated.sqlite")])
+            #expect(refused.status != 0)
+            #expect(refused.stderr.contains("--collection needs a Discogs user name of 1 to 100 characters"), "\(refused.stderr)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: directory.path("crated.sqlite")))
+    }
+
     /// The first Ctrl-C stops a pass that waits out a host's `Retry-After` of minutes at once, not
     /// after it: the album waiting is left as it was, due at the next pass.
     @Test func ctrlCDuringARetryAfterStopsAtOnce() async throws {
