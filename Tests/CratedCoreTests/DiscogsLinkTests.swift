@@ -47,6 +47,7 @@ import Testing
         #expect("$(rm -rf ~)".shellWord == "'$(rm -rf ~)'")
         #expect("Björk".shellWord == "'Björk'")
         #expect("".shellWord == "''")
+        #expect("=records".shellWord == "'=records'" && "a=b".shellWord == "a=b")
 
         let temporary = try TemporaryDatabase()
         let database = temporary.database

@@ -411,10 +411,7 @@ extension AppDatabase {
     /// Two crate names are one when they are after Unicode normalisation and case folding: `Äb` and
     /// `äb`, `Café` composed and decomposed, `Straße` and `STRASSE`.
     package static func sameCrateName(_ a: String, _ b: String) -> Bool {
-        func folded(_ name: String) -> String {
-            name.decomposedStringWithCanonicalMapping.folding(options: [.caseInsensitive], locale: nil).decomposedStringWithCanonicalMapping
-        }
-        return folded(a) == folded(b)
+        a.nameFolded == b.nameFolded
     }
 
     static func ensureCrateNameFree(_ db: Database, userId: Int64, name: String, except: Int64?) throws {

@@ -27,7 +27,7 @@ extension AppDatabase {
     public func linkDiscogsUser(_ discogsUser: String, toUserNamed name: String) throws -> User {
         guard let discogsUser = Self.validDiscogsUser(discogsUser) else { throw DiscogsLinkError.invalidName }
         return try writeBlocking { db in
-            guard let user = try User.named(name).fetchOne(db), let id = user.id else { throw UserError.notFound(name) }
+            guard let user = try User.fetch(db, named: name), let id = user.id else { throw UserError.notFound(name) }
             if let other = try String.fetchOne(db, sql: """
                 SELECT u.name FROM discogs_link l JOIN user u ON u.id = l.user_id WHERE l.discogs_user = ? COLLATE NOCASE AND l.user_id != ?
                 """, arguments: [discogsUser, id]) {
@@ -41,7 +41,7 @@ extension AppDatabase {
     /// Removes the user's link; returns the account they were linked to, if any.
     public func unlinkDiscogsUser(ofUserNamed name: String) throws -> (user: User, discogsUser: String?) {
         try writeBlocking { db in
-            guard let user = try User.named(name).fetchOne(db), let id = user.id else { throw UserError.notFound(name) }
+            guard let user = try User.fetch(db, named: name), let id = user.id else { throw UserError.notFound(name) }
             let linked = try String.fetchOne(db, sql: "SELECT discogs_user FROM discogs_link WHERE user_id = ?", arguments: [id])
             try db.execute(sql: "DELETE FROM discogs_link WHERE user_id = ?", arguments: [id])
             return (user, linked)

@@ -273,7 +273,7 @@ extension AppDatabase {
             let known = try String.fetchAll(db, sql: "SELECT name FROM user ORDER BY id")
             let user: User
             if let userName {
-                guard let named = try User.named(userName).fetchOne(db) else { throw ExportError.noSuchUser(name: userName, known: known) }
+                guard let named = try User.fetch(db, named: userName) else { throw ExportError.noSuchUser(name: userName, known: known) }
                 user = named
             } else {
                 guard known.count == 1, let only = try User.fetchOne(db) else {

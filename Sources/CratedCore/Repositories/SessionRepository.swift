@@ -63,7 +63,7 @@ extension AppDatabase {
         try PasswordRules.check(password)
         let hash = Bcrypt.hash(password, cost: cost)
         try writeBlocking { db in
-            guard let user = try User.named(userName.trimmingCharacters(in: .whitespaces)).fetchOne(db) else { throw UserError.notFound(userName) }
+            guard let user = try User.fetch(db, named: userName.trimmingCharacters(in: .whitespaces)) else { throw UserError.notFound(userName) }
             try db.execute(
                 sql: "INSERT INTO user_password (user_id, hash, changed_at) VALUES (?, ?, ?) ON CONFLICT(user_id) DO UPDATE SET hash = excluded.hash, changed_at = excluded.changed_at",
                 arguments: [user.id!, hash, Timestamp.now()])

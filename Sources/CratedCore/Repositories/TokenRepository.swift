@@ -38,7 +38,7 @@ extension AppDatabase {
     public func createToken(userName: String, scope: TokenScope, label: String?) throws -> IssuedToken {
         if let label, label.count > 100 { throw TokenError.invalidLabel("longer than 100 characters") }
         return try writeBlocking { db in
-            guard let user = try User.named(userName).fetchOne(db) else { throw UserError.notFound(userName) }
+            guard let user = try User.fetch(db, named: userName) else { throw UserError.notFound(userName) }
             return try Self.createToken(db, userId: user.id!, scope: scope, label: label)
         }
     }
@@ -68,7 +68,7 @@ extension AppDatabase {
             var arguments: StatementArguments = []
             if let userName {
                 // A name no one has is a mistake to say, not an empty list.
-                guard try User.named(userName).fetchOne(db) != nil else { throw UserError.notFound(userName) }
+                guard try User.fetch(db, named: userName) != nil else { throw UserError.notFound(userName) }
                 sql += " WHERE user.name = ? COLLATE NOCASE"
                 arguments = [userName]
             }

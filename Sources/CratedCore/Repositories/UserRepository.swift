@@ -1,3 +1,4 @@
+import Foundation
 import GRDB
 
 public enum UserError: Error, Equatable, CustomStringConvertible {
@@ -19,7 +20,8 @@ public enum UserError: Error, Equatable, CustomStringConvertible {
 
 extension User {
     /// User names are what people type on the command line: 1-64 characters, no control characters,
-    /// not only spaces.
+    /// not only spaces, not an option's leading `-`, nothing invisible that could make one name look
+    /// like another (`invisible`); stored composed (NFC).
     static func validate(name: String) throws -> String {
         let trimmed = name.trimmingCharacters(in: .whitespaces)
         guard !trimmed.isEmpty else { throw UserError.invalidName("it is empty") }
@@ -27,11 +29,27 @@ extension User {
         guard !trimmed.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
             throw UserError.invalidName("it contains control characters")
         }
-        return trimmed
+        guard !trimmed.hasPrefix("-") else { throw UserError.invalidName("it starts with '-', which commands would read as an option") }
+        guard !trimmed.unicodeScalars.contains(where: invisible.contains) else {
+            throw UserError.invalidName("it contains an invisible character (a direction mark or a zero-width space)")
+        }
+        return trimmed.precomposedStringWithCanonicalMapping
     }
 
-    static func named(_ name: String) -> QueryInterfaceRequest<User> {
-        User.filter(Column("name").collating(.nocase) == name)
+    /// Direction controls, which can show a name backwards, and zero-width spaces and joiners of
+    /// words, which show nothing. ZWJ and ZWNJ stay: some scripts need them.
+    static let invisible: Set<Unicode.Scalar> = Set(
+        [0x061C, 0x200B, 0x200E, 0x200F, 0x202A, 0x202B, 0x202C, 0x202D, 0x202E, 0x2060, 0x2066, 0x2067, 0x2068, 0x2069, 0xFEFF]
+            .compactMap(Unicode.Scalar.init))
+
+    /// The user of this name: as stored, else whatever its case (SQLite's NOCASE folds only ASCII),
+    /// else the one user whose name is the same after case folding and Unicode normalisation
+    /// (`jürgen` for `Jürgen`, an accent typed decomposed). Users are few: they are compared here.
+    static func fetch(_ db: Database, named name: String) throws -> User? {
+        if let user = try User.filter(Column("name").collating(.nocase) == name).fetchOne(db) { return user }
+        let folded = name.nameFolded
+        let matches = try User.fetchAll(db).filter { $0.name.nameFolded == folded }
+        return matches.count == 1 ? matches[0] : nil
     }
 }
 
@@ -60,7 +78,7 @@ extension AppDatabase {
     /// The user named and what removing them would take with them.
     public func holdings(ofUserNamed name: String) throws -> (user: User, holdings: UserHoldings) {
         try read { db in
-            guard let user = try User.named(name).fetchOne(db), let id = user.id else { throw UserError.notFound(name) }
+            guard let user = try User.fetch(db, named: name), let id = user.id else { throw UserError.notFound(name) }
             return (user, try UserHoldings.of(db, userId: id))
         }
     }
@@ -69,7 +87,7 @@ extension AppDatabase {
     /// player and play history), in one transaction. Their albums stay in the catalogue.
     public func removeUser(named name: String) throws -> (user: User, removed: UserHoldings) {
         try writeBlocking { db in
-            guard let user = try User.named(name).fetchOne(db), let id = user.id else { throw UserError.notFound(name) }
+            guard let user = try User.fetch(db, named: name), let id = user.id else { throw UserError.notFound(name) }
             let removed = try UserHoldings.of(db, userId: id)
             // Copies and crates go first, so that the grid's triggers keep collection_album as
             // they do for any removed copy; the rest follows the user by ON DELETE CASCADE.
@@ -86,7 +104,7 @@ extension AppDatabase {
     }
 
     public func user(named name: String) throws -> User? {
-        try read { db in try User.named(name).fetchOne(db) }
+        try read { db in try User.fetch(db, named: name) }
     }
 
     public func users() throws -> [User] {
@@ -95,8 +113,11 @@ extension AppDatabase {
 
     static func addUser(_ db: Database, named name: String) throws -> User {
         let name = try User.validate(name: name)
-        // Names the user there is: names are unique whatever their case, and `Collector` is taken by `collector`.
-        if let existing = try User.named(name).fetchOne(db) { throw UserError.alreadyExists(existing.name) }
+        // Names the user there is: names are unique whatever their case and however their accents
+        // are encoded, so `Collector` is taken by `collector`, and `JÜRGEN` by `Jürgen`.
+        if let existing = try User.fetchAll(db).first(where: { $0.name.nameFolded == name.nameFolded }) {
+            throw UserError.alreadyExists(existing.name)
+        }
         var user = User(name: name)
         try user.insert(db)
         return user
@@ -106,7 +127,7 @@ extension AppDatabase {
     /// else the default user, created on first use.
     package static func resolveUser(_ db: Database, named name: String?, defaultName: String, createIfMissing: Bool) throws -> User {
         if let name {
-            if let user = try User.named(name.trimmingCharacters(in: .whitespaces)).fetchOne(db) { return user }
+            if let user = try User.fetch(db, named: name.trimmingCharacters(in: .whitespaces)) { return user }
             guard createIfMissing else { throw UserError.notFound(name) }
             return try addUser(db, named: name)
         }
