@@ -74,12 +74,31 @@ import Testing
         }
     }
 
-    /// gustw's export credits `Kit (33)` and `Scott Allen (11)`, and a label `Akashic Records (23)`:
-    /// crated shows and indexes them without the suffix, and a name pasted from Discogs with it finds them.
-    @Test func aNamePastedWithItsDiscogsSuffixIsFound() throws {
-        #expect(SearchText.matchExpression("Kit (33)") == SearchText.matchExpression("Kit"))
-        // Only a suffix: a number in brackets of its own is searched for.
-        #expect(SearchText.matchExpression("Vol. (12").map { $0.contains(#""12"*"#) } == true)
+    /// crated shows and indexes names without their Discogs suffix (`Kit (33)` as `Kit`), and titles
+    /// as written (`Bravo Hits (12)`): text pasted with a suffix finds both, what holds it first.
+    @Test func textWithADiscogsSuffixFindsNamesWithoutItAndTitlesWithIt() throws {
+        #expect(SearchText.matchExpression("Kit") == #""Kit"*"#)
+        #expect(SearchText.matchExpression("Kit (33)") == #"("Kit"*) OR (("Kit"* "33"*) OR catalog_numbers : "Kit33"*)"#)
+        // Brackets that are not a suffix are only words.
+        #expect(SearchText.matchExpression("Vol. (12") == SearchText.matchExpression("Vol. 12"))
+        let directory = try TemporaryDirectory()
+        let rows = [exportRow(artist: "Kit (33)", title: "Desolate EP", label: "Vibez '93 (2)", releaseId: "1"),
+                    exportRow(artist: "Various", title: "Bravo Hits (12)", releaseId: "2"),
+                    exportRow(artist: "Various", title: "Bravo Hits", releaseId: "3"),
+                    exportRow(artist: "Kitchens Of Distinction", title: "Love Is Hell", releaseId: "4")]
+        let path = try directory.write("suffixes.csv", ([exportHeader] + rows).joined(separator: "\n") + "\n")
+        let database = try directory.database()
+        _ = try DiscogsImporter(database: database).importFile(at: path)
+        let user = try #require(try database.user(named: "collector")).id!
+        func titles(_ text: String) throws -> [String] { try database.searchAlbums(userId: user, text: text, limit: 20).map(\.title) }
+        #expect(try titles("Kit (33)") == ["Desolate EP", "Love Is Hell"])
+        #expect(try titles("Vibez '93 (2)") == ["Desolate EP"])
+        let hits = try titles("Bravo Hits (12)")
+        #expect(hits == ["Bravo Hits (12)", "Bravo Hits"], "\(hits)")
+    }
+
+    /// gustw's export credits `Kit (33)` and `Scott Allen (11)`, and a label `Akashic Records (23)`.
+    @Test func realNamesPastedWithTheirDiscogsSuffixAreFound() throws {
         guard let path = Paths.sharedFixture("gustw-vinyl-collection_collection.csv") else { return }
         let directory = try TemporaryDirectory()
         let database = try directory.database()

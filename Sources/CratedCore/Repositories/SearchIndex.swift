@@ -106,13 +106,22 @@ public enum SearchText {
     /// holds beside each catalogue number (`catalogNumbers`).
     ///
     /// A name pasted from Discogs keeps its disambiguation suffix (`Kit (33)`), which crated shows
-    /// and indexes without (`DiscogsText.displayName`): the suffix is dropped here too.
+    /// and indexes names without (`DiscogsText.displayName`); titles keep theirs (`Bravo Hits (12)`).
+    /// Text with such a suffix matches with it or without it, and ranks what holds it first.
     ///
     /// Japanese and Chinese are written without spaces, and the index holds each of their characters
     /// as a word of its own (`separatingIdeographs`): a run of them typed is searched as a phrase of
     /// its characters (`龍一` as `"龍 一"`), found anywhere in a run, not only at its start.
     public static func matchExpression(_ text: String) -> String? {
-        let joined = joiningInitialisms(spelledOut(DiscogsText.displayName(text)))
+        let unsuffixed = DiscogsText.displayName(text)
+        guard unsuffixed != text, let withoutSuffixes = wordsExpression(unsuffixed) else { return wordsExpression(text) }
+        guard let asTyped = wordsExpression(text), asTyped != withoutSuffixes else { return withoutSuffixes }
+        return "(\(withoutSuffixes)) OR (\(asTyped))"
+    }
+
+    /// `matchExpression` of text taken as it is.
+    private static func wordsExpression(_ text: String) -> String? {
+        let joined = joiningInitialisms(spelledOut(text))
         let typed = separatingIdeographs(joined).split { !($0.isLetter || $0.isNumber) }.map(String.init)
         var seen = Set<String>()
         var words = joined.split { !($0.isLetter || $0.isNumber) }.map(String.init).filter { seen.insert($0.lowercased()).inserted }
