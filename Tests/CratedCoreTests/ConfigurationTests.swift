@@ -180,7 +180,7 @@ import Testing
             ("CRATED_DISCOGS_BASE_URL", "discogs.baseURL", "ftp://api.discogs.com", "must be an http or https URL such as https://api.discogs.com, got 'ftp://api.discogs.com'"),
             ("CRATED_DISCOGS_USER_AGENT", "discogs.userAgent", " ", "must not be empty: Discogs asks every client to name itself"),
             ("CRATED_SERVER_TRUSTED_PROXIES", "server.trustedProxies", "127.0.0.1, proxy.lan",
-             "must list proxy addresses or ranges: 'proxy.lan' is not an IPv4 or IPv6 address, nor a range such as 10.0.0.0/8"),
+             "must list proxy addresses or ranges: 'proxy.lan' is not an IPv4 or IPv6 address, nor a range such as 192.168.1.0/24"),
             ("CRATED_SERVER_TRUSTED_PROXIES", "server.trustedProxies", "10.0.0.0/33",
              "must list proxy addresses or ranges: '10.0.0.0/33' has a prefix length that is not from 0 to 32"),
         ] {

@@ -9,16 +9,21 @@ import Testing
                        "::ffff:10.0.0.1", "172.16.0.1", "172.31.255.255"] {
             #expect(proxies.contains(inside), "\(inside)")
         }
-        for outside in ["127.0.0.2", "::2", "11.0.0.1", "fe80::1", "192.168.1.128", "172.32.0.1", "", "unknown", "10.0.0.1/8", "[::1"] {
+        for outside in ["127.0.0.2", "::2", "11.0.0.1", "fe80::1", "192.168.1.128", "172.32.0.1", "", "unknown", "10.0.0.1/8", "[::1",
+                        "[::1]junk", "[::1]:", "10.0.0.1:port"] {
             #expect(!proxies.contains(outside), "\(outside)")
         }
         #expect(try TrustedProxies(parsing: "").isEmpty)
         #expect(try TrustedProxies(parsing: " , ").isEmpty)
-        #expect(throws: TrustedProxiesError.notAnAddress("localhost")) { try TrustedProxies(parsing: "localhost") }
-        #expect(throws: TrustedProxiesError.notAnAddress("10.0.0.0/8/8")) { try TrustedProxies(parsing: "10.0.0.0/8/8") }
-        #expect(throws: TrustedProxiesError.badPrefix("10.0.0.0/", maximum: 32)) { try TrustedProxies(parsing: "10.0.0.0/") }
-        #expect(throws: TrustedProxiesError.badPrefix("fd00::/129", maximum: 128)) { try TrustedProxies(parsing: "fd00::/129") }
-        #expect(throws: TrustedProxiesError.badPrefix("::ffff:10.0.0.0/64", maximum: 128)) { try TrustedProxies(parsing: "::ffff:10.0.0.0/64") }
+        // The list holds addresses as written, without the ports and brackets a header may carry.
+        for entry in ["localhost", "10.0.0.1:80", "[::1]", "10.0.0.0:80/8", "10.0.0.0/8/8"] {
+            #expect(throws: TrustedProxiesError.notAnAddress(entry)) { try TrustedProxies(parsing: entry) }
+        }
+        #expect(throws: TrustedProxiesError.badPrefix("10.0.0.0/", allowed: 0...32)) { try TrustedProxies(parsing: "10.0.0.0/") }
+        #expect(throws: TrustedProxiesError.badPrefix("fd00::/129", allowed: 0...128)) { try TrustedProxies(parsing: "fd00::/129") }
+        #expect(throws: TrustedProxiesError.badPrefix("::ffff:10.0.0.0/64", allowed: 96...128)) { try TrustedProxies(parsing: "::ffff:10.0.0.0/64") }
+        #expect(TrustedProxiesError.badPrefix("::ffff:10.0.0.0/64", allowed: 96...128).description
+            == "'::ffff:10.0.0.0/64' has a prefix length that is not from 96 to 128")
         // Everything: a proxy in front of the whole internet, as the operator asked.
         #expect(try TrustedProxies(parsing: "0.0.0.0/0").contains("203.0.113.9"))
     }
@@ -29,6 +34,9 @@ import Testing
         #expect(TrustedProxies.none.clientAddress(peer: "127.0.0.1", forwardedFor: ["203.0.113.9"]) == "127.0.0.1")
         #expect(proxies.clientAddress(peer: "198.51.100.7", forwardedFor: ["203.0.113.9"]) == "198.51.100.7")
         #expect(proxies.clientAddress(peer: nil, forwardedFor: ["203.0.113.9"]) == nil)
+        // A dual-stack listener's IPv4 peer is the same key as the address a proxy writes.
+        #expect(TrustedProxies.none.clientAddress(peer: "::ffff:198.51.100.7", forwardedFor: []) == "198.51.100.7")
+        #expect(proxies.clientAddress(peer: "::ffff:127.0.0.1", forwardedFor: ["203.0.113.9"]) == "203.0.113.9")
         // From a proxy: its header, without one the proxy itself.
         #expect(proxies.clientAddress(peer: "127.0.0.1", forwardedFor: ["203.0.113.9"]) == "203.0.113.9")
         #expect(proxies.clientAddress(peer: "127.0.0.1", forwardedFor: []) == "127.0.0.1")

@@ -1,5 +1,6 @@
 import CratedCore
 import Foundation
+import HTTPTypes
 import Hummingbird
 import NIOPosix
 
@@ -37,7 +38,7 @@ struct SessionController {
             throw APIError.unprocessable("password must be given, at most 1024 bytes", field: "password")
         }
         let address = trustedProxies.clientAddress(peer: context.remoteAddress?.ipAddress,
-                                                   forwardedFor: request.headers[values: .init("X-Forwarded-For")!])
+                                                   forwardedFor: request.headers[values: .xForwardedFor])
         if let wait = throttle.admit(user: name, address: address) {
             var error = APIError(status: .tooManyRequests, code: "too_many_attempts",
                                  message: "too many failed sign-ins for this user or from this address; try again in \(Int(wait.rounded(.up))) s")
@@ -101,4 +102,9 @@ struct SessionDTO: ResponseCodable {
     var user: UserDTO
     var csrfToken: String
     var expiresAt: String
+}
+
+extension HTTPField.Name {
+    /// The addresses a request came through, each proxy appending the one it was reached from.
+    static let xForwardedFor = Self("X-Forwarded-For")!
 }

@@ -21,8 +21,8 @@ public struct CratedConfiguration: Sendable, Equatable {
     public var serverBodyTimeoutSeconds: Int
     /// Seconds an answer may wait on a client that has stopped reading it.
     public var serverWriteTimeoutSeconds: Int
-    /// The reverse proxies whose `X-Forwarded-For` names the client (`trustedProxies`); empty: none.
-    public var serverTrustedProxies: String
+    /// The reverse proxies whose `X-Forwarded-For` names the client; none by default.
+    public var trustedProxies: TrustedProxies
     public var databasePath: String
     public var databaseBusyTimeoutMs: Int
     public var defaultUserName: String
@@ -66,7 +66,11 @@ public struct CratedConfiguration: Sendable, Equatable {
         serverHeadTimeoutSeconds = try int("server.headTimeoutSeconds")
         serverBodyTimeoutSeconds = try int("server.bodyTimeoutSeconds")
         serverWriteTimeoutSeconds = try int("server.writeTimeoutSeconds")
-        serverTrustedProxies = try string("server.trustedProxies")
+        do {
+            trustedProxies = try TrustedProxies(parsing: try string("server.trustedProxies"))
+        } catch let error as TrustedProxiesError {
+            throw ConfigurationError.invalidValue(key: "server.trustedProxies", reason: "must list proxy addresses or ranges: \(error)")
+        }
         databasePath = try string("database.path")
         databaseBusyTimeoutMs = try int("database.busyTimeoutMs")
         defaultUserName = try string("import.defaultUser")
@@ -93,11 +97,6 @@ public struct CratedConfiguration: Sendable, Equatable {
     private func validate() throws {
         guard !serverHost.trimmingCharacters(in: .whitespaces).isEmpty else {
             throw ConfigurationError.invalidValue(key: "server.host", reason: "must not be empty: an address to listen on, 127.0.0.1, or 0.0.0.0 for all")
-        }
-        do {
-            _ = try TrustedProxies(parsing: serverTrustedProxies)
-        } catch {
-            throw ConfigurationError.invalidValue(key: "server.trustedProxies", reason: "must list proxy addresses or ranges: \(error)")
         }
         guard let discogs = URL(string: discogsBaseURL), ["http", "https"].contains(discogs.scheme?.lowercased() ?? ""),
               !(discogs.host ?? "").isEmpty else {
@@ -168,9 +167,6 @@ public struct CratedConfiguration: Sendable, Equatable {
         let database = URL(fileURLWithPath: databasePath)
         return database.deletingPathExtension().path + "-artwork"
     }
-
-    /// `server.trustedProxies`, parsed (`validate` has refused a list that does not parse).
-    public var trustedProxies: TrustedProxies { (try? TrustedProxies(parsing: serverTrustedProxies)) ?? .none }
 
     /// `web.sessionDays` in seconds.
     public var webSessionLifetime: TimeInterval { TimeInterval(webSessionDays) * 24 * 3600 }
