@@ -111,6 +111,25 @@ import Testing
 
     /// A mistyped `CRATED_` variable is refused with the name meant; variables that are no near miss
     /// (the test scripts' own) are left alone.
+    /// A parser keeps one of two values of a key without a word: a setting edited in one place could
+    /// lose to a forgotten copy below it.
+    @Test func aKeyGivenTwiceInTheFileIsRefusedNamed() async throws {
+        let directory = try TemporaryDirectory()
+        for (text, key) in [
+            (#"{"server": {"port": 8081, "host": "0.0.0.0", "port": 9090}}"#, "server.port"),
+            (#"{"server": {"port": 8081}, "log": {"level": "debug"}, "server": {"host": "::1"}}"#, "server"),
+            (#"{"discogs": {"token": "a\"}{b", "userAgent": "x", "tok\u0065n": "c"}}"#, "discogs.token"),
+        ] {
+            let file = try directory.write("twice.json", text)
+            await #expect(throws: ConfigurationError.invalidValue(key: key, reason: "is given twice in \(file); keep one"), "\(text)") {
+                try await CratedConfiguration.load(configFile: file, environment: [:])
+            }
+        }
+        // One name in two sections, and strings that look like keys, are no repeat.
+        let fine = try directory.write("fine.json", #"{"server": {"host": "::1"}, "artwork": {"directory": "host\":"}, "metrics": {"token": "\"token\": 1"}, "discogs": {"token": "t"}}"#)
+        #expect(try await CratedConfiguration.load(configFile: fine, environment: [:]).artworkDirectory == #"host":"#)
+    }
+
     @Test func aMistypedEnvironmentVariableIsRefusedWithTheNameMeant() async throws {
         let names = try CratedConfiguration.environmentNames()
         // As README's Configuration table names them, and as the provider reads them.

@@ -219,15 +219,20 @@ public struct CratedConfiguration: Sendable, Equatable {
     }
 
     /// A key the defaults do not have is a mistake (`tokn` for `token`) that would otherwise be
-    /// ignored without a word: it is refused, named.
+    /// ignored without a word: it is refused, named. So is a key given twice in one section.
     /// So is a value where the defaults have a section, a section where they have a value, or null
     /// (which would quietly stand for the default).
     private static func checkKeys(ofFile path: String) throws {
         let object: Any
+        let data: Data
         do {
-            object = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path)))
+            data = try Data(contentsOf: URL(fileURLWithPath: path))
+            object = try JSONSerialization.jsonObject(with: data)
         } catch {
             throw ConfigurationError.malformedFile(path: path, reason: jsonProblem(error))
+        }
+        if let key = firstDuplicateKey(inJSON: data) {
+            throw ConfigurationError.invalidValue(key: key, reason: "is given twice in \(path); keep one")
         }
         guard let settings = object as? [String: Any] else {
             throw ConfigurationError.malformedFile(path: path, reason: "its top level must be an object of sections (\"server\", \"database\", ...)")
