@@ -482,5 +482,7 @@ extension ArtworkService {
             clock: clock, logger: logger)
         try self.init(database: database, files: files, fetcher: fetcher, maxBytes: configuration.artworkMaxBytes,
                       sizesAhead: configuration.artworkSizesAhead, logger: logger)
+        let refused = try database.retryCoversRefusedForSize(maxSourceBytes: configuration.artworkMaxSourceBytes, now: clock.date)
+        if refused > 0 { logger.info("artwork: \(refused) covers refused as too large are within artwork.maxSourceBytes now, and will be fetched again") }
     }
 }

@@ -191,6 +191,47 @@ import Testing
         }
     }
 
+    /// A cover refused for its size waits a week; once the operator raises `artwork.maxSourceBytes`
+    /// past it, the daemon's next start makes it due and shows it as a cover again, and the next
+    /// pass fetches it. Covers refused for other reasons, or still over the limit, stay as they were.
+    @Test func raisingTheSourceLimitLetsInTheCoversItRefused() async throws {
+        try await Fixture.with(limits: ImageLimits(maxSourceBytes: 200_000)) { fixture in
+            let jpeg = TestImages.solid(Self.red, width: 400, height: 400, suffix: ".jpg")
+            fixture.host.serve("/huge.jpg", bytes: jpeg, contentType: "image/jpeg")
+            fixture.host.inject(.oversized(bytes: 300_000, declaredLength: false), on: "/huge.jpg")
+            fixture.host.serve("/page.jpg", bytes: Array("<!doctype html>".utf8), contentType: "text/html")
+            let huge = try fixture.album("Huge", cover: "/huge.jpg")
+            let page = try fixture.album("Page", cover: "/page.jpg")
+            _ = await fixture.service.fetchCovers(userId: fixture.userId, staleAfter: 86_400) { false }
+            #expect(try fixture.record(huge).lastError == AppDatabase.SizeRefusal.overLimit(200_000))
+            #expect(try fixture.record(huge).unusable && fixture.record(page).unusable)
+            let database = fixture.temporary.database
+            // A cover whose size is known (the transfer let it in, the check did not).
+            let sized = try fixture.album("Sized", cover: "/sized.jpg")
+            try await database.recordArtworkFailure(id: try fixture.record(sized).id!, error: AppDatabase.SizeRefusal.ofSize(250_000),
+                                                    retryAt: Date().addingTimeInterval(7 * 86_400), unusable: true)
+
+            // Restarted with the same limit, or with one the sized cover is still over: nothing changes.
+            var configuration = try CratedConfiguration.defaults()
+            configuration.artworkMaxSourceBytes = 200_000
+            _ = try ArtworkService(database: database, configuration: configuration, directory: fixture.temporary.directory.path("artwork"))
+            #expect(try fixture.record(huge).unusable && fixture.record(sized).unusable)
+            #expect(try database.retryCoversRefusedForSize(maxSourceBytes: 249_999, now: Date()) == 1)
+            #expect(try !fixture.record(huge).unusable && fixture.record(sized).unusable)
+
+            configuration.artworkMaxSourceBytes = 400_000
+            _ = try ArtworkService(database: database, configuration: configuration, directory: fixture.temporary.directory.path("artwork"))
+            #expect(try !fixture.record(sized).unusable && fixture.record(page).unusable)
+            let due = try #require(try fixture.record(huge).retryAt.flatMap(Timestamp.date(from:)))
+            #expect(due <= Date())
+            // The host sends the whole image this time (its fault was for one request): the next pass keeps it.
+            let later = try ArtworkService(database: database, configuration: configuration, directory: fixture.temporary.directory.path("artwork"))
+            let summary = await later.fetchCovers(userId: fixture.userId, staleAfter: 86_400) { false }
+            #expect(summary.fetched == 1, "\(summary)")
+            #expect(try fixture.record(huge).sha256 != nil)
+        }
+    }
+
     /// Of each cover a pass fetches, the sizes of which most variants were made are made ahead, as
     /// many as `sizesAhead` says; the others wait for a request.
     @Test(arguments: [0, 1, 2])

@@ -160,7 +160,7 @@ public struct ArtworkFetcher: Sendable {
                 response = try await transport.send(request)
             } catch let error as HTTPTransportError {
                 if error == .cancelled { throw CancellationError() }
-                if case .responseTooLarge = error { throw FetchFailure.permanent("larger than \(settings.limits.maxSourceBytes) bytes") }
+                if case .responseTooLarge = error { throw FetchFailure.permanent(AppDatabase.SizeRefusal.overLimit(settings.limits.maxSourceBytes)) }
                 // A transfer that ran out its whole time would hold the caller as long again: the
                 // host is treated as not reached, and the cover tried after the pause.
                 guard error.isTransient, !isLastAttempt, error != .timedOut else {

@@ -1,3 +1,5 @@
+import CratedCore
+
 public enum ImageError: Error, Sendable, Equatable, CustomStringConvertible {
     /// Empty, or not recognisably an image (an HTML error page, say).
     case notAnImage
@@ -17,7 +19,7 @@ public enum ImageError: Error, Sendable, Equatable, CustomStringConvertible {
         case .unsupportedFormat(let name):
             "unsupported image format \(name)"
         case .tooLarge(let bytes):
-            "image data too large (\(bytes) bytes)"
+            AppDatabase.SizeRefusal.ofSize(bytes)
         case .tooManyPixels(let width, let height):
             "image too large (\(width)x\(height) pixels)"
         case .corrupt(let detail):

@@ -151,6 +151,27 @@ extension AppDatabase {
         }
     }
 
+    /// What a cover refused for its size records as its error, which `retryCoversRefusedForSize`
+    /// reads back: larger than the transfer limit (its size unknown), or of a size over the limit.
+    public enum SizeRefusal {
+        public static func overLimit(_ limit: Int) -> String { "larger than \(limit) bytes" }
+        public static func ofSize(_ bytes: Int) -> String { "image data too large (\(bytes) bytes)" }
+    }
+
+    /// Covers refused for their size that `maxSourceBytes` now lets in are due at `now`, and show
+    /// as covers again: the operator raised `artwork.maxSourceBytes`, and they would otherwise wait
+    /// out their week. Returns how many.
+    public func retryCoversRefusedForSize(maxSourceBytes: Int, now: Date) throws -> Int {
+        try writeBlocking { db in
+            try db.execute(sql: """
+                UPDATE artwork SET retry_at = ?1, unusable = 0
+                WHERE (last_error LIKE 'larger than % bytes' AND CAST(substr(last_error, 13) AS INTEGER) < ?2)
+                   OR (last_error LIKE 'image data too large (% bytes)' AND CAST(substr(last_error, 23) AS INTEGER) <= ?2)
+                """, arguments: [Timestamp.string(from: now), maxSourceBytes])
+            return db.changesCount
+        }
+    }
+
     /// A fetch that failed: no other attempt before `retryAt`. A cover that is `unusable` (its host has
     /// no image to give) and has no original kept shows as no cover until a fetch succeeds; a
     /// transient failure after that leaves it so. Without `counts` (nothing was asked of the host)
