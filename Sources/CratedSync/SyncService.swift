@@ -41,6 +41,8 @@ public final class SyncService: Service, Sendable {
     private let clock: any SyncClock
     private let logger: Logger
     private let state = Mutex(State())
+    /// Each user's counts (nil: the catalogue's), as `counts(userId:...)` keeps them.
+    private let countsByUser = Mutex<[Int64?: Counted]>([:])
     private let wakeUp = WakeSignal()
     /// Opened by `serverIsListening()` when the service waits for the daemon's port: a port already
     /// taken then ends the daemon before any pass has begun.
@@ -157,11 +159,12 @@ public final class SyncService: Service, Sendable {
             report.failures.removeAll { !owned.contains($0.albumId) }
             lastRun = report
         }
+        let counts = try counts(userId: userId, running: snapshot.running, lastRunFinishedAt: snapshot.lastRun?.finishedAt)
         return SyncStatus(
             running: snapshot.running,
             progress: snapshot.progress,
-            albums: try runner.counts(userId: userId),
-            covers: try runner.coverCounts(userId: userId),
+            albums: counts.albums,
+            covers: counts.covers,
             lastRun: lastRun,
             nextRunAt: snapshot.running ? nil : snapshot.nextRunAt.map(Timestamp.string(from:)),
             intervalSeconds: Int(interval.seconds),
@@ -169,6 +172,47 @@ public final class SyncService: Service, Sendable {
     }
 
     private var isStopping: Bool { state.withLock { $0.isStopping } }
+
+    /// What a user's counts were counted at: they stand until a pass starts or ends, or the
+    /// catalogue, a collection or a cover changes.
+    private struct CountsKey: Equatable {
+        var running: Bool
+        var lastRunFinishedAt: String?
+        var generation: Int64
+    }
+
+    private struct Counted {
+        var key: CountsKey
+        var countedAt: Date
+        var albums: SyncStateCounts
+        var covers: ArtworkCounts
+    }
+
+    /// Counts are kept this long while a pass runs, and this long otherwise (which bounds how late
+    /// `due` and `stale` follow the clock).
+    static let countsLifetimeWhileRunning: TimeInterval = 5
+    static let countsLifetime: TimeInterval = 30
+
+    /// Counting walks the whole catalogue (0.8 s of CPU for 200,000 albums on the development
+    /// machine), and a client showing a pass asks every second or two: each user's counts are kept
+    /// for the state they were counted at, for a few seconds.
+    private func counts(userId: Int64?, running: Bool, lastRunFinishedAt: String?) throws -> (albums: SyncStateCounts, covers: ArtworkCounts) {
+        let generation: Int64
+        do {
+            generation = try runner.database.read { db in try ListingGeneration.current(db, .listingsAndArtwork) }
+        } catch {
+            throw SyncError.database((error as? DatabaseError).flatMap(\.message) ?? "\(error)")
+        }
+        let key = CountsKey(running: running, lastRunFinishedAt: lastRunFinishedAt, generation: generation)
+        let now = clock.date
+        let lifetime = running ? Self.countsLifetimeWhileRunning : Self.countsLifetime
+        if let kept = countsByUser.withLock({ $0[userId] }), kept.key == key, now.timeIntervalSince(kept.countedAt) < lifetime {
+            return (kept.albums, kept.covers)
+        }
+        let counted = Counted(key: key, countedAt: now, albums: try runner.counts(userId: userId), covers: try runner.coverCounts(userId: userId))
+        countsByUser.withLock { $0[userId] = counted }
+        return (counted.albums, counted.covers)
+    }
 
     private func runOnePass(_ options: SyncPassOptions) async {
         let started = Timestamp.string(from: clock.date)

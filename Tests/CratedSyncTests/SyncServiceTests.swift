@@ -21,6 +21,29 @@ import Testing
         }
     }
 
+    /// Counting walks the catalogue: counts are kept for the state they were counted at, and counted
+    /// again when the collection changes, a pass ends, or their lifetime passes.
+    @Test func countsAreKeptUntilWhatTheyCountChanges() async throws {
+        try await SyncHarness.run { h in
+            try h.importReleases([1, 2])
+            let clock = VirtualClock()
+            let service = SyncService(runner: try h.runner(), interval: .seconds(3600), clock: clock, logger: h.logs.logger())
+            #expect(try await service.status().albums.never == 2)
+            // An import changes the listing generation: counted again.
+            try h.importReleases([3])
+            #expect(try await service.status().albums.never == 3)
+            // A change no generation sees (a sync state written by hand) waits out the lifetime.
+            let album = try #require(try h.database.album(discogsReleaseId: 3)).id!
+            try await h.database.writer.write { db in
+                try db.execute(sql: "INSERT INTO album_sync (album_id, status, attempts) VALUES (?, 'not_found', 1)", arguments: [album])
+            }
+            #expect(try await service.status().albums.never == 3)
+            clock.advance(by: .seconds(SyncService.countsLifetime + 1))
+            let counted = try await service.status().albums
+            #expect(counted.never == 2 && counted.notFound == 1)
+        }
+    }
+
     /// What one user sees of sync is their own: the counts of their albums, and the failures among
     /// them only (another user's album and release ids are not theirs to know).
     @Test func statusShowsTheCallersOwnAlbumsAndFailures() async throws {
