@@ -483,6 +483,8 @@ extension ArtworkService {
         try self.init(database: database, files: files, fetcher: fetcher, maxBytes: configuration.artworkMaxBytes,
                       sizesAhead: configuration.artworkSizesAhead, logger: logger)
         let refused = try database.retryCoversRefusedForSize(maxSourceBytes: configuration.artworkMaxSourceBytes, now: clock.date)
-        if refused > 0 { logger.info("artwork: \(refused) covers refused as too large are within artwork.maxSourceBytes now, and will be fetched again") }
+        if refused > 0 {
+            logger.notice("artwork: \(refused) covers refused for their size under a lower artwork.maxSourceBytes are due again")
+        }
     }
 }

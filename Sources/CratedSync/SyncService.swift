@@ -193,8 +193,8 @@ public final class SyncService: Service, Sendable {
     static let countsLifetimeWhileRunning: TimeInterval = 5
     static let countsLifetime: TimeInterval = 30
 
-    /// Counting walks the whole catalogue (0.8 s of CPU for 200,000 albums on the development
-    /// machine), and a client showing a pass asks every second or two: each user's counts are kept
+    /// Counting walks the whole catalogue (0.97 s for 200,000 albums in a debug build on the
+    /// development machine), and a client showing a pass asks every second or two: each user's counts are kept
     /// for the state they were counted at, for a few seconds.
     private func counts(userId: Int64?, running: Bool, lastRunFinishedAt: String?) throws -> (albums: SyncStateCounts, covers: ArtworkCounts) {
         let generation: Int64
@@ -206,7 +206,7 @@ public final class SyncService: Service, Sendable {
         let key = CountsKey(running: running, lastRunFinishedAt: lastRunFinishedAt, generation: generation)
         let now = clock.date
         let lifetime = running ? Self.countsLifetimeWhileRunning : Self.countsLifetime
-        if let kept = countsByUser.withLock({ $0[userId] }), kept.key == key, now.timeIntervalSince(kept.countedAt) < lifetime {
+        if let kept = countsByUser.withLock({ $0[userId] }), kept.key == key, abs(now.timeIntervalSince(kept.countedAt)) < lifetime {
             return (kept.albums, kept.covers)
         }
         let counted = Counted(key: key, countedAt: now, albums: try runner.counts(userId: userId), covers: try runner.coverCounts(userId: userId))

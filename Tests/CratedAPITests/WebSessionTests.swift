@@ -271,6 +271,16 @@ import Testing
         }
     }
 
+    /// Every spelling that signs in as one user counts against that user.
+    @Test func theThrottleCountsOneUserAcrossSpellings() {
+        var policy = SignInThrottle.Policy()
+        policy.freeFailuresPerUser = 2
+        let throttle = SignInThrottle(policy: policy, now: { Date(timeIntervalSince1970: 1_800_000_000) })
+        for spelling in ["Jürgen", "JÜRGEN", "Ju\u{308}rgen"] { #expect(throttle.admit(user: spelling, address: nil) == nil, "\(spelling)") }
+        #expect(throttle.admit(user: " jürgen ", address: nil) == 1)
+        #expect(throttle.admit(user: "Jurgen", address: nil) == nil)
+    }
+
     @Test func theThrottleCountsAddressesAcrossNames() {
         let clock = TestClock()
         var policy = SignInThrottle.Policy()

@@ -222,6 +222,9 @@ import Testing
             configuration.artworkMaxSourceBytes = 400_000
             _ = try ArtworkService(database: database, configuration: configuration, directory: fixture.temporary.directory.path("artwork"))
             #expect(try !fixture.record(sized).unusable && fixture.record(page).unusable)
+            // Due again as a cover never tried: the next start finds nothing more to do.
+            #expect(try fixture.record(huge).lastError == nil && fixture.record(huge).failures == 0)
+            #expect(try database.retryCoversRefusedForSize(maxSourceBytes: 400_000, now: Date()) == 0)
             let due = try #require(try fixture.record(huge).retryAt.flatMap(Timestamp.date(from:)))
             #expect(due <= Date())
             // The host sends the whole image this time (its fault was for one request): the next pass keeps it.

@@ -109,8 +109,6 @@ import Testing
         #expect(description.contains("the Configuration table of crated's README") && !description.contains("Config/crated.json"))
     }
 
-    /// A mistyped `CRATED_` variable is refused with the name meant; variables that are no near miss
-    /// (the test scripts' own) are left alone.
     /// A parser keeps one of two values of a key without a word: a setting edited in one place could
     /// lose to a forgotten copy below it.
     @Test func aKeyGivenTwiceInTheFileIsRefusedNamed() async throws {
@@ -130,6 +128,19 @@ import Testing
         #expect(try await CratedConfiguration.load(configFile: fine, environment: [:]).artworkDirectory == #"host":"#)
     }
 
+    /// Objects in arrays have keys of their own; a string that holds a backslash before its closing
+    /// quote ends there.
+    @Test func duplicateKeysAreFoundWhereverTheObjectIs() {
+        func first(_ text: String) -> String? { firstDuplicateKey(inJSON: Data(text.utf8)) }
+        #expect(first(#"{"a": [{"x": 1}, {"x": 2}], "b": {"x": 3}}"#) == nil)
+        #expect(first(#"{"a": [{"x": 1, "y": [1, {"z": 0, "z": 1}]}]}"#) == "a.y.z")
+        #expect(first(#"{"a": "back\\", "b": 1, "a": 2}"#) == "a")
+        #expect(first(#"{"a": {"b": {"c": 1}}, "d": {"b": 2}}"#) == nil)
+        #expect(first(#"{"a": {"b": {"c": 1, "c": 2}}}"#) == "a.b.c")
+    }
+
+    /// A mistyped `CRATED_` variable is refused with the name meant; variables that are no near miss
+    /// (the test scripts' own) are left alone.
     @Test func aMistypedEnvironmentVariableIsRefusedWithTheNameMeant() async throws {
         let names = try CratedConfiguration.environmentNames()
         // As README's Configuration table names them, and as the provider reads them.

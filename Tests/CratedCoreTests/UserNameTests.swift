@@ -6,7 +6,7 @@ import Testing
 /// User names are typed at sign-in and on the command line: one name whatever its case and however
 /// its accents are encoded, and nothing invisible in it.
 @Suite struct UserNameTests {
-    @Test func aNameIsOneWhateverItsCaseAndItsAccentsEncoding() throws {
+    @Test func aNameIsOneWhateverItsCaseAndItsAccentsEncoding() async throws {
         let temporary = try TemporaryDatabase()
         let database = temporary.database
         let jurgen = try database.addUser(named: "Jürgen")
@@ -18,9 +18,16 @@ import Testing
         let zoe = try database.addUser(named: "Zoe\u{301}")
         #expect(zoe.name.unicodeScalars.count == 3 && zoe.name == "Zoé")
         #expect(try database.user(named: "ZOÉ")?.id == zoe.id)
-        // A sign-in finds the user by the name typed in lower case.
-        try database.setPassword(userName: "jürgen", password: "correct horse battery", cost: 4)
-        #expect(try database.verifyPassword(userName: "jürgen", password: "correct horse battery")?.id == jurgen.id)
+        // Sign-in, passwords, tokens and sessions find the user by any spelling of the name.
+        try database.setPassword(userName: "JÜRGEN", password: "correct horse battery", cost: 4)
+        for spelling in ["JÜRGEN", "jürgen", "Ju\u{308}rgen", "JU\u{308}RGEN"] {
+            #expect(try database.verifyPassword(userName: spelling, password: "correct horse battery")?.id == jurgen.id, "\(spelling)")
+            #expect(try database.hasPassword(userName: spelling), "\(spelling)")
+        }
+        _ = try database.createToken(userName: "JU\u{308}RGEN", scope: .read, label: "phone")
+        #expect(try database.tokens(userName: "JÜRGEN").map(\.userName) == ["Jürgen"])
+        _ = try await database.createSession(userId: jurgen.id!, lifetime: 3600)
+        #expect(try database.activeSessionCount(userName: "JÜRGEN") == 1)
         #expect(try database.user(named: "Jurgen") == nil)
     }
 
@@ -41,7 +48,7 @@ import Testing
         let temporary = try TemporaryDatabase()
         let database = temporary.database
         let reason = "it contains an invisible character (a direction mark or a zero-width space)"
-        for name in ["adm\u{202E}nimda", "bo\u{200B}b", "al\u{FEFF}ice", "an\u{2066}a"] {
+        for name in ["adm\u{202E}nimda", "bo\u{200B}b", "al\u{FEFF}ice", "an\u{2066}a", "Jo\u{AD}hn", "\u{3164}", "a\u{E0041}b"] {
             #expect(throws: UserError.invalidName(reason), "\(name.unicodeScalars.map { String($0.value, radix: 16) })") {
                 try database.addUser(named: name)
             }
@@ -50,6 +57,8 @@ import Testing
             try database.addUser(named: "-rf")
         }
         #expect(try database.addUser(named: "dj-k").name == "dj-k")
+        // An emoji sequence keeps its joiner and its variation selector.
+        #expect(try database.addUser(named: "DJ \u{2764}\u{FE0F}\u{200D}\u{1F525}").name == "DJ \u{2764}\u{FE0F}\u{200D}\u{1F525}")
         // Persian writes a zero-width non-joiner inside words.
         #expect(try database.addUser(named: "می\u{200C}خواهم").name == "می\u{200C}خواهم")
     }

@@ -80,8 +80,9 @@ public final class SignInThrottle: Sendable {
     }
 
     private func keys(user: String, address: String?) -> [(key: String, free: Int)] {
-        // Names are case-insensitive, as the user table compares them.
-        var keys = [(key: "user:" + user.trimmingCharacters(in: .whitespaces).lowercased(), free: policy.freeFailuresPerUser)]
+        // One key for every spelling that signs in as one user (`User.fetch`), so that `JÜRGEN`,
+        // `jürgen` and a decomposed `ü` share one count.
+        var keys = [(key: "user:" + user.trimmingCharacters(in: .whitespaces).nameFolded, free: policy.freeFailuresPerUser)]
         if let address { keys.append((key: "address:" + address, free: policy.freeFailuresPerAddress)) }
         return keys
     }

@@ -164,7 +164,7 @@ extension AppDatabase {
     public func retryCoversRefusedForSize(maxSourceBytes: Int, now: Date) throws -> Int {
         try writeBlocking { db in
             try db.execute(sql: """
-                UPDATE artwork SET retry_at = ?1, unusable = 0
+                UPDATE artwork SET retry_at = ?1, unusable = 0, failures = 0, last_error = NULL
                 WHERE (last_error LIKE 'larger than % bytes' AND CAST(substr(last_error, 13) AS INTEGER) < ?2)
                    OR (last_error LIKE 'image data too large (% bytes)' AND CAST(substr(last_error, 23) AS INTEGER) <= ?2)
                 """, arguments: [Timestamp.string(from: now), maxSourceBytes])

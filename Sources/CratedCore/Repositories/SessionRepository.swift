@@ -74,7 +74,8 @@ extension AppDatabase {
     /// Whether the user has a web sign-in password.
     public func hasPassword(userName: String) throws -> Bool {
         try read { db in
-            try Bool.fetchOne(db, sql: "SELECT 1 FROM user_password JOIN user ON user.id = user_id WHERE user.name = ? COLLATE NOCASE", arguments: [userName]) ?? false
+            guard let user = try User.fetch(db, named: userName) else { return false }
+            return try Bool.fetchOne(db, sql: "SELECT 1 FROM user_password WHERE user_id = ?", arguments: [user.id!]) ?? false
         }
     }
 
@@ -83,12 +84,10 @@ extension AppDatabase {
     /// Slow on purpose (a quarter of a second): call it off the event loops.
     public func verifyPassword(userName: String, password: String) throws -> User? {
         let found = try read { db -> (User, String)? in
-            guard let row = try Row.fetchOne(db, sql: """
-                SELECT user.id, user.name, user.created_at, user_password.hash FROM user
-                JOIN user_password ON user_password.user_id = user.id
-                WHERE user.name = ? COLLATE NOCASE
-                """, arguments: [userName.trimmingCharacters(in: .whitespaces)]) else { return nil }
-            return (User(id: row[0], name: row[1], createdAt: row[2]), row[3])
+            guard let user = try User.fetch(db, named: userName.trimmingCharacters(in: .whitespaces)),
+                  let hash = try String.fetchOne(db, sql: "SELECT hash FROM user_password WHERE user_id = ?", arguments: [user.id!])
+            else { return nil }
+            return (user, hash)
         }
         guard password.utf8.count <= PasswordRules.maximumBytes, let (user, hash) = found else {
             _ = Bcrypt.verify(password, hash: DummyPasswordHash.value)
@@ -155,11 +154,12 @@ extension AppDatabase {
     /// and the tests).
     public func activeSessionCount(userName: String, now: Date = Date()) throws -> Int {
         try read { db in
-            try Int.fetchOne(db, sql: """
-                SELECT count(*) FROM web_session JOIN user ON user.id = web_session.user_id
+            guard let user = try User.fetch(db, named: userName) else { return 0 }
+            return try Int.fetchOne(db, sql: """
+                SELECT count(*) FROM web_session
                 JOIN api_token ON api_token.id = web_session.token_id AND api_token.revoked_at IS NULL
-                WHERE user.name = ? COLLATE NOCASE AND web_session.expires_at > ?
-                """, arguments: [userName, Timestamp.string(from: now)]) ?? 0
+                WHERE web_session.user_id = ? AND web_session.expires_at > ?
+                """, arguments: [user.id!, Timestamp.string(from: now)]) ?? 0
         }
     }
 

@@ -68,9 +68,9 @@ extension AppDatabase {
             var arguments: StatementArguments = []
             if let userName {
                 // A name no one has is a mistake to say, not an empty list.
-                guard try User.fetch(db, named: userName) != nil else { throw UserError.notFound(userName) }
-                sql += " WHERE user.name = ? COLLATE NOCASE"
-                arguments = [userName]
+                guard let user = try User.fetch(db, named: userName) else { throw UserError.notFound(userName) }
+                sql += " WHERE api_token.user_id = ?"
+                arguments = [user.id!]
             }
             return try Row.fetchAll(db, sql: sql + " ORDER BY api_token.id", arguments: arguments).map {
                 (try APIToken(row: $0), $0["user_name"])

@@ -30,17 +30,19 @@ extension User {
             throw UserError.invalidName("it contains control characters")
         }
         guard !trimmed.hasPrefix("-") else { throw UserError.invalidName("it starts with '-', which commands would read as an option") }
-        guard !trimmed.unicodeScalars.contains(where: invisible.contains) else {
+        guard !trimmed.unicodeScalars.contains(where: invisible) else {
             throw UserError.invalidName("it contains an invisible character (a direction mark or a zero-width space)")
         }
         return trimmed.precomposedStringWithCanonicalMapping
     }
 
-    /// Direction controls, which can show a name backwards, and zero-width spaces and joiners of
-    /// words, which show nothing. ZWJ and ZWNJ stay: some scripts need them.
-    static let invisible: Set<Unicode.Scalar> = Set(
-        [0x061C, 0x200B, 0x200E, 0x200F, 0x202A, 0x202B, 0x202C, 0x202D, 0x202E, 0x2060, 0x2066, 0x2067, 0x2068, 0x2069, 0xFEFF]
-            .compactMap(Unicode.Scalar.init))
+    /// Format characters (direction controls, which can show a name backwards; zero-width spaces,
+    /// soft hyphens, tags, which show nothing) and the Hangul fillers, which show as blanks. ZWNJ and
+    /// ZWJ stay: some scripts and emoji need them.
+    static func invisible(_ scalar: Unicode.Scalar) -> Bool {
+        if scalar.value == 0x200C || scalar.value == 0x200D { return false }
+        return scalar.properties.generalCategory == .format || [0x115F, 0x1160, 0x3164, 0xFFA0].contains(scalar.value)
+    }
 
     /// The user of this name: as stored, else whatever its case (SQLite's NOCASE folds only ASCII),
     /// else the one user whose name is the same after case folding and Unicode normalisation
