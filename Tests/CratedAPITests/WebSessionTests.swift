@@ -42,6 +42,10 @@ import Testing
         func test(live: Bool = false, _ body: @escaping @Sendable (any TestClientProtocol) async throws -> Void) async throws {
             var configuration = try CratedConfiguration.defaults()
             configuration.serverPort = 0
+            // A live client connects before the body runs: under the suite's load its first request
+            // may come after the default head and idle timeouts (see TestServer.makeApplication).
+            configuration.serverHeadTimeoutSeconds = 300
+            configuration.serverIdleTimeoutSeconds = 300
             var logger = Logger(label: "crated-web-tests")
             logger.logLevel = .critical
             try await buildApplication(configuration: configuration, services: services, logger: logger).test(live ? .live : .router, body)
@@ -257,6 +261,11 @@ import Testing
         policy.freeFailuresPerAddress = 3
         // Untrusted: a list that holds a proxy, not the peer.
         let fixture = try Fixture(throttle: policy, trustedProxies: trusted ? "127.0.0.1, ::1" : "192.168.1.2")
+        // Users with cheap hashes: a name no one has costs a full-cost bcrypt check, slow under load.
+        for name in ["a", "b", "c", "d"] {
+            _ = try fixture.server.database.addUser(named: name)
+            try fixture.server.database.setPassword(userName: name, password: WebSessionTests.password, cost: 4)
+        }
         try await fixture.test(live: true) { client in
             func signIn(_ name: String, password: String = "wrong password", from address: String) async throws -> APIResponse {
                 try await client.web(.post, "/v1/session", json: #"{"name":"\#(name)","password":"\#(password)"}"#,
