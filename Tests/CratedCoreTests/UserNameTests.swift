@@ -47,7 +47,7 @@ import Testing
     @Test func invisibleCharactersAreRefused() throws {
         let temporary = try TemporaryDatabase()
         let database = temporary.database
-        let reason = "it contains an invisible character (a direction mark or a zero-width space)"
+        let reason = "it contains an invisible character (such as a direction mark, a zero-width space or a soft hyphen)"
         for name in ["adm\u{202E}nimda", "bo\u{200B}b", "al\u{FEFF}ice", "an\u{2066}a", "Jo\u{AD}hn", "\u{3164}", "a\u{E0041}b"] {
             #expect(throws: UserError.invalidName(reason), "\(name.unicodeScalars.map { String($0.value, radix: 16) })") {
                 try database.addUser(named: name)

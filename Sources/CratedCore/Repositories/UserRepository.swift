@@ -31,7 +31,7 @@ extension User {
         }
         guard !trimmed.hasPrefix("-") else { throw UserError.invalidName("it starts with '-', which commands would read as an option") }
         guard !trimmed.unicodeScalars.contains(where: invisible) else {
-            throw UserError.invalidName("it contains an invisible character (a direction mark or a zero-width space)")
+            throw UserError.invalidName("it contains an invisible character (such as a direction mark, a zero-width space or a soft hyphen)")
         }
         return trimmed.precomposedStringWithCanonicalMapping
     }
