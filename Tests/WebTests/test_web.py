@@ -117,9 +117,15 @@ def page_state():
 
 
 def loaded_image(selector, message):
-    """Waits for the image at `selector` to load; its source and its natural and drawn widths."""
+    """Waits for the image at `selector` to load; its source and its natural and drawn widths. On a
+    timeout, says what the element held and which covers the daemon served."""
+    def state():
+        element = js(f"""const i = document.querySelector("{selector}");
+            return i ? {{src: i.src, complete: i.complete, natural: i.naturalWidth}} : null;""")
+        served = [line for line in (server.work / "serve.log").read_text().splitlines() if "/v1/artwork/" in line]
+        return f"{message() if callable(message) else message}; the element: {element}; covers served: {served[-10:]}"
     wait(lambda: js(f"const i = document.querySelector(\"{selector}\"); return !!i && i.complete && i.naturalWidth > 0"),
-         timeout=20, message=message)
+         timeout=45, message=state)
     return js(f"""const i = document.querySelector("{selector}");
         return {{src: i.src, natural: i.naturalWidth, shown: i.getBoundingClientRect().width}};""")
 
