@@ -29,7 +29,7 @@ public enum LayoutEnvironment: String, Codable, Sendable, CaseIterable {
     /// | compact, regular | pad: width <= 320 iPadSlideOver, else iPadSplitView; phone: iPhonePortrait; no idiom: width > 430 iPadSplitView, else iPhonePortrait |
     /// | regular, compact | iPhoneLandscape; pad: iPadSplitView |
     /// | regular, regular | iPadFullscreen |
-    /// | either missing   | iPhonePortrait (see `init(...height:...)` for what a container size derives) |
+    /// | either missing   | iPhonePortrait (see `init(...height:...)` for what a container's width derives) |
     public init(horizontalSizeClass: SizeClass?, verticalSizeClass: SizeClass?, width: Double?, idiom: DeviceIdiom?) {
         switch (horizontalSizeClass, verticalSizeClass) {
         case (.compact, .compact):
@@ -62,13 +62,14 @@ extension LayoutEnvironment {
     /// size classes from the container when the request gives neither but gives a width and a height:
     /// a browser or a free-form window reports no size classes. Horizontal is regular from 600 points,
     /// vertical from 500, so 1366x1024 is iPadFullscreen, 844x390 iPhoneLandscape, 507x1024
-    /// iPadSplitView and 390x844 iPhonePortrait. One class given without the other is not completed:
-    /// the client said what it knows.
+    /// iPadSplitView and 390x844 iPhonePortrait. A width without a height derives the vertical class
+    /// as regular: a column sized by width alone is not one squeezed into a landscape phone. One
+    /// class given without the other is not completed: the client said what it knows.
     public init(horizontalSizeClass: SizeClass?, verticalSizeClass: SizeClass?, width: Double?, height: Double?, idiom: DeviceIdiom?) {
         var horizontal = horizontalSizeClass
         var vertical = verticalSizeClass
-        if horizontal == nil, vertical == nil, let width, let height {
-            (horizontal, vertical) = Self.derivedSizeClasses(width: width, height: height)
+        if horizontal == nil, vertical == nil, let width {
+            (horizontal, vertical) = Self.derivedSizeClasses(width: width, height: height ?? .infinity)
         }
         self.init(horizontalSizeClass: horizontal, verticalSizeClass: vertical, width: width, idiom: idiom)
     }

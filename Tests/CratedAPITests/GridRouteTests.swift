@@ -18,6 +18,10 @@ import Testing
             #expect(layout.columns == 2)
             let pad = try await client.decoded(GridLayout.self, "/v1/layout?layout=iPadFullscreen", token: server.readToken)
             #expect(pad.columns == 5)
+            // A width alone is a container as tall as it needs: 1366 points wide is an iPad in full screen.
+            let wide = try await client.decoded(GridLayout.self, "/v1/layout?width=1366", token: server.readToken)
+            #expect(wide.environment == .iPadFullscreen)
+            #expect(wide.columns == 5)
             // The whole body as a client reads it: keys in the order of the documentation.
             let text = try await client.execute(uri: "/v1/layout?layout=iPhonePortrait", method: .get,
                                                 headers: [.authorization: "Bearer \(server.readToken)"]) { String(buffer: $0.body) }

@@ -55,9 +55,22 @@ import Testing
         #expect(LayoutRequest(layout: .iPadSlideOver, width: 1366, height: 1024).environment == .iPadSlideOver)
     }
 
-    @Test func aWidthWithoutAHeightDerivesNothing() {
-        #expect(LayoutRequest(width: 1366).environment == .iPhonePortrait)
+    @Test func aWidthWithoutAHeightDerivesTheHorizontalClassAndATallContainer() throws {
+        // 1366 wide is regular; with no height the container is taken as tall: iPadFullscreen, 5 columns.
+        let wide = LayoutRequest(width: 1366)
+        #expect(wide.environment == .iPadFullscreen)
+        #expect(try wide.resolve().columns == 5)
+        #expect(LayoutRequest(width: 507).environment == .iPadSplitView)
+        #expect(LayoutRequest(width: 390).environment == .iPhonePortrait)
+        #expect(LayoutRequest(width: 440, idiom: .phone).environment == .iPhonePortrait)
+        #expect(LayoutRequest(width: 300, idiom: .pad).environment == .iPadSlideOver)
+        // Rows come from the table, as for any request without a height.
+        #expect(try wide.resolve().rows == GridConfiguration(environment: .iPadFullscreen).rows)
+    }
+
+    @Test func aHeightAloneOrNoSizeDerivesNothing() {
         #expect(LayoutRequest(height: 1024).environment == .iPhonePortrait)
+        #expect(LayoutRequest(height: 300).environment == .iPhonePortrait)
         #expect(LayoutRequest().environment == .iPhonePortrait)
     }
 
