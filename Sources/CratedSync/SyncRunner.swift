@@ -200,19 +200,10 @@ public struct SyncRunner: Sendable {
             userId = try await resolveUser(named: options.userName, createIfMissing: options.collectionUser != nil).id
         }
         if let collectionUser = options.collectionUser, let userId {
-            do {
-                let snapshot = try await client.collection(user: collectionUser)
-                report.collection = try await database.applyCollection(snapshot, userId: userId, at: clock.date)
-            } catch let error as DiscogsError {
-                report.error = SyncError.collection(user: collectionUser, reason: error.description).description
-                if error.isHostProblem {
-                    report.finishedAt = Timestamp.string(from: clock.date)
-                    return report
-                }
-            } catch let error as DatabaseError {
-                throw SyncError.database(error.message ?? error.description)
-            } catch let error as AppDatabaseError {
-                throw SyncError.database(error.description)
+            let hostAnswered = try await bringInCollection(of: collectionUser, userId: userId, into: &report)
+            guard hostAnswered else {
+                report.finishedAt = Timestamp.string(from: clock.date)
+                return report
             }
         }
 
@@ -221,6 +212,46 @@ public struct SyncRunner: Sendable {
             now: now, staleBefore: now.addingTimeInterval(-settings.staleAfter),
             userId: options.userName == nil ? nil : userId, limit: options.limit)
         report.albumsDue = due.count
+        let stopForError = try await syncReleases(due, into: &report, shouldStop: shouldStop, progress: progress)
+        if let stopForError {
+            report.error = report.error.map { $0 + "; " + stopForError } ?? stopForError
+        } else if report.skipped > 0 {
+            report.stoppedEarly = true
+        } else if let covers, !shouldStop(), !Task.isCancelled {
+            // Covers after releases: a release brings its images, and a cover that cannot be fetched
+            // never holds its release back.
+            report.covers = await covers.fetchCovers(userId: options.userName == nil ? nil : userId, staleAfter: settings.staleAfter,
+                                                     shouldStop: shouldStop)
+        }
+        report.finishedAt = Timestamp.string(from: clock.date)
+        return report
+    }
+
+    /// Brings a Discogs collection into the user's: folders to crates, instances to copies. A
+    /// problem with Discogs is said in the report; false when the host itself failed (down,
+    /// paused, refusing the token), so that the pass asks it nothing more.
+    private func bringInCollection(of collectionUser: String, userId: Int64, into report: inout SyncPassReport) async throws -> Bool {
+        do {
+            let snapshot = try await client.collection(user: collectionUser)
+            report.collection = try await database.applyCollection(snapshot, userId: userId, at: clock.date)
+            return true
+        } catch let error as DiscogsError {
+            report.error = SyncError.collection(user: collectionUser, reason: error.description).description
+            return !error.isHostProblem
+        } catch let error as DatabaseError {
+            throw SyncError.database(error.message ?? error.description)
+        } catch let error as AppDatabaseError {
+            throw SyncError.database(error.description)
+        }
+    }
+
+    /// Fetches and writes the due albums' releases, counting each outcome in `report`. Returns why
+    /// the albums stopped before the end when it was for an error (the host failing album after
+    /// album, or the database refusing a write); the albums not begun are counted as skipped.
+    private func syncReleases(
+        _ due: [SyncCandidate], into report: inout SyncPassReport,
+        shouldStop: @escaping @Sendable () -> Bool, progress: (@Sendable (SyncProgress) -> Void)?
+    ) async throws -> String? {
         var current = SyncProgress(albumsDone: 0, albumsTotal: due.count, synced: 0, failed: 0)
         progress?(current)
 
@@ -339,18 +370,7 @@ public struct SyncRunner: Sendable {
             }
         }
         while queue.next() != nil { report.skipped += 1 }
-        if let stopForError {
-            report.error = report.error.map { $0 + "; " + stopForError } ?? stopForError
-        } else if report.skipped > 0 {
-            report.stoppedEarly = true
-        } else if let covers, !shouldStop(), !Task.isCancelled {
-            // Covers after releases: a release brings its images, and a cover that cannot be fetched
-            // never holds its release back.
-            report.covers = await covers.fetchCovers(userId: options.userName == nil ? nil : userId, staleAfter: settings.staleAfter,
-                                                     shouldStop: shouldStop)
-        }
-        report.finishedAt = Timestamp.string(from: clock.date)
-        return report
+        return stopForError
     }
 
     private enum FetchedRelease: Sendable {
