@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Gives every album of a crated database sides A and B (tracks A1, A2, B1; B1 credited to artists
-of its own, as a compilation's track is), for runs against a live daemon without a Discogs sync,
-where tracklists come from: without tracks every play is a 422.
+of its own, as a compilation's track is) and credits (a producer crated knows as an artist, a
+remixer on B1), for runs against a live daemon without a Discogs sync, where tracklists and credits
+come from: without tracks every play is a 422.
 
 Usage: add-tracklists.py DATABASE [--track-ms N] [--first-track-ms N]
 """
@@ -19,6 +20,9 @@ db = sqlite3.connect(args.database)
 # The guest's artist row, as sync keeps a track's own artists (Migrations/0027_track_artist_rows.sql).
 db.execute("INSERT OR IGNORE INTO artist (name, discogs_name, sort_name) VALUES ('A Guest', 'A Guest', 'a guest')")
 (guest,) = db.execute("SELECT id FROM artist WHERE discogs_name = 'A Guest' AND discogs_id IS NULL").fetchone()
+# The producer is an artist row too, as if an album of theirs had synced: the credit links to it
+# (Migrations/0030_album_credits.sql).
+db.execute("INSERT OR IGNORE INTO artist (name, discogs_name, discogs_id, sort_name) VALUES ('A Producer', 'A Producer', 9001, 'a producer')")
 for (album_id,) in db.execute("SELECT id FROM album").fetchall():
     db.executemany(
         "INSERT INTO track (album_id, position, side, sort_order, title, duration_ms, kind, artist_credit) "
@@ -27,4 +31,8 @@ for (album_id,) in db.execute("SELECT id FROM album").fetchall():
          (album_id, "B1", "B", 2, "Three", args.track_ms, "A Guest")])
     db.execute("INSERT INTO track_artist (track_id, position, artist_id, join_phrase) "
                "SELECT id, 0, ?, '' FROM track WHERE album_id = ? AND position = 'B1'", (guest, album_id))
+    db.execute("INSERT INTO album_credit (album_id, position, name, discogs_name, discogs_id, role) "
+               "VALUES (?, 0, 'A Producer', 'A Producer', 9001, 'Producer')", (album_id,))
+    db.execute("INSERT INTO album_credit (album_id, position, track_id, name, discogs_name, role) "
+               "SELECT album_id, 1, id, 'A Remixer', 'A Remixer', 'Remix' FROM track WHERE album_id = ? AND position = 'B1'", (album_id,))
 db.commit()

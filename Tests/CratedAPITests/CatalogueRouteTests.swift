@@ -200,6 +200,86 @@ import Testing
         } == 0)
     }
 
+    /// Credits beyond the artists: the album page lists them, a track carries its own, a credited
+    /// person crated knows as an artist links to their page, and that page lists the album.
+    @Test func creditsAreShownAndLinkToTheArtistsCratedKnows() async throws {
+        let server = try TestServer()
+        let kindOfBlue = try server.albumId(release: 1)
+        let compilation = try server.albumId(release: 3329867)
+        let miles = try await server.database.reader.read { db in
+            try Int64.fetchOne(db, sql: "SELECT id FROM artist WHERE discogs_name = 'Miles Davis'")!
+        }
+        func credit(_ id: Int64?, _ name: String, _ role: String, credited: String? = nil, tracks: String? = nil) -> ReleaseMetadata.Credit {
+            ReleaseMetadata.Credit(discogsId: id, discogsName: name, name: name, creditedName: credited, role: role, tracks: tracks)
+        }
+        let various = ReleaseMetadata.Artist(discogsId: 194, discogsName: "Various", name: "Various", creditedName: "Various", joinPhrase: "")
+        func release(credits: [ReleaseMetadata.Credit], trackCredits: [ReleaseMetadata.Credit]) -> ReleaseMetadata {
+            ReleaseMetadata(title: "Soul Sides", artists: [various], year: 1999, released: nil, country: nil, masterId: nil, genres: [], styles: [],
+                            labels: [], formats: [], images: [],
+                            tracks: [ReleaseMetadata.Track(position: "A1", side: "A", title: "Feeling Good", durationMs: 173_000, kind: .track,
+                                                           credits: trackCredits),
+                                     ReleaseMetadata.Track(position: "A2", side: "A", title: "So What", durationMs: 562_000, kind: .track)],
+                            credits: credits)
+        }
+        // Miles Davis is an artist here (Kind Of Blue's CSV row gains his Discogs id when Kind Of Blue syncs).
+        try await server.database.writer.write { db in
+            try db.execute(sql: "UPDATE artist SET discogs_id = 23755 WHERE id = ?", arguments: [miles])
+        }
+        let first = release(credits: [credit(23755, "Miles Davis", "Liner Notes", credited: "Miles", tracks: "A1, A2"),
+                                      credit(302537, "Teo Macero", "Producer"), credit(nil, "Unknown Engineer", "Engineer")],
+                            trackCredits: [credit(25981, "Bill Evans", "Piano")])
+        #expect(try await server.database.recordSyncResults([AlbumSyncResult(albumId: compilation, outcome: .fetched(first, etag: nil))], at: Date())
+                    .allSatisfy { $0 == nil })
+
+        try await server.test { client in
+            let response = try await client.call(.get, "/v1/albums/\(compilation)", token: server.writeToken)
+            let album = try response.decode(AlbumDetailDTO.self)
+            #expect(album.credits.map { "\($0.role)|\($0.name)|\($0.creditedAs ?? "-")|\($0.tracks ?? "-")|\($0.discogsId ?? 0)|\($0.artistId ?? 0)" } == [
+                "Liner Notes|Miles Davis|Miles|A1, A2|23755|\(miles)",
+                "Producer|Teo Macero|-|-|302537|0",
+                "Engineer|Unknown Engineer|-|-|0|0",
+            ])
+            let tracks = album.sides.flatMap(\.tracks)
+            #expect(tracks.map { $0.credits?.map { "\($0.role)|\($0.name)" } } == [["Piano|Bill Evans"], nil])
+            // Absent keys are left out, not null: a track without credits has no `credits` key.
+            let body = String(decoding: response.body, as: UTF8.self)
+            #expect(body.contains(#""credits":[{"name":"Miles Davis","creditedAs":"Miles","role":"Liner Notes","tracks":"A1, A2","discogsId":23755,"artistId":\#(miles)}"#))
+            #expect(body.contains(#""credits":[{"name":"Bill Evans","role":"Piano","discogsId":25981}]"#))
+
+            // His page lists the compilation among the albums that credit him, apart from his own.
+            let milesPage = try await client.decoded(ArtistDetailDTO.self, "/v1/artists/\(miles)", token: server.writeToken)
+            #expect(milesPage.albums.map(\.id) == [kindOfBlue])
+            #expect(milesPage.appearsOn.isEmpty)
+            #expect(milesPage.creditedOn.map(\.id) == [compilation])
+            // Alice does not own the compilation: it is not on his page for her.
+            #expect(try await client.decoded(ArtistDetailDTO.self, "/v1/artists/\(miles)", token: server.aliceToken).creditedOn.isEmpty)
+            // An album without credits answers an empty list.
+            #expect(try await client.decoded(AlbumDetailDTO.self, "/v1/albums/\(kindOfBlue)", token: server.writeToken).credits.isEmpty)
+
+            // Search finds an album by the people it credits, as shown and as printed, after the
+            // albums that have the name in their title or artists.
+            for text in ["macero", "unknown engineer", "bill evans"] {
+                #expect(try await client.decoded(SearchResultsDTO.self, "/v1/search?q=\(text.replacingOccurrences(of: " ", with: "%20"))",
+                                                 token: server.writeToken).albums.map(\.id) == [compilation], "\(text)")
+            }
+            let davis = try await client.decoded(SearchResultsDTO.self, "/v1/search?q=miles%20davis", token: server.writeToken).albums.map(\.id)
+            #expect(davis.first == kindOfBlue && davis.contains(compilation), "\(davis)")
+        }
+
+        // Synced again: the credits are the new release's, none twice; the track's went with the old tracks.
+        let second = release(credits: [credit(302537, "Teo Macero", "Producer")], trackCredits: [])
+        #expect(try await server.database.recordSyncResults([AlbumSyncResult(albumId: compilation, outcome: .fetched(second, etag: nil))], at: Date())
+                    .allSatisfy { $0 == nil })
+        let rows = try await server.database.reader.read { db in
+            try String.fetchAll(db, sql: "SELECT role || '|' || name || '|' || (track_id IS NULL) FROM album_credit WHERE album_id = ? ORDER BY position",
+                                arguments: [compilation])
+        }
+        #expect(rows == ["Producer|Teo Macero|1"])
+        #expect(try server.database.searchAlbums(userId: 1, text: "unknown engineer", limit: 5).isEmpty)
+        #expect(try server.database.searchAlbums(userId: 1, text: "macero", limit: 5).map(\.albumId) == [compilation])
+        #expect(try server.database.artistAlbums(artistId: miles, userId: 1)?.creditedOn.isEmpty == true)
+    }
+
     @Test func searchIsRankedPrefixMatchingAndFoldsDiacritics() async throws {
         let server = try TestServer()
         try await server.test { client in

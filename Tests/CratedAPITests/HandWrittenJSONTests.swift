@@ -44,8 +44,12 @@ import Testing
         page.genres = ["Jazz"]
         page.styles = []
         page.images = [.init(uri: "https://i.discogs.com/a.jpg", uri150: "https://i.discogs.com/a-150.jpg", width: 600, height: nil, primary: true)]
+        page.credits = [.init(name: "Rudy Van Gelder", creditedAs: "Van Gelder", role: "Recorded By", tracks: "A1 to A3", discogsId: 265788, artistId: 7),
+                        .init(name: "Teo \"Mac\" Macero", creditedAs: nil, role: "Producer [Supervision]", tracks: nil, discogsId: nil, artistId: nil)]
         page.sides = [
             .init(side: "A", tracks: [.init(id: 1, position: "", title: "Heading", durationMs: nil, kind: "heading", parentId: nil),
+                                      .init(id: 4, position: "A0", title: "Intro", durationMs: 1_000, kind: "track", parentId: nil,
+                                            credits: [.init(name: "Bill Evans", creditedAs: nil, role: "Piano", tracks: nil, discogsId: 25981, artistId: nil)]),
                                       .init(id: 2, position: "A1", title: "So What", durationMs: 562_000, kind: "track", parentId: nil)],
                   durationMs: 562_000),
             .init(side: nil, tracks: [.init(id: 3, position: "1a", title: "Part", durationMs: nil, kind: "subtrack", parentId: 2)], durationMs: nil),

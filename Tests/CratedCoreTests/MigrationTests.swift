@@ -372,12 +372,46 @@ import Testing
             return (compilation, album)
         }
 
-        let migrated = try AppDatabase.open(path: path)
+        // Up to 0027 only: 0030 fetches every synced tracklist again for its credits.
+        let migrated = try AppDatabase.open(path: path, migrations: Array(Migration.embedded.prefix { $0.fileName < "0028" }))
         let due = try migrated.albumsDueForSync(now: now, staleBefore: now.addingTimeInterval(-30 * 86_400))
         #expect(due.map(\.albumId) == [compilation])
         #expect(due.first?.etag == nil)
         let untouched = try migrated.read { db in
             try Row.fetchOne(db, sql: "SELECT etag, last_synced_at FROM album_sync WHERE album_id = ?", arguments: [album])
+        }
+        #expect(untouched?["etag"] == "\"v1\"" && untouched?["last_synced_at"] == syncedAt)
+    }
+
+    /// Migration 0030 makes the albums synced with tracks due again, without their ETag, so that the
+    /// next pass brings their credits; an album that only a collection listing wrote stays as it was.
+    @Test func migration0030FetchesTheSyncedReleasesAgainForTheirCredits() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("crated.sqlite")
+        let old = try AppDatabase.open(path: path, migrations: Array(Migration.embedded.prefix { $0.fileName < "0030" }))
+        let now = Date(timeIntervalSince1970: 1_790_000_000)
+        let syncedAt = Timestamp.string(from: now.addingTimeInterval(-3600))
+        let (released, listed) = try old.writer.write { db in
+            let artist = try db.insertArtist("Trash80")
+            let released = try db.insertAlbum(title: "Icarus", artistId: artist)
+            let listed = try db.insertAlbum(title: "Darwinia Soundtrack", artistId: artist)
+            for (album, release) in [(released, 12), (listed, 13)] {
+                try db.execute(sql: "UPDATE album SET discogs_release_id = ? WHERE id = ?", arguments: [release, album])
+                try db.execute(sql: """
+                    INSERT INTO album_sync (album_id, status, etag, last_synced_at, last_attempt_at) VALUES (?, 'synced', '"v1"', ?, ?)
+                    """, arguments: [album, syncedAt, syncedAt])
+            }
+            try db.execute(sql: "INSERT INTO track (album_id, position, sort_order, title, kind) VALUES (?, 'A1', 0, 'One', 'track')",
+                           arguments: [released])
+            return (released, listed)
+        }
+
+        let migrated = try AppDatabase.open(path: path)
+        let due = try migrated.albumsDueForSync(now: now, staleBefore: now.addingTimeInterval(-30 * 86_400))
+        #expect(due.map(\.albumId) == [released])
+        #expect(due.first?.etag == nil, "fetched whole: a 304 would bring no credits")
+        let untouched = try migrated.read { db in
+            try Row.fetchOne(db, sql: "SELECT etag, last_synced_at FROM album_sync WHERE album_id = ?", arguments: [listed])
         }
         #expect(untouched?["etag"] == "\"v1\"" && untouched?["last_synced_at"] == syncedAt)
     }

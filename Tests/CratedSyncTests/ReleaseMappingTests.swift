@@ -1,5 +1,6 @@
 @testable import CratedSync
 import CratedCore
+import CratedTestSupport
 import Foundation
 import Testing
 
@@ -119,5 +120,50 @@ import Testing
         // A nameless artist would be an artist row without a name: left out, with the join before it.
         #expect(metadata.tracks[3].artists.map { "\($0.discogsId ?? 0)|\($0.name)|\($0.joinPhrase)" } == ["10|Solo|"])
         #expect(metadata.tracks[5].subTracks.first?.artists.map(\.name) == ["The Solo"])
+    }
+
+    @Test func creditsBeyondTheArtistsKeepTheirRoleTracksAndNameVariation() throws {
+        let json = """
+            {"title": "Kind of Blue", "extraartists": [
+              {"name": "Teo Macero", "anv": "", "role": "Producer", "tracks": "", "id": 302537},
+              {"name": "Fred Plaut", "anv": "F. Plaut", "role": "Engineer [Recording]", "tracks": "A1 to A3, B2", "id": 1234},
+              {"name": "Casey (2)", "anv": "", "role": " Photography By ", "id": 0},
+              {"name": "Nobody", "anv": "", "role": "", "id": 7},
+              {"name": " ", "role": "Mastered By", "id": 8},
+              {"name": "Persuader, The", "anv": "The Persuader", "role": "Remix", "id": 9}],
+             "tracklist": [
+              {"position": "A1", "title": "So What", "duration": "9:22", "extraartists": [
+                {"name": "Bill Evans", "anv": "", "role": "Piano", "tracks": "", "id": 25981}]},
+              {"position": "A2", "title": "Freddie Freeloader", "duration": "9:46"},
+              {"position": "B1", "type_": "index", "title": "Suite", "sub_tracks": [
+                {"position": "B1a", "type_": "track", "title": "Part", "duration": "1:00", "extraartists": [
+                  {"name": "Wynton Kelly", "role": "Piano", "id": 53521}]}]}]}
+            """
+        let metadata = ReleaseMapping.metadata(try JSONDecoder().decode(DiscogsRelease.self, from: Data(json.utf8)))
+        func line(_ credit: ReleaseMetadata.Credit) -> String {
+            "\(credit.discogsId ?? 0)|\(credit.name)|\(credit.discogsName)|\(credit.creditedName ?? "-")|\(credit.role)|\(credit.tracks ?? "-")"
+        }
+        // A credit without a name or a role says nothing: left out. An id of 0 is no id.
+        #expect(metadata.credits.map(line) == [
+            "302537|Teo Macero|Teo Macero|-|Producer|-",
+            "1234|Fred Plaut|Fred Plaut|F. Plaut|Engineer [Recording]|A1 to A3, B2",
+            "0|Casey|Casey (2)|-|Photography By|-",
+            "9|The Persuader|Persuader, The|-|Remix|-",
+        ])
+        #expect(metadata.tracks[0].credits.map(line) == ["25981|Bill Evans|Bill Evans|-|Piano|-"])
+        #expect(metadata.tracks[1].credits.isEmpty)
+        #expect(metadata.tracks[2].subTracks[0].credits.map(\.name) == ["Wynton Kelly"])
+    }
+
+    @Test(.enabled(if: Paths.sharedFixturesPresent, "shared/fixtures/discogs is absent"))
+    func realReleasesCreditTheirDesignersAndWriters() throws {
+        let riddim = ReleaseMapping.metadata(try JSONDecoder().decode(DiscogsRelease.self, from: Data(try Paths.sharedDiscogs("go-discogs_release_8138518.json"))))
+        #expect(riddim.credits.map { "\($0.role): \($0.name) (\($0.discogsId ?? 0))" } == [
+            "Artwork By: Michael Gavrichkov (4540627)", "Design: Stu Allotropia (4894261)"])
+        #expect(riddim.credits.allSatisfy { $0.creditedName == nil && $0.tracks == nil })
+        let persuader = ReleaseMapping.metadata(try JSONDecoder().decode(DiscogsRelease.self, from: Data(try Paths.sharedDiscogs("joalla-discogs_client_releases_1.json"))))
+        #expect(persuader.credits.map { "\($0.role): \($0.name) (\($0.discogsId ?? 0))" } == ["Music By [All Tracks By]: Jesper Dahlbäck (239)"])
+        let darwinia = ReleaseMapping.metadata(try JSONDecoder().decode(DiscogsRelease.self, from: Data(try Paths.sharedDiscogs("joalla-discogs_client_releases_3329867.json"))))
+        #expect(darwinia.credits.isEmpty && darwinia.tracks.allSatisfy { $0.credits.isEmpty })
     }
 }

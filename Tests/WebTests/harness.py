@@ -79,6 +79,21 @@ class Server:
                                    "SELECT ?, 0, id, '' FROM artist WHERE discogs_name = ? AND discogs_id IS NULL", (track, artist[0]))
                     order += 1
 
+    def add_credits(self, album_id: int, credits: list[tuple]) -> None:
+        """Credits beyond the artists, as sync writes Discogs' `extraartists`: (role, name, Discogs id or
+        None, tracks or None, the position of the track it is on or None). A credited Discogs id gets
+        an artist row of its own, as if another album of theirs had synced."""
+        with sqlite3.connect(self.database) as db:
+            for position, (role, name, discogs_id, tracks, on_track) in enumerate(credits):
+                track_id = None
+                if on_track:
+                    track_id = db.execute("SELECT id FROM track WHERE album_id = ? AND position = ?", (album_id, on_track)).fetchone()[0]
+                if discogs_id:
+                    db.execute("INSERT OR IGNORE INTO artist (name, discogs_name, discogs_id, sort_name) VALUES (?, ?, ?, ?)",
+                               (name, name, discogs_id, name.lower()))
+                db.execute("INSERT INTO album_credit (album_id, position, track_id, name, discogs_name, discogs_id, role, tracks) "
+                           "VALUES (?, ?, ?, ?, ?, ?, ?, ?)", (album_id, position, track_id, name, name, discogs_id, role, tracks))
+
     def add_cover(self, album_id: int, url: str, width: int, height: int) -> None:
         """A primary image for one album, as sync writes it: crated fetches and resizes it when asked."""
         with sqlite3.connect(self.database) as db:

@@ -49,6 +49,8 @@ def setUpModule():
     server.process.terminate()
     server.process.wait(10)
     server.add_tracks(server.played_album, {"A": [("Opening", 200_000), ("Second", 180_000, "A Guest")], "B": [("Flip side", 240_000)]})
+    server.add_credits(server.played_album, [("Producer", "A Producer", 9001, None, None), ("Design", "A Designer", None, "A1, B1", None),
+                                             ("Remix", "A Remixer", None, None, "B1")])
     image_host = harness.ImageHost(harness.solid_png(300, 300, COVER_RGB))
     server.add_cover(server.played_album, image_host.url, 300, 300)
     server.add_tracks(server.short_album, {"A": [("Short", 2_000), ("Shorter", 2_000)]})
@@ -774,7 +776,7 @@ class T7CopyAndArtist(unittest.TestCase):
         driver.back()
         wait(lambda: driver.find_element(By.CSS_SELECTOR, "#view h1").text == title, message="back at the album")
 
-    def test_an_album_page_names_a_tracks_own_artists(self):
+    def test_an_album_page_names_a_tracks_own_artists_and_credits(self):
         signed_in()
         harness.set_viewport(driver, 1366, 1024)
         driver.get(f"{server.base}/collection/albums/{server.played_album}")
@@ -782,7 +784,30 @@ class T7CopyAndArtist(unittest.TestCase):
         tracks = driver.find_elements(By.CSS_SELECTOR, "ol.tracks button.track")
         self.assertEqual([track.get_attribute("aria-label") for track in tracks],
                          ["Play A1 Opening", "Play A2 Second by A Guest", "Play B1 Flip side"])
-        self.assertEqual([by.text for by in driver.find_elements(By.CSS_SELECTOR, "ol.tracks .by")], ["A Guest"])
+        self.assertEqual([by.text for by in driver.find_elements(By.CSS_SELECTOR, "ol.tracks .by")], ["A Guest", "Remix: A Remixer"])
+
+    def test_an_album_pages_credits_link_to_the_artists_crated_knows(self):
+        signed_in()
+        harness.set_viewport(driver, 390, 844, scale=2)
+        driver.get(f"{server.base}/collection/albums/{server.played_album}")
+        view_ready()
+        section = driver.find_element(By.CSS_SELECTOR, "section.credits")
+        self.assertEqual(section.accessible_name, "Credits")
+        self.assertEqual([item.text for item in section.find_elements(By.CSS_SELECTOR, "li")],
+                         ["Producer – A Producer", "Design – A Designer (A1, B1)"])
+        # Someone crated knows as an artist links to their page, which lists the album they are credited on.
+        links = section.find_elements(By.CSS_SELECTOR, "a")
+        self.assertEqual([link.text for link in links], ["A Producer"])
+        driver.execute_script("arguments[0].scrollIntoView()", section)
+        driver.save_screenshot(str(ARTEFACTS / "album-credits.png"))
+        links[0].click()
+        wait(lambda: driver.find_element(By.CSS_SELECTOR, "#view h1").text == "A Producer", message=lambda: f"the producer's page: {page_state()}")
+        credited = driver.find_element(By.CSS_SELECTOR, "section.credited-on")
+        self.assertEqual(credited.accessible_name, "Credited on")
+        _, album, _ = server.call("GET", f"/v1/albums/{server.played_album}")
+        self.assertEqual([title.text for title in credited.find_elements(By.CSS_SELECTOR, "ul.rows .title")], [album["title"]])
+        self.assertEqual(driver.find_elements(By.CSS_SELECTOR, "ol.grid"), [])
+        driver.save_screenshot(str(ARTEFACTS / "credited-on.png"))
 
     def test_an_artist_page_lists_the_albums_they_appear_on(self):
         signed_in()

@@ -37,12 +37,13 @@ struct CatalogueController {
         let principal = try context.requirePrincipal()
         let id = try context.id("id")
         let scale = try request.scale()
-        guard let (artist, albums, appearsOn) = try database.artistAlbums(artistId: id, userId: principal.userId) else {
+        guard let page = try database.artistAlbums(artistId: id, userId: principal.userId) else {
             throw APIError.notFound("artist \(id) not found")
         }
-        return ArtistDetailDTO(id: artist.id!, name: artist.name, discogsName: artist.discogsName, discogsId: artist.discogsId,
-                               albums: albums.map { AlbumListingDTO($0, scale: scale) },
-                               appearsOn: appearsOn.map { AlbumListingDTO($0, scale: scale) })
+        return ArtistDetailDTO(id: page.artist.id!, name: page.artist.name, discogsName: page.artist.discogsName, discogsId: page.artist.discogsId,
+                               albums: page.albums.map { AlbumListingDTO($0, scale: scale) },
+                               appearsOn: page.appearsOn.map { AlbumListingDTO($0, scale: scale) },
+                               creditedOn: page.creditedOn.map { AlbumListingDTO($0, scale: scale) })
     }
 
     @Sendable func genres(request: Request, context: AppRequestContext) async throws -> GenresDTO {

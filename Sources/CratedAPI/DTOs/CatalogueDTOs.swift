@@ -50,6 +50,18 @@ struct AlbumDetailDTO: ResponseCodable {
         var discogsId: Int64?
         var joinPhrase: String
     }
+    /// Someone credited beyond the artists: on the release (`credits`) or on one track.
+    struct PersonCredit: Codable {
+        var name: String
+        /// The name variation printed on the release; absent when it is `name`.
+        var creditedAs: String?
+        var role: String
+        /// Which tracks a release credit covers (`A1 to A3, B2`); absent for all of them, and on a track's credits.
+        var tracks: String?
+        var discogsId: Int64?
+        /// The artist's page, when crated has one for this Discogs artist.
+        var artistId: Int64?
+    }
     struct Label: Codable {
         var name: String
         var catalogNumber: String?
@@ -78,6 +90,8 @@ struct AlbumDetailDTO: ResponseCodable {
         var artist: String?
         /// The artists of `artist`, for links to their pages; absent with it.
         var artists: [Credit]?
+        /// Who else Discogs credits on this track (a remixer, a writer); absent when nobody.
+        var credits: [PersonCredit]?
     }
     struct Side: Codable {
         /// `A`, `B`, ...; null for tracks whose position names no side (CD, file, headings before any side).
@@ -100,6 +114,8 @@ struct AlbumDetailDTO: ResponseCodable {
     var genres: [String]
     var styles: [String]
     var images: [Image]
+    /// Who else Discogs credits on the release: producers, engineers, writers, designers.
+    var credits: [PersonCredit]
     /// The cover as the album page draws it: 320 points on an iPhone, 480 on an iPad (`idiom=pad`),
     /// at the request's `scale`.
     var artwork: NullableArtwork
@@ -128,8 +144,10 @@ struct AlbumDetailDTO: ResponseCodable {
         styles = bundle.genres.filter { $0.kind == .style }.map(\.name)
         // Cover first (`AlbumCover`), then the others in cover order.
         images = bundle.images.map { Image(uri: $0.uri, uri150: $0.uri150, width: $0.width, height: $0.height, primary: $0.kind == "primary") }
+        credits = bundle.credits.filter { $0.trackId == nil }.map(PersonCredit.init)
         artwork = NullableArtwork(bundle.cover?.artwork(pixels: artworkPixels))
-        sides = Self.sides(bundle.tracks, artists: bundle.trackArtists)
+        let trackCredits = Dictionary(grouping: bundle.credits.filter { $0.trackId != nil }) { $0.trackId! }
+        sides = Self.sides(bundle.tracks, artists: bundle.trackArtists, credits: trackCredits)
         copies = bundle.copies.map { CopyDTO($0.copy, crates: $0.crates) }
     }
 
@@ -137,15 +155,16 @@ struct AlbumDetailDTO: ResponseCodable {
     /// the side of the track that follows it, as does an index track without a side (its sub-tracks
     /// have theirs). A side's duration is known only when every piece on it has one: a track, or an
     /// index track as the sum of its sub-tracks on the side, or its own duration when they lack one.
-    static func sides(_ tracks: [Track], artists: [Int64: [TrackArtist]] = [:]) -> [Side] {
+    static func sides(_ tracks: [Track], artists: [Int64: [TrackArtist]] = [:], credits personCredits: [Int64: [AlbumCredit]] = [:]) -> [Side] {
         var sides: [Side] = []
         var pending: [TrackDTO] = []
         for track in tracks {
             // A credit line without rows (its album due since migration 0027) gives no `artists`.
-            let credits = artists[track.id!].map { $0.map { Credit(id: $0.artistId, name: $0.name, discogsId: $0.discogsId, joinPhrase: $0.joinPhrase) } }
+            let trackArtists = artists[track.id!].map { $0.map { Credit(id: $0.artistId, name: $0.name, discogsId: $0.discogsId, joinPhrase: $0.joinPhrase) } }
             let dto = TrackDTO(id: track.id!, position: track.position, title: track.title, durationMs: track.durationMs,
                                kind: track.kind.rawValue, parentId: track.parentId, artist: track.artistCredit,
-                               artists: track.artistCredit == nil ? nil : credits)
+                               artists: track.artistCredit == nil ? nil : trackArtists,
+                               credits: personCredits[track.id!]?.map(PersonCredit.init))
             if track.kind == .heading || (track.kind == .index && track.side == nil) {
                 pending.append(dto)
                 continue
@@ -196,6 +215,8 @@ struct ArtistDetailDTO: ResponseCodable {
     var albums: [AlbumListingDTO]
     /// Albums of other artists with a track of theirs.
     var appearsOn: [AlbumListingDTO]
+    /// The user's other albums that credit them (as producer, writer, engineer...), in the same order.
+    var creditedOn: [AlbumListingDTO]
 }
 
 struct NameCountDTO: Codable, Equatable {
@@ -259,6 +280,7 @@ extension AlbumDetailDTO: JSONWritable {
             $0.field("genres", genres)
             $0.field("styles", styles)
             $0.field("images", images)
+            $0.field("credits", credits)
             $0.nullableField("artwork", artwork.value)
             $0.field("sides", sides)
             $0.field("copies", copies)
@@ -275,6 +297,26 @@ extension AlbumDetailDTO.Credit: JSONWritable {
             $0.field("name", name)
             $0.field("discogsId", discogsId)
             $0.field("joinPhrase", joinPhrase)
+        }
+    }
+}
+
+extension AlbumDetailDTO.PersonCredit {
+    init(_ credit: AlbumCredit) {
+        self.init(name: credit.name, creditedAs: credit.creditedName, role: credit.role, tracks: credit.tracks,
+                  discogsId: credit.discogsId, artistId: credit.artistId)
+    }
+}
+
+extension AlbumDetailDTO.PersonCredit: JSONWritable {
+    func writeJSON(to json: inout JSONWriter) {
+        json.object {
+            $0.field("name", name)
+            $0.field("creditedAs", creditedAs)
+            $0.field("role", role)
+            $0.field("tracks", tracks)
+            $0.field("discogsId", discogsId)
+            $0.field("artistId", artistId)
         }
     }
 }
@@ -322,6 +364,7 @@ extension AlbumDetailDTO.TrackDTO: JSONWritable {
             $0.field("parentId", parentId)
             $0.field("artist", artist)
             $0.field("artists", artists)
+            $0.field("credits", credits)
         }
     }
 }

@@ -64,6 +64,30 @@ public struct ReleaseMetadata: Sendable, Equatable {
         }
     }
 
+    /// Someone Discogs credits on the release or on one track beyond its artists (`extraartists`).
+    public struct Credit: Sendable, Equatable {
+        public var discogsId: Int64?
+        /// As Discogs writes it, disambiguation suffix kept.
+        public var discogsName: String
+        /// As shown: suffix removed.
+        public var name: String
+        /// The name variation printed on this release; nil when it is `name`.
+        public var creditedName: String?
+        /// As Discogs writes it: `Producer`, `Mixed By, Mastered By`, `Music By [All Tracks By]`.
+        public var role: String
+        /// Which tracks a release credit covers, as Discogs writes it (`A1 to A3, B2`); nil for all.
+        public var tracks: String?
+
+        public init(discogsId: Int64?, discogsName: String, name: String, creditedName: String?, role: String, tracks: String?) {
+            self.discogsId = discogsId
+            self.discogsName = discogsName
+            self.name = name
+            self.creditedName = creditedName
+            self.role = role
+            self.tracks = tracks
+        }
+    }
+
     public struct Track: Sendable, Equatable {
         public var position: String
         public var side: String?
@@ -76,9 +100,11 @@ public struct ReleaseMetadata: Sendable, Equatable {
         public var artistCredit: String?
         /// The artists of `artistCredit`, in credit order; empty when it is nil.
         public var artists: [Artist]
+        /// Who else Discogs credits on this track (a remixer, a writer).
+        public var credits: [Credit]
 
         public init(position: String, side: String?, title: String, durationMs: Int?, kind: CratedCore.Track.Kind,
-                    subTracks: [Track] = [], artistCredit: String? = nil, artists: [Artist] = []) {
+                    subTracks: [Track] = [], artistCredit: String? = nil, artists: [Artist] = [], credits: [Credit] = []) {
             self.position = position
             self.side = side
             self.title = title
@@ -87,6 +113,7 @@ public struct ReleaseMetadata: Sendable, Equatable {
             self.subTracks = subTracks
             self.artistCredit = artistCredit
             self.artists = artists
+            self.credits = credits
         }
     }
 
@@ -103,10 +130,13 @@ public struct ReleaseMetadata: Sendable, Equatable {
     public var formats: [Format]
     public var images: [Image]
     public var tracks: [Track]
+    /// Who else Discogs credits on the whole release, in its order.
+    public var credits: [Credit]
 
     public init(
         title: String, artists: [Artist], year: Int?, released: String?, country: String?, masterId: Int64?,
-        genres: [String], styles: [String], labels: [Label], formats: [Format], images: [Image], tracks: [Track]
+        genres: [String], styles: [String], labels: [Label], formats: [Format], images: [Image], tracks: [Track],
+        credits: [Credit] = []
     ) {
         self.title = title
         self.artists = artists
@@ -120,6 +150,7 @@ public struct ReleaseMetadata: Sendable, Equatable {
         self.formats = formats
         self.images = images
         self.tracks = tracks
+        self.credits = credits
     }
 
     /// The credit line as shown: each artist as credited, followed by its join phrase.

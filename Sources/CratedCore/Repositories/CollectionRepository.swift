@@ -14,6 +14,8 @@ public struct AlbumBundle: Sendable {
     public var tracks: [Track]
     /// The artists of each track that has its own (`Track.artistCredit`), by track id, in credit order.
     public var trackArtists: [Int64: [TrackArtist]]
+    /// Who else Discogs credits, on the release and on its tracks, in Discogs' order.
+    public var credits: [AlbumCredit]
     /// The user's copies, oldest first, each with the crates it sits in.
     public var copies: [(copy: CollectionItem, crates: [Crate])]
 }
@@ -24,6 +26,21 @@ public struct TrackArtist: Sendable, Equatable {
     public var name: String
     public var discogsId: Int64?
     public var joinPhrase: String
+}
+
+/// Someone credited on an album or one of its tracks beyond its artists, as the album page names them.
+public struct AlbumCredit: Sendable, Equatable {
+    /// The track the credit is on; nil for the whole release.
+    public var trackId: Int64?
+    public var name: String
+    /// The name variation printed on the release; nil when it is `name`.
+    public var creditedName: String?
+    public var role: String
+    /// Which tracks a release credit covers (`A1 to A3, B2`); nil for all of them.
+    public var tracks: String?
+    public var discogsId: Int64?
+    /// The artist row with the same Discogs id, when the catalogue has one: their page lists this album.
+    public var artistId: Int64?
 }
 
 /// One album in a list: artist pages, search results, crate contents.
@@ -44,6 +61,15 @@ public struct AlbumListing: Sendable, Equatable, FetchableRecord {
         copies = row["copies"]
         cover = AlbumCover(coverColumnsOf: row)
     }
+}
+
+/// An artist's page: their albums in the user's collection, the user's albums of other artists
+/// with a track of theirs, and the user's other albums that credit them (as producer, writer, ...).
+public struct ArtistAlbums: Sendable {
+    public var artist: Artist
+    public var albums: [AlbumListing]
+    public var appearsOn: [AlbumListing]
+    public var creditedOn: [AlbumListing]
 }
 
 public struct NameCount: Sendable, Equatable {
@@ -90,6 +116,11 @@ extension AppDatabase {
                                     discogsId: try columns.optionalInt64(3), joinPhrase: try columns.string(4)))
                 }
             }
+            let credits = try db.rows(AlbumPageSQL.credits, ids: [albumId]) { columns in
+                AlbumCredit(trackId: try columns.optionalInt64(0), name: try columns.string(1), creditedName: try columns.optionalString(2),
+                            role: try columns.string(3), tracks: try columns.optionalString(4), discogsId: try columns.optionalInt64(5),
+                            artistId: try columns.optionalInt64(6))
+            }
             return AlbumBundle(
                 album: album, artists: artists,
                 labels: try db.rows(AlbumPageSQL.labels, ids: [albumId], AlbumLabel.init),
@@ -99,6 +130,7 @@ extension AppDatabase {
                 cover: try AlbumCover.of(albumId: albumId, db),
                 tracks: tracks,
                 trackArtists: trackArtists,
+                credits: credits,
                 copies: copies.map { ($0, cratesByCopy[$0.id!]?.sortedByName() ?? []) })
         }
     }
@@ -115,7 +147,7 @@ extension AppDatabase {
     /// The artist, their albums in the user's collection, and the user's albums of other artists
     /// with a track of theirs (a compilation, a split, a guest spot); nil when the user owns none of
     /// either and has played no album of theirs (the page of a played album links to its artists).
-    public func artistAlbums(artistId: Int64, userId: Int64) throws -> (artist: Artist, albums: [AlbumListing], appearsOn: [AlbumListing])? {
+    public func artistAlbums(artistId: Int64, userId: Int64) throws -> ArtistAlbums? {
         try read { db in
             guard let artist = try Artist.fetchOne(db.cachedStatement(sql: "SELECT * FROM artist WHERE id = ?"), arguments: [artistId]) else { return nil }
             func listings(_ condition: String) throws -> [AlbumListing] {
@@ -132,16 +164,24 @@ extension AppDatabase {
                 a.id IN (SELECT t.album_id FROM track_artist ta JOIN track t ON t.id = ta.track_id WHERE ta.artist_id = ?2)
                 AND a.id NOT IN (SELECT album_id FROM album_artist WHERE artist_id = ?2)
                 """)
-            // A played album's page links to its artists and its tracks' artists alike.
-            guard try !albums.isEmpty || !appearsOn.isEmpty || Bool.fetchOne(db.cachedStatement(sql: """
+            var creditedOn: [AlbumListing] = []
+            if artist.discogsId != nil {
+                let listed = Set((albums + appearsOn).map(\.albumId))
+                creditedOn = try listings("a.id IN (SELECT album_id FROM album_credit WHERE discogs_id = (SELECT discogs_id FROM artist WHERE id = ?2))")
+                    .filter { !listed.contains($0.albumId) }
+            }
+            // A played album's page links to its artists, its tracks' artists and its credits alike.
+            guard try !albums.isEmpty || !appearsOn.isEmpty || !creditedOn.isEmpty || Bool.fetchOne(db.cachedStatement(sql: """
                 WITH played(album_id) AS (
                     SELECT album_id FROM play_history WHERE user_id = ?1
                     UNION SELECT album_id FROM playback_state WHERE user_id = ?1)
                 SELECT EXISTS (SELECT 1 FROM album_artist WHERE artist_id = ?2 AND album_id IN played)
                     OR EXISTS (SELECT 1 FROM track_artist credit JOIN track ON track.id = credit.track_id
                                WHERE credit.artist_id = ?2 AND track.album_id IN played)
+                    OR EXISTS (SELECT 1 FROM album_credit JOIN artist ON artist.discogs_id = album_credit.discogs_id
+                               WHERE artist.id = ?2 AND album_credit.album_id IN played)
                 """), arguments: [userId, artistId]) == true else { return nil }
-            return (artist, albums, appearsOn)
+            return ArtistAlbums(artist: artist, albums: albums, appearsOn: appearsOn, creditedOn: creditedOn)
         }
     }
 
@@ -277,5 +317,10 @@ private enum AlbumPageSQL {
         SELECT ta.track_id, artist.id, artist.name, artist.discogs_id, ta.join_phrase
         FROM track t JOIN track_artist ta ON ta.track_id = t.id JOIN artist ON artist.id = ta.artist_id
         WHERE t.album_id = ? AND t.artist_credit IS NOT NULL ORDER BY ta.track_id, ta.position
+        """
+    static let credits = """
+        SELECT c.track_id, c.name, c.credited_name, c.role, c.tracks, c.discogs_id, artist.id
+        FROM album_credit c LEFT JOIN artist ON artist.discogs_id = c.discogs_id
+        WHERE c.album_id = ? ORDER BY c.position
         """
 }

@@ -109,7 +109,7 @@ extension AppDatabase {
     }
 
     /// Overwrites the album row and all of its catalogue rows (artists, labels, formats, genres,
-    /// images, tracks with their own artists) and, unless the caller does it for several albums at once, refreshes its
+    /// images, credits, tracks with their own artists and credits) and, unless the caller does it for several albums at once, refreshes its
     /// search row, inside the caller's transaction.
     static func writeRelease(_ db: Database, _ release: ReleaseMetadata, albumId: Int64, now: String, refreshingSearch: Bool = true) throws {
         // Sync writes thousands of albums in a pass: every statement is a cached one.
@@ -146,7 +146,7 @@ extension AppDatabase {
                 formatSummary(release.formats), now, albumId,
             ])
 
-        for table in ["album_artist", "album_label", "album_format", "album_genre", "album_image", "track"] {
+        for table in ["album_artist", "album_label", "album_format", "album_genre", "album_image", "album_credit", "track"] {
             try run("DELETE FROM \(table) WHERE album_id = ?", [albumId])
         }
         for (position, (artist, artistId)) in zip(release.artists, artistIds).enumerated() {
@@ -172,6 +172,18 @@ extension AppDatabase {
             try run("INSERT INTO album_image (album_id, position, kind, uri, uri150, width, height) VALUES (?, ?, ?, ?, ?, ?, ?)",
                     [albumId, position, image.kind.rawValue, image.uri, image.uri150, image.width, image.height])
         }
+        var creditPosition = 0
+        func insert(_ credits: [ReleaseMetadata.Credit], trackId: Int64?) throws {
+            for credit in credits {
+                try run("""
+                    INSERT INTO album_credit (album_id, position, track_id, name, discogs_name, credited_name, discogs_id, role, tracks)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """, [albumId, creditPosition, trackId, credit.name, credit.discogsName, credit.creditedName, credit.discogsId,
+                          credit.role, credit.tracks])
+                creditPosition += 1
+            }
+        }
+        try insert(release.credits, trackId: nil)
         var sortOrder = 0
         func insert(_ track: ReleaseMetadata.Track, parentId: Int64?) throws -> Int64 {
             try run("""
@@ -185,6 +197,7 @@ extension AppDatabase {
                 try run("INSERT INTO track_artist (track_id, position, artist_id, join_phrase) VALUES (?, ?, ?, ?)",
                         [trackId, position, try resolveArtist(db, artist), artist.joinPhrase])
             }
+            try insert(track.credits, trackId: trackId)
             return trackId
         }
         for track in release.tracks {

@@ -18,9 +18,10 @@ struct DiscogsRelease: Decodable {
     var formats: [DiscogsFormat]?
     var images: [DiscogsImage]?
     var tracklist: [DiscogsTrack]?
+    var extraartists: [DiscogsExtraArtist]?
 
     enum CodingKeys: String, CodingKey {
-        case id, title, artists, year, released, country, genres, styles, labels, formats, images, tracklist
+        case id, title, artists, year, released, country, genres, styles, labels, formats, images, tracklist, extraartists
         case masterId = "master_id"
     }
 }
@@ -32,6 +33,17 @@ struct DiscogsArtistCredit: Decodable {
     var anv: String?
     /// What joins this artist to the next: `&`, `,`, `Feat.`, `/`, or empty.
     var join: String?
+}
+
+/// Someone credited beyond the artists: `{"name": "Stu Allotropia", "anv": "", "role": "Design",
+/// "tracks": "", "id": 4894261}`.
+struct DiscogsExtraArtist: Decodable {
+    var id: Int64?
+    var name: String?
+    var anv: String?
+    var role: String?
+    /// The tracks a release credit covers (`A1 to A3, B2`), or empty for all of them.
+    var tracks: String?
 }
 
 struct DiscogsLabel: Decodable {
@@ -63,9 +75,10 @@ struct DiscogsTrack: Decodable {
     var subTracks: [DiscogsTrack]?
     /// Set only when the track's artists differ from the release's (compilations, splits).
     var artists: [DiscogsArtistCredit]?
+    var extraartists: [DiscogsExtraArtist]?
 
     enum CodingKeys: String, CodingKey {
-        case position, title, duration, artists
+        case position, title, duration, artists, extraartists
         case type = "type_"
         case subTracks = "sub_tracks"
     }

@@ -18,7 +18,8 @@ enum ReleaseMapping {
             labels: labels(release.labels ?? []),
             formats: formats(release.formats ?? []),
             images: images(release.images ?? []),
-            tracks: tracks(release.tracklist ?? [], albumCredit: ReleaseMetadata.creditLine(albumArtists)))
+            tracks: tracks(release.tracklist ?? [], albumCredit: ReleaseMetadata.creditLine(albumArtists)),
+            credits: credits(release.extraartists))
     }
 
     /// A collection listing's `basic_information`: no tracks or images, enough for an album row.
@@ -52,6 +53,25 @@ enum ReleaseMapping {
                 name: name,
                 creditedName: variation.isEmpty ? name : displayName(variation),
                 joinPhrase: isLast ? "" : joinPhrase(credit.join ?? ""))
+        }
+    }
+
+    /// Credits beyond the artists, in Discogs' order; one without a name or a role says nothing and
+    /// is left out.
+    static func credits(_ extraArtists: [DiscogsExtraArtist]?) -> [ReleaseMetadata.Credit] {
+        (extraArtists ?? []).compactMap { credit in
+            let discogsName = (credit.name ?? "").trimmed()
+            let role = (credit.role ?? "").trimmed()
+            guard !discogsName.isEmpty, !role.isEmpty else { return nil }
+            let name = displayName(discogsName)
+            let variation = displayName((credit.anv ?? "").trimmed())
+            return ReleaseMetadata.Credit(
+                discogsId: credit.id.flatMap { $0 > 0 ? $0 : nil },
+                discogsName: discogsName,
+                name: name,
+                creditedName: variation.isEmpty || variation == name ? nil : variation,
+                role: role,
+                tracks: nonEmpty(credit.tracks))
         }
     }
 
@@ -171,7 +191,8 @@ enum ReleaseMapping {
             kind: kind,
             subTracks: kind == .index ? subTracks.map { self.track(from: $0, in: .indexTrack(side: side), albumCredit: albumCredit) } : [],
             artistCredit: credit?.line,
-            artists: credit?.artists ?? [])
+            artists: credit?.artists ?? [],
+            credits: credits(track.extraartists))
     }
 
     /// The record side that a vinyl position names: `A1` -> A, `B` -> B, `C2a` -> C, `AA1` -> AA

@@ -203,6 +203,19 @@ import OpenAPIRuntime
         } else {
             checks.fail("B1 names no artist rows: \(String(describing: album.sides.last?.tracks.last))")
         }
+        // Credits beyond the artists: the release's producer links to a page that lists the album
+        // among those that credit them; B1 has a remixer of its own.
+        let credits = album.credits?.map { "\($0.role): \($0.name)" }
+        checks.expect(credits == ["Producer: A Producer"], "the album's credits were \(String(describing: credits))")
+        let trackCredits = album.sides.flatMap(\.tracks).map { $0.credits?.map(\.name) }
+        checks.expect(trackCredits == [nil, nil, ["A Remixer"]], "the tracks' credits were \(trackCredits)")
+        if let producer = album.credits?.first?.artistId {
+            let page = try await client.getArtist(path: .init(id: producer)).ok.body.json
+            checks.expect(page.name == "A Producer" && page.creditedOn?.contains { $0.id == albumId } == true,
+                          "the producer's page was \(page.name), credited on \(String(describing: page.creditedOn?.map(\.id)))")
+        } else {
+            checks.fail("the producer's credit has no artistId: \(String(describing: album.credits))")
+        }
         if let secondTrack = album.sides.first?.tracks.dropFirst().first {
             let fromTrack = try await client.playPlayer(body: .json(.PlayAlbumTrack(.init(albumId: albumId, trackId: secondTrack.id)))).ok.body.json
             checks.expect(fromTrack.track?.id == secondTrack.id, "track \(secondTrack.id) gave \(String(describing: fromTrack.track))")

@@ -208,13 +208,14 @@ export async function artist(view, route, app, id) {
   const data = await api(`/v1/artists/${id}${query({ scale: screenScale() })}`);
   view.append(h('header', { class: 'view-head' }, backLink(route, app), h('h1', {}, data.name)));
   // Above their own albums, whose grid follows the window's scrolling to its end.
-  if (data.appearsOn.length) {
-    view.append(h('section', { class: 'appears-on', 'aria-labelledby': 'appears-on' }, h('h2', { id: 'appears-on' }, 'Appears on'),
-      h('ul', { class: 'rows' }, data.appearsOn.map((album) => h('li', {}, cover(album.artwork, ''),
+  const listed = [['appears-on', 'Appears on', data.appearsOn], ['credited-on', 'Credited on', data.creditedOn ?? []]];
+  for (const [key, heading, albums] of listed.filter(([, , albums]) => albums.length)) {
+    view.append(h('section', { class: key, 'aria-labelledby': key }, h('h2', { id: key }, heading),
+      h('ul', { class: 'rows' }, albums.map((album) => h('li', {}, cover(album.artwork, ''),
         h('a', { href: albumPath(route.path, album.id) }, h('span', { class: 'title' }, album.title),
           h('span', { class: 'artist' }, album.artistCredit)))))));
   }
-  if (!data.albums.length && data.appearsOn.length) return null;
+  if (!data.albums.length && listed.some(([, , albums]) => albums.length)) return null;
   return mountGrid(view, albumGrid(`/v1/grid/artists/${id}`, {}, route, `Albums by ${data.name}`));
 }
 
@@ -291,8 +292,16 @@ export async function album(view, route, app, id) {
             'aria-label': `Play ${track.position} ${track.title}${track.artist ? ` by ${track.artist}` : ''}`,
             onclick: () => playing(app.player.command('play', { albumId: Number(id), trackId: track.id }), playError) },
           h('span', { class: 'position' }, track.position),
-          h('span', { class: 'title' }, track.title, track.artist ? h('span', { class: 'by' }, track.artist) : null),
+          h('span', { class: 'title' }, track.title, track.artist ? h('span', { class: 'by' }, track.artist) : null,
+            // Plain text: the row is a button, and a link inside one is not allowed.
+            track.credits?.length ? h('span', { class: 'by' }, track.credits.map((c) => `${c.role}: ${c.creditedAs ?? c.name}`).join(' · ')) : null),
           h('span', { class: 'time' }, duration(track.durationMs))))))));
+  }
+  if (data.credits?.length) {
+    view.append(h('section', { class: 'credits', 'aria-labelledby': 'credits' }, h('h2', { id: 'credits' }, 'Credits'),
+      h('ul', {}, data.credits.map((credit) => h('li', {}, h('span', { class: 'role' }, credit.role), ' – ',
+        credit.artistId ? h('a', { href: artistPath(route, credit.artistId) }, credit.creditedAs ?? credit.name) : credit.creditedAs ?? credit.name,
+        credit.tracks ? h('span', { class: 'count' }, ` (${credit.tracks})`) : null)))));
   }
 
   const crateList = (await api('/v1/crates')).crates;
