@@ -227,7 +227,8 @@ import Testing
         }
         let first = release(credits: [credit(23755, "Miles Davis", "Liner Notes", credited: "Miles", tracks: "A1, A2"),
                                       credit(302537, "Teo Macero", "Producer"), credit(nil, "Unknown Engineer", "Engineer")],
-                            trackCredits: [credit(25981, "Bill Evans", "Piano")])
+                            trackCredits: [credit(25981, "Bill Evans", "Piano"), credit(23755, "Miles Davis", "Trumpet"),
+                                           credit(23755, "Miles Davis", "Liner Notes")])
         #expect(try await server.database.recordSyncResults([AlbumSyncResult(albumId: compilation, outcome: .fetched(first, etag: nil))], at: Date())
                     .allSatisfy { $0 == nil })
 
@@ -240,17 +241,19 @@ import Testing
                 "Engineer|Unknown Engineer|-|-|0|0",
             ])
             let tracks = album.sides.flatMap(\.tracks)
-            #expect(tracks.map { $0.credits?.map { "\($0.role)|\($0.name)" } } == [["Piano|Bill Evans"], nil])
+            #expect(tracks.map { $0.credits?.map { "\($0.role)|\($0.name)" } } == [["Piano|Bill Evans", "Trumpet|Miles Davis", "Liner Notes|Miles Davis"], nil])
             // Absent keys are left out, not null: a track without credits has no `credits` key.
             let body = String(decoding: response.body, as: UTF8.self)
             #expect(body.contains(#""credits":[{"name":"Miles Davis","creditedAs":"Miles","role":"Liner Notes","tracks":"A1, A2","discogsId":23755,"artistId":\#(miles)}"#))
-            #expect(body.contains(#""credits":[{"name":"Bill Evans","role":"Piano","discogsId":25981}]"#))
+            #expect(body.contains(#""credits":[{"name":"Bill Evans","role":"Piano","discogsId":25981},{"name":"Miles Davis","role":"Trumpet","discogsId":23755,"artistId":\#(miles)},"#))
 
             // His page lists the compilation among the albums that credit him, apart from his own.
             let milesPage = try await client.decoded(ArtistDetailDTO.self, "/v1/artists/\(miles)", token: server.writeToken)
             #expect(milesPage.albums.map(\.id) == [kindOfBlue])
             #expect(milesPage.appearsOn.isEmpty)
-            #expect(milesPage.creditedOn.map(\.id) == [compilation])
+            #expect(milesPage.creditedOn.map(\.album.id) == [compilation])
+            // Each role once, in credit order: the release's, then the track's.
+            #expect(milesPage.creditedOn.first?.roles == ["Liner Notes", "Trumpet"])
             // Alice does not own the compilation: it is not on his page for her.
             #expect(try await client.decoded(ArtistDetailDTO.self, "/v1/artists/\(miles)", token: server.aliceToken).creditedOn.isEmpty)
             // An album without credits answers an empty list.

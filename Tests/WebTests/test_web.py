@@ -806,6 +806,8 @@ class T7CopyAndArtist(unittest.TestCase):
         self.assertEqual(credited.accessible_name, "Credited on")
         _, album, _ = server.call("GET", f"/v1/albums/{server.played_album}")
         self.assertEqual([title.text for title in credited.find_elements(By.CSS_SELECTOR, "ul.rows .title")], [album["title"]])
+        # What the album credits them as follows its artists.
+        self.assertEqual([line.text for line in credited.find_elements(By.CSS_SELECTOR, "ul.rows .artist")], [f"{album['artistCredit']} · Producer"])
         self.assertEqual(driver.find_elements(By.CSS_SELECTOR, "ol.grid"), [])
         driver.save_screenshot(str(ARTEFACTS / "credited-on.png"))
 

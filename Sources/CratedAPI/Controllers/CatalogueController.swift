@@ -43,7 +43,7 @@ struct CatalogueController {
         return ArtistDetailDTO(id: page.artist.id!, name: page.artist.name, discogsName: page.artist.discogsName, discogsId: page.artist.discogsId,
                                albums: page.albums.map { AlbumListingDTO($0, scale: scale) },
                                appearsOn: page.appearsOn.map { AlbumListingDTO($0, scale: scale) },
-                               creditedOn: page.creditedOn.map { AlbumListingDTO($0, scale: scale) })
+                               creditedOn: page.creditedOn.map { CreditedAlbumDTO(album: AlbumListingDTO($0.album, scale: scale), roles: $0.roles) })
     }
 
     @Sendable func genres(request: Request, context: AppRequestContext) async throws -> GenresDTO {

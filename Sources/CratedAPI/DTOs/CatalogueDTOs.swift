@@ -216,7 +216,13 @@ struct ArtistDetailDTO: ResponseCodable {
     /// Albums of other artists with a track of theirs.
     var appearsOn: [AlbumListingDTO]
     /// The user's other albums that credit them (as producer, writer, engineer...), in the same order.
-    var creditedOn: [AlbumListingDTO]
+    var creditedOn: [CreditedAlbumDTO]
+}
+
+struct CreditedAlbumDTO: Codable, Equatable {
+    var album: AlbumListingDTO
+    /// What the album credits them as, each once: `Producer`, `Piano`.
+    var roles: [String]
 }
 
 struct NameCountDTO: Codable, Equatable {

@@ -69,7 +69,14 @@ public struct ArtistAlbums: Sendable {
     public var artist: Artist
     public var albums: [AlbumListing]
     public var appearsOn: [AlbumListing]
-    public var creditedOn: [AlbumListing]
+    public var creditedOn: [CreditedAlbum]
+}
+
+/// An album that credits someone beyond its artists, with what it credits them as.
+public struct CreditedAlbum: Sendable, Equatable {
+    public var album: AlbumListing
+    /// As Discogs writes them, in credit order, each once (`Producer`, `Piano`).
+    public var roles: [String]
 }
 
 public struct NameCount: Sendable, Equatable {
@@ -164,11 +171,20 @@ extension AppDatabase {
                 a.id IN (SELECT t.album_id FROM track_artist ta JOIN track t ON t.id = ta.track_id WHERE ta.artist_id = ?2)
                 AND a.id NOT IN (SELECT album_id FROM album_artist WHERE artist_id = ?2)
                 """)
-            var creditedOn: [AlbumListing] = []
-            if artist.discogsId != nil {
+            var creditedOn: [CreditedAlbum] = []
+            if let discogsId = artist.discogsId {
                 let listed = Set((albums + appearsOn).map(\.albumId))
-                creditedOn = try listings("a.id IN (SELECT album_id FROM album_credit WHERE discogs_id = (SELECT discogs_id FROM artist WHERE id = ?2))")
+                let credited = try listings("a.id IN (SELECT album_id FROM album_credit WHERE discogs_id = (SELECT discogs_id FROM artist WHERE id = ?2))")
                     .filter { !listed.contains($0.albumId) }
+                if !credited.isEmpty {
+                    // Each album's roles in credit order, each once: `Producer`, then a track's `Piano`.
+                    var roles: [Int64: [String]] = [:]
+                    try db.forEachRow(AlbumPageSQL.creditRoles, ids: [discogsId]) { columns in
+                        let (albumId, role) = (try columns.int64(0), try columns.string(1))
+                        if roles[albumId]?.contains(role) != true { roles[albumId, default: []].append(role) }
+                    }
+                    creditedOn = credited.map { CreditedAlbum(album: $0, roles: roles[$0.albumId] ?? []) }
+                }
             }
             // A played album's page links to its artists, its tracks' artists and its credits alike.
             guard try !albums.isEmpty || !appearsOn.isEmpty || !creditedOn.isEmpty || Bool.fetchOne(db.cachedStatement(sql: """
@@ -318,6 +334,7 @@ private enum AlbumPageSQL {
         FROM track t JOIN track_artist ta ON ta.track_id = t.id JOIN artist ON artist.id = ta.artist_id
         WHERE t.album_id = ? AND t.artist_credit IS NOT NULL ORDER BY ta.track_id, ta.position
         """
+    static let creditRoles = "SELECT album_id, role FROM album_credit WHERE discogs_id = ? ORDER BY album_id, position"
     static let credits = """
         SELECT c.track_id, c.name, c.credited_name, c.role, c.tracks, c.discogs_id, artist.id
         FROM album_credit c LEFT JOIN artist ON artist.discogs_id = c.discogs_id

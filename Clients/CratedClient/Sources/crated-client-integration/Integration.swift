@@ -211,8 +211,9 @@ import OpenAPIRuntime
         checks.expect(trackCredits == [nil, nil, ["A Remixer"]], "the tracks' credits were \(trackCredits)")
         if let producer = album.credits?.first?.artistId {
             let page = try await client.getArtist(path: .init(id: producer)).ok.body.json
-            checks.expect(page.name == "A Producer" && page.creditedOn?.contains { $0.id == albumId } == true,
-                          "the producer's page was \(page.name), credited on \(String(describing: page.creditedOn?.map(\.id)))")
+            let credited = page.creditedOn?.first { $0.album.id == albumId }
+            checks.expect(page.name == "A Producer" && credited?.roles == ["Producer"],
+                          "the producer's page was \(page.name), credited on \(String(describing: page.creditedOn?.map { ($0.album.id, $0.roles) }))")
         } else {
             checks.fail("the producer's credit has no artistId: \(String(describing: album.credits))")
         }

@@ -208,7 +208,9 @@ export async function artist(view, route, app, id) {
   const data = await api(`/v1/artists/${id}${query({ scale: screenScale() })}`);
   view.append(h('header', { class: 'view-head' }, backLink(route, app), h('h1', {}, data.name)));
   // Above their own albums, whose grid follows the window's scrolling to its end.
-  const listed = [['appears-on', 'Appears on', data.appearsOn], ['credited-on', 'Credited on', data.creditedOn ?? []]];
+  // A credited album says what it credits them as after its artists: `Various · Producer`.
+  const credited = (data.creditedOn ?? []).map(({ album, roles }) => ({ ...album, artistCredit: [album.artistCredit, ...roles].join(' · ') }));
+  const listed = [['appears-on', 'Appears on', data.appearsOn], ['credited-on', 'Credited on', credited]];
   for (const [key, heading, albums] of listed.filter(([, , albums]) => albums.length)) {
     view.append(h('section', { class: key, 'aria-labelledby': key }, h('h2', { id: key }, heading),
       h('ul', { class: 'rows' }, albums.map((album) => h('li', {}, cover(album.artwork, ''),
