@@ -18,6 +18,8 @@ CREATE INDEX album_credit_track ON album_credit(track_id) WHERE track_id IS NOT 
 -- An artist's page lists the albums they are credited on.
 CREATE INDEX album_credit_person ON album_credit(discogs_id, album_id) WHERE discogs_id IS NOT NULL;
 -- Albums synced before have no credits, and a conditional request would only answer 304: their
--- ETag is dropped and they are due at the next pass, as in 0026.
-UPDATE album_sync SET etag = NULL, last_synced_at = '1970-01-01T00:00:00Z'
-WHERE status = 'synced' AND EXISTS (SELECT 1 FROM track WHERE track.album_id = album_sync.album_id);
+-- ETag is dropped, whatever their last attempt did (a failed one keeps it for its retry), and the
+-- synced ones are due at the next pass, as in 0026.
+UPDATE album_sync SET etag = NULL,
+    last_synced_at = CASE WHEN status = 'synced' THEN '1970-01-01T00:00:00Z' ELSE last_synced_at END
+WHERE EXISTS (SELECT 1 FROM track WHERE track.album_id = album_sync.album_id);

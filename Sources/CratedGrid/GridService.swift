@@ -229,6 +229,10 @@ private struct PagePlan {
                 SELECT 1 FROM track_artist credit JOIN track ON track.id = credit.track_id
                 JOIN collection_album owned ON owned.album_id = track.album_id
                 WHERE credit.artist_id = ?1 AND owned.user_id = ?2
+                UNION ALL
+                SELECT 1 FROM artist JOIN album_credit credit ON credit.discogs_id = artist.discogs_id
+                JOIN collection_album owned ON owned.album_id = credit.album_id
+                WHERE artist.id = ?1 AND owned.user_id = ?2
                 LIMIT 1
                 """), arguments: [id, userId]) != nil else {
                 throw GridError.notFound("artist", "no artist \(id) in this collection")

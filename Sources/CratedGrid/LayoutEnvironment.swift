@@ -59,8 +59,8 @@ public enum LayoutEnvironment: String, Codable, Sendable, CaseIterable {
 
 extension LayoutEnvironment {
     /// Resolves like `init(horizontalSizeClass:verticalSizeClass:width:idiom:)`, first deriving the
-    /// size classes from the container when the request gives neither but gives a width and a height:
-    /// a browser or a free-form window reports no size classes. Horizontal is regular from 600 points,
+    /// size classes from the container when the request gives neither but gives a width: a browser
+    /// or a free-form window reports no size classes. Horizontal is regular from 600 points,
     /// vertical from 500, so 1366x1024 is iPadFullscreen, 844x390 iPhoneLandscape, 507x1024
     /// iPadSplitView and 390x844 iPhonePortrait. A width without a height derives the vertical class
     /// as regular: a column sized by width alone is not one squeezed into a landscape phone. One

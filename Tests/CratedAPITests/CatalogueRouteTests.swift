@@ -218,12 +218,18 @@ import Testing
                             labels: [], formats: [], images: [],
                             tracks: [ReleaseMetadata.Track(position: "A1", side: "A", title: "Feeling Good", durationMs: 173_000, kind: .track,
                                                            credits: trackCredits),
-                                     ReleaseMetadata.Track(position: "A2", side: "A", title: "So What", durationMs: 562_000, kind: .track)],
+                                     ReleaseMetadata.Track(position: "A2", side: "A", title: "So What", durationMs: 562_000, kind: .track),
+                                     ReleaseMetadata.Track(position: "B1", side: "B", title: "Suite", durationMs: nil, kind: .index, subTracks: [
+                                        ReleaseMetadata.Track(position: "B1a", side: "B", title: "Part", durationMs: 60_000, kind: .subtrack,
+                                                              credits: trackCredits.isEmpty ? [] : [credit(nil, "Sub Player", "Guitar")])])],
                             credits: credits)
         }
-        // Miles Davis is an artist here (Kind Of Blue's CSV row gains his Discogs id when Kind Of Blue syncs).
-        try await server.database.writer.write { db in
+        // Miles Davis is an artist here (Kind Of Blue's CSV row gains his Discogs id when Kind Of Blue
+        // syncs); Teo Macero is one too, with no album of his own (as if another collection's had synced).
+        let teo = try await server.database.writer.write { db in
             try db.execute(sql: "UPDATE artist SET discogs_id = 23755 WHERE id = ?", arguments: [miles])
+            try db.execute(sql: "INSERT INTO artist (name, discogs_name, discogs_id, sort_name) VALUES ('Teo Macero', 'Teo Macero', 302537, 'teo macero')")
+            return db.lastInsertedRowID
         }
         let first = release(credits: [credit(23755, "Miles Davis", "Liner Notes", credited: "Miles", tracks: "A1, A2"),
                                       credit(302537, "Teo Macero", "Producer"), credit(nil, "Unknown Engineer", "Engineer")],
@@ -237,11 +243,13 @@ import Testing
             let album = try response.decode(AlbumDetailDTO.self)
             #expect(album.credits.map { "\($0.role)|\($0.name)|\($0.creditedAs ?? "-")|\($0.tracks ?? "-")|\($0.discogsId ?? 0)|\($0.artistId ?? 0)" } == [
                 "Liner Notes|Miles Davis|Miles|A1, A2|23755|\(miles)",
-                "Producer|Teo Macero|-|-|302537|0",
+                "Producer|Teo Macero|-|-|302537|\(teo)",
                 "Engineer|Unknown Engineer|-|-|0|0",
             ])
             let tracks = album.sides.flatMap(\.tracks)
-            #expect(tracks.map { $0.credits?.map { "\($0.role)|\($0.name)" } } == [["Piano|Bill Evans", "Trumpet|Miles Davis", "Liner Notes|Miles Davis"], nil])
+            // A sub-track's credits are its own too.
+            #expect(tracks.map { $0.credits?.map { "\($0.role)|\($0.name)" } }
+                        == [["Piano|Bill Evans", "Trumpet|Miles Davis", "Liner Notes|Miles Davis"], nil, nil, ["Guitar|Sub Player"]])
             // Absent keys are left out, not null: a track without credits has no `credits` key.
             let body = String(decoding: response.body, as: UTF8.self)
             #expect(body.contains(#""credits":[{"name":"Miles Davis","creditedAs":"Miles","role":"Liner Notes","tracks":"A1, A2","discogsId":23755,"artistId":\#(miles)}"#))
@@ -256,6 +264,17 @@ import Testing
             #expect(milesPage.creditedOn.first?.roles == ["Liner Notes", "Trumpet"])
             // Alice does not own the compilation: it is not on his page for her.
             #expect(try await client.decoded(ArtistDetailDTO.self, "/v1/artists/\(miles)", token: server.aliceToken).creditedOn.isEmpty)
+            // Someone known only from credits has a page, and an empty grid of albums of their own;
+            // to Alice, who owns no album that credits him, he is nobody.
+            let teosPage = try await client.decoded(ArtistDetailDTO.self, "/v1/artists/\(teo)", token: server.writeToken)
+            #expect(teosPage.albums.isEmpty && teosPage.appearsOn.isEmpty && teosPage.creditedOn.map(\.album.id) == [compilation])
+            #expect(teosPage.creditedOn.first?.roles == ["Producer"])
+            let teosGrid = try await client.call(.get, "/v1/grid/artists/\(teo)?layout=iPhonePortrait", token: server.writeToken)
+            #expect(teosGrid.status == .ok)
+            #expect(try teosGrid.decode(GridPage.self).total == 0)
+            #expect(try await client.call(.get, "/v1/grid/collection?layout=iPhonePortrait&artist=\(teo)", token: server.writeToken).status == .ok)
+            #expect(try await client.call(.get, "/v1/artists/\(teo)", token: server.aliceToken).status == .notFound)
+            #expect(try await client.call(.get, "/v1/grid/artists/\(teo)?layout=iPhonePortrait", token: server.aliceToken).status == .notFound)
             // An album without credits answers an empty list.
             #expect(try await client.decoded(AlbumDetailDTO.self, "/v1/albums/\(kindOfBlue)", token: server.writeToken).credits.isEmpty)
 
@@ -281,6 +300,7 @@ import Testing
         #expect(try server.database.searchAlbums(userId: 1, text: "unknown engineer", limit: 5).isEmpty)
         #expect(try server.database.searchAlbums(userId: 1, text: "macero", limit: 5).map(\.albumId) == [compilation])
         #expect(try server.database.artistAlbums(artistId: miles, userId: 1)?.creditedOn.isEmpty == true)
+        #expect(try await server.database.reader.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM album_credit WHERE track_id IS NOT NULL") } == 0)
     }
 
     @Test func searchIsRankedPrefixMatchingAndFoldsDiacritics() async throws {

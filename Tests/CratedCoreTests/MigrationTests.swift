@@ -384,35 +384,53 @@ import Testing
     }
 
     /// Migration 0030 makes the albums synced with tracks due again, without their ETag, so that the
-    /// next pass brings their credits; an album that only a collection listing wrote stays as it was.
+    /// next pass brings their credits. One whose last attempt failed loses its ETag too (its retry
+    /// would otherwise be answered 304) and keeps its retry time; an album that only a collection
+    /// listing wrote stays as it was.
     @Test func migration0030FetchesTheSyncedReleasesAgainForTheirCredits() throws {
         let directory = try TemporaryDirectory()
         let path = directory.path("crated.sqlite")
         let old = try AppDatabase.open(path: path, migrations: Array(Migration.embedded.prefix { $0.fileName < "0030" }))
         let now = Date(timeIntervalSince1970: 1_790_000_000)
         let syncedAt = Timestamp.string(from: now.addingTimeInterval(-3600))
-        let (released, listed) = try old.writer.write { db in
+        let retryAt = Timestamp.string(from: now.addingTimeInterval(600))
+        let (released, failed, listed) = try old.writer.write { db in
             let artist = try db.insertArtist("Trash80")
             let released = try db.insertAlbum(title: "Icarus", artistId: artist)
+            let failed = try db.insertAlbum(title: "Sunlight", artistId: artist)
             let listed = try db.insertAlbum(title: "Darwinia Soundtrack", artistId: artist)
-            for (album, release) in [(released, 12), (listed, 13)] {
+            for (album, release) in [(released, 12), (failed, 14), (listed, 13)] {
                 try db.execute(sql: "UPDATE album SET discogs_release_id = ? WHERE id = ?", arguments: [release, album])
                 try db.execute(sql: """
                     INSERT INTO album_sync (album_id, status, etag, last_synced_at, last_attempt_at) VALUES (?, 'synced', '"v1"', ?, ?)
                     """, arguments: [album, syncedAt, syncedAt])
             }
-            try db.execute(sql: "INSERT INTO track (album_id, position, sort_order, title, kind) VALUES (?, 'A1', 0, 'One', 'track')",
-                           arguments: [released])
-            return (released, listed)
+            try db.execute(sql: "UPDATE album_sync SET status = 'failed', attempts = 1, last_error = 'HTTP 502', next_attempt_at = ? WHERE album_id = ?",
+                           arguments: [retryAt, failed])
+            for album in [released, failed] {
+                try db.execute(sql: "INSERT INTO track (album_id, position, sort_order, title, kind) VALUES (?, 'A1', 0, 'One', 'track')",
+                               arguments: [album])
+            }
+            return (released, failed, listed)
         }
 
         let migrated = try AppDatabase.open(path: path)
         let due = try migrated.albumsDueForSync(now: now, staleBefore: now.addingTimeInterval(-30 * 86_400))
         #expect(due.map(\.albumId) == [released])
         #expect(due.first?.etag == nil, "fetched whole: a 304 would bring no credits")
-        let untouched = try migrated.read { db in
-            try Row.fetchOne(db, sql: "SELECT etag, last_synced_at FROM album_sync WHERE album_id = ?", arguments: [listed])
+        let state = { (album: Int64) in
+            try migrated.read { db in
+                try Row.fetchOne(db, sql: "SELECT status, etag, last_synced_at, next_attempt_at FROM album_sync WHERE album_id = ?", arguments: [album])
+            }
         }
+        let failedState = try state(failed)
+        #expect(failedState?["status"] == "failed" && failedState?["etag"] == nil as String?)
+        #expect(failedState?["next_attempt_at"] == retryAt && failedState?["last_synced_at"] == syncedAt)
+        // Its retry, once due, asks for the whole release.
+        let later = now.addingTimeInterval(3600)
+        #expect(try migrated.albumsDueForSync(now: later, staleBefore: later.addingTimeInterval(-30 * 86_400))
+                    .first { $0.albumId == failed }.map { $0.etag == nil } == true)
+        let untouched = try state(listed)
         #expect(untouched?["etag"] == "\"v1\"" && untouched?["last_synced_at"] == syncedAt)
     }
 

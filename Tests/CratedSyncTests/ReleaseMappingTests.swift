@@ -133,7 +133,7 @@ import Testing
               {"name": "Persuader, The", "anv": "The Persuader", "role": "Remix", "id": 9}],
              "tracklist": [
               {"position": "A1", "title": "So What", "duration": "9:22", "extraartists": [
-                {"name": "Bill Evans", "anv": "", "role": "Piano", "tracks": "", "id": 25981}]},
+                {"name": "Bill Evans", "anv": "", "role": "Piano", "tracks": "A1", "id": 25981}]},
               {"position": "A2", "title": "Freddie Freeloader", "duration": "9:46"},
               {"position": "B1", "type_": "index", "title": "Suite", "sub_tracks": [
                 {"position": "B1a", "type_": "track", "title": "Part", "duration": "1:00", "extraartists": [
@@ -150,6 +150,7 @@ import Testing
             "0|Casey|Casey (2)|-|Photography By|-",
             "9|The Persuader|Persuader, The|-|Remix|-",
         ])
+        // A track's credit covers that track: what Discogs says it covers is not repeated.
         #expect(metadata.tracks[0].credits.map(line) == ["25981|Bill Evans|Bill Evans|-|Piano|-"])
         #expect(metadata.tracks[1].credits.isEmpty)
         #expect(metadata.tracks[2].subTracks[0].credits.map(\.name) == ["Wynton Kelly"])

@@ -783,7 +783,7 @@ class T7CopyAndArtist(unittest.TestCase):
         view_ready()
         tracks = driver.find_elements(By.CSS_SELECTOR, "ol.tracks button.track")
         self.assertEqual([track.get_attribute("aria-label") for track in tracks],
-                         ["Play A1 Opening", "Play A2 Second by A Guest", "Play B1 Flip side"])
+                         ["Play A1 Opening", "Play A2 Second by A Guest", "Play B1 Flip side, Remix: A Remixer"])
         self.assertEqual([by.text for by in driver.find_elements(By.CSS_SELECTOR, "ol.tracks .by")], ["A Guest", "Remix: A Remixer"])
 
     def test_an_album_pages_credits_link_to_the_artists_crated_knows(self):

@@ -155,7 +155,7 @@ struct AlbumDetailDTO: ResponseCodable {
     /// the side of the track that follows it, as does an index track without a side (its sub-tracks
     /// have theirs). A side's duration is known only when every piece on it has one: a track, or an
     /// index track as the sum of its sub-tracks on the side, or its own duration when they lack one.
-    static func sides(_ tracks: [Track], artists: [Int64: [TrackArtist]] = [:], credits personCredits: [Int64: [AlbumCredit]] = [:]) -> [Side] {
+    static func sides(_ tracks: [Track], artists: [Int64: [TrackArtist]] = [:], credits personCredits: [Int64: [CratedCore.PersonCredit]] = [:]) -> [Side] {
         var sides: [Side] = []
         var pending: [TrackDTO] = []
         for track in tracks {
@@ -308,7 +308,7 @@ extension AlbumDetailDTO.Credit: JSONWritable {
 }
 
 extension AlbumDetailDTO.PersonCredit {
-    init(_ credit: AlbumCredit) {
+    init(_ credit: CratedCore.PersonCredit) {
         self.init(name: credit.name, creditedAs: credit.creditedName, role: credit.role, tracks: credit.tracks,
                   discogsId: credit.discogsId, artistId: credit.artistId)
     }

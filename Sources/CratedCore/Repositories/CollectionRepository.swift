@@ -15,7 +15,7 @@ public struct AlbumBundle: Sendable {
     /// The artists of each track that has its own (`Track.artistCredit`), by track id, in credit order.
     public var trackArtists: [Int64: [TrackArtist]]
     /// Who else Discogs credits, on the release and on its tracks, in Discogs' order.
-    public var credits: [AlbumCredit]
+    public var credits: [PersonCredit]
     /// The user's copies, oldest first, each with the crates it sits in.
     public var copies: [(copy: CollectionItem, crates: [Crate])]
 }
@@ -29,7 +29,7 @@ public struct TrackArtist: Sendable, Equatable {
 }
 
 /// Someone credited on an album or one of its tracks beyond its artists, as the album page names them.
-public struct AlbumCredit: Sendable, Equatable {
+public struct PersonCredit: Sendable, Equatable {
     /// The track the credit is on; nil for the whole release.
     public var trackId: Int64?
     public var name: String
@@ -124,7 +124,7 @@ extension AppDatabase {
                 }
             }
             let credits = try db.rows(AlbumPageSQL.credits, ids: [albumId]) { columns in
-                AlbumCredit(trackId: try columns.optionalInt64(0), name: try columns.string(1), creditedName: try columns.optionalString(2),
+                PersonCredit(trackId: try columns.optionalInt64(0), name: try columns.string(1), creditedName: try columns.optionalString(2),
                             role: try columns.string(3), tracks: try columns.optionalString(4), discogsId: try columns.optionalInt64(5),
                             artistId: try columns.optionalInt64(6))
             }
@@ -151,9 +151,10 @@ extension AppDatabase {
             """), arguments: [userId, albumId]) ?? false
     }
 
-    /// The artist, their albums in the user's collection, and the user's albums of other artists
-    /// with a track of theirs (a compilation, a split, a guest spot); nil when the user owns none of
-    /// either and has played no album of theirs (the page of a played album links to its artists).
+    /// The artist, their albums in the user's collection, the user's albums of other artists with a
+    /// track of theirs (a compilation, a split, a guest spot), and the user's other albums that
+    /// credit them; nil when the user owns none of these and has played no album of theirs or
+    /// crediting them (the page of a played album links to its artists and credits).
     public func artistAlbums(artistId: Int64, userId: Int64) throws -> ArtistAlbums? {
         try read { db in
             guard let artist = try Artist.fetchOne(db.cachedStatement(sql: "SELECT * FROM artist WHERE id = ?"), arguments: [artistId]) else { return nil }

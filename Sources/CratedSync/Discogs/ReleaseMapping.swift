@@ -57,8 +57,9 @@ enum ReleaseMapping {
     }
 
     /// Credits beyond the artists, in Discogs' order; one without a name or a role says nothing and
-    /// is left out.
-    static func credits(_ extraArtists: [DiscogsExtraArtist]?) -> [ReleaseMetadata.Credit] {
+    /// is left out. Which tracks a credit covers is said only of the release's: a track's credits
+    /// cover that track.
+    static func credits(_ extraArtists: [DiscogsExtraArtist]?, onTrack: Bool = false) -> [ReleaseMetadata.Credit] {
         (extraArtists ?? []).compactMap { credit in
             let discogsName = (credit.name ?? "").trimmed()
             let role = (credit.role ?? "").trimmed()
@@ -71,7 +72,7 @@ enum ReleaseMapping {
                 name: name,
                 creditedName: variation.isEmpty || variation == name ? nil : variation,
                 role: role,
-                tracks: nonEmpty(credit.tracks))
+                tracks: onTrack ? nil : nonEmpty(credit.tracks))
         }
     }
 
@@ -192,7 +193,7 @@ enum ReleaseMapping {
             subTracks: kind == .index ? subTracks.map { self.track(from: $0, in: .indexTrack(side: side), albumCredit: albumCredit) } : [],
             artistCredit: credit?.line,
             artists: credit?.artists ?? [],
-            credits: credits(track.extraartists))
+            credits: credits(track.extraartists, onTrack: true))
     }
 
     /// The record side that a vinyl position names: `A1` -> A, `B` -> B, `C2a` -> C, `AA1` -> AA

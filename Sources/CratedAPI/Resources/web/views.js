@@ -223,7 +223,7 @@ export async function artist(view, route, app, id) {
 
 export async function search(view, route, app) {
   const input = h('input', { type: 'search', name: 'q', value: route.params.get('q') ?? '', 'aria-label': 'Search your collection',
-    placeholder: 'Titles, artists, labels, catalogue numbers, tracks', autocomplete: 'off', maxlength: 200 });
+    placeholder: 'Titles, artists, labels, catalogue numbers, tracks, credits', autocomplete: 'off', maxlength: 200 });
   const results = h('div', { class: 'results' });
   view.append(heading('Search'), h('form', { role: 'search', class: 'search', onsubmit: (event) => event.preventDefault() }, input), results);
   let stop = null;
@@ -291,12 +291,13 @@ export async function album(view, route, app, id) {
       h('ol', { class: 'tracks' }, side.tracks.map((track) => h('li', { class: track.kind },
         track.kind === 'heading' ? h('span', { class: 'title' }, track.title) :
           h('button', { type: 'button', class: 'track',
-            'aria-label': `Play ${track.position} ${track.title}${track.artist ? ` by ${track.artist}` : ''}`,
+            // The label is all a screen reader says of the button: its credits are in it too.
+            'aria-label': `Play ${track.position} ${track.title}${track.artist ? ` by ${track.artist}` : ''}${trackCredits(track) ? `, ${trackCredits(track)}` : ''}`,
             onclick: () => playing(app.player.command('play', { albumId: Number(id), trackId: track.id }), playError) },
           h('span', { class: 'position' }, track.position),
           h('span', { class: 'title' }, track.title, track.artist ? h('span', { class: 'by' }, track.artist) : null,
             // Plain text: the row is a button, and a link inside one is not allowed.
-            track.credits?.length ? h('span', { class: 'by' }, track.credits.map((c) => `${c.role}: ${c.creditedAs ?? c.name}`).join(' · ')) : null),
+            trackCredits(track) ? h('span', { class: 'by' }, trackCredits(track)) : null),
           h('span', { class: 'time' }, duration(track.durationMs))))))));
   }
   if (data.credits?.length) {
@@ -312,6 +313,11 @@ export async function album(view, route, app, id) {
       // Without its last copy the album is no longer in the collection: its page goes too.
       removed: () => data.copies.length > 1 ? app.refresh() : app.navigate(app.withQuery(route.parent ?? '/'), { replace: true }),
     }))));
+}
+
+/** A track's own credits as one line, `Remix: A Remixer · Piano: Bill Evans`; empty without any. */
+function trackCredits(track) {
+  return (track.credits ?? []).map((credit) => `${credit.role}: ${credit.creditedAs ?? credit.name}`).join(' · ');
 }
 
 function copyEditor(copy, crateList, app, { removed }) {
