@@ -143,7 +143,7 @@ import Testing
             let refreshed = try #require(try h.syncState(release: 1))
             #expect(refreshed.etag == firstSync.etag)
             #expect(refreshed.lastSyncedAt == Timestamp.string(from: h.clock.date))
-            #expect(try await runner.counts().stale == 0)
+            #expect(try runner.counts().stale == 0)
         }
     }
 

@@ -92,9 +92,11 @@ import Testing
             // The fake has no collection for this Discogs user: the pass says so in its error.
             #expect(service.triggerPass(SyncPassOptions(userName: "collector", collectionUser: "nobody-here")) == .started)
             try await waitFor("the collection pass") { try await service.status().lastRun?.error != nil }
-            let collectors = try await service.status(userId: try #require(users["collector"]))
+            // Unwrapped first: `status(userId:)` takes an optional, which #require would pass on as one.
+            let (collector, alice) = (try #require(users["collector"]), try #require(users["alice"]))
+            let collectors = try await service.status(userId: collector)
             #expect(collectors.lastRun?.error?.contains("nobody-here") == true)
-            let alices = try await service.status(userId: try #require(users["alice"]))
+            let alices = try await service.status(userId: alice)
             #expect(alices.lastRun != nil && alices.lastRun?.error == nil && alices.lastRun?.collection == nil)
             #expect(h.logs.all.contains { $0.contains("sync pass:") && $0.contains("nobody-here") }, "the log says why too")
             await group.triggerGracefulShutdown()
