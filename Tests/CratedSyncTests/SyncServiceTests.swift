@@ -63,10 +63,12 @@ import Testing
             let running = Task { try await group.run() }
             try await waitFor("the first pass") { try await service.status().lastRun != nil }
 
-            let collectors = try await service.status(userId: try #require(users["collector"]))
+            // Unwrapped first: `status(userId:)` takes an optional, which #require would pass on as one.
+            let (collector, alice) = (try #require(users["collector"]), try #require(users["alice"]))
+            let collectors = try await service.status(userId: collector)
             #expect(collectors.albums.synced == 2 && collectors.albums.failed == 0 && collectors.albums.never == 0)
             #expect(collectors.lastRun?.failures.isEmpty == true)
-            let alices = try await service.status(userId: try #require(users["alice"]))
+            let alices = try await service.status(userId: alice)
             #expect(alices.albums.failed == 1 && alices.albums.synced == 0)
             #expect(alices.lastRun?.failures.map(\.releaseId) == [3])
             // The daemon's own view (a command's) is the whole catalogue's.
