@@ -54,6 +54,7 @@ import Testing
             #expect(catalogue.formats == [#"Vinyl|2|["12\""]|"#])
             #expect(catalogue.images.count == 4)
             #expect(catalogue.images.first == "primary|/image/R-1-1193812031.jpeg|/image/R-150-1-1193812031.jpeg|600x600")
+            #expect(catalogue.credits == ["Music By [All Tracks By]|Jesper Dahlbäck||239||0"])
 
             // releases/3329867: two artists joined by `&`, numeric positions (no sides), catno `none`.
             let darwinia = try #require(try h.database.album(discogsReleaseId: 3329867))
@@ -86,6 +87,9 @@ import Testing
             #expect(riddim.released == "2016-02-18")
             #expect(try h.database.tracks(ofAlbum: riddim.id!).allSatisfy { $0.durationMs == nil && $0.side != nil })
             #expect(try await catalogueRows(h.database, albumId: riddim.id!).images.isEmpty)
+            // Its credits beyond the artists: the sleeve's artwork and design.
+            #expect(try await catalogueRows(h.database, albumId: riddim.id!).credits
+                        == ["Artwork By|Michael Gavrichkov||4540627||0", "Design|Stu Allotropia||4894261||0"])
 
             // The search index follows: a track title and a Discogs artist id's name are searchable.
             let found = try await h.database.reader.read { db in

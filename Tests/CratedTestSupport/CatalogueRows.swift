@@ -10,6 +10,8 @@ public struct CatalogueRows: Equatable, Sendable {
     public var genres: [String]
     public var images: [String]
     public var tracks: [String]
+    /// `role|name|credited name|Discogs id|tracks|on a track`, in position order.
+    public var credits: [String]
 }
 
 public func catalogueRows(_ database: AppDatabase, albumId: Int64) async throws -> CatalogueRows {
@@ -25,7 +27,11 @@ public func catalogueRows(_ database: AppDatabase, albumId: Int64) async throws 
             formats: try strings("SELECT name || '|' || quantity || '|' || descriptions || '|' || COALESCE(text, '') FROM album_format WHERE album_id = ? ORDER BY position"),
             genres: try strings("SELECT kind || ':' || name FROM album_genre WHERE album_id = ? ORDER BY kind, position"),
             images: try strings("SELECT kind || '|' || uri || '|' || uri150 || '|' || COALESCE(width, '') || 'x' || COALESCE(height, '') FROM album_image WHERE album_id = ? ORDER BY position"),
-            tracks: try strings("SELECT id || '|' || position || '|' || COALESCE(side, '') || '|' || title || '|' || COALESCE(duration_ms, '') || '|' || kind FROM track WHERE album_id = ? ORDER BY sort_order"))
+            tracks: try strings("SELECT id || '|' || position || '|' || COALESCE(side, '') || '|' || title || '|' || COALESCE(duration_ms, '') || '|' || kind FROM track WHERE album_id = ? ORDER BY sort_order"),
+            credits: try strings("""
+                SELECT role || '|' || name || '|' || COALESCE(credited_name, '') || '|' || COALESCE(discogs_id, '') || '|' ||
+                       COALESCE(tracks, '') || '|' || (track_id IS NOT NULL) FROM album_credit WHERE album_id = ? ORDER BY position
+                """))
     }
 }
 
