@@ -325,10 +325,7 @@ import Testing
             let withTracks = try db.insertAlbum(title: "Darwinia Soundtrack", artistId: artist)
             let withoutTracks = try db.insertAlbum(title: "Icarus", artistId: artist)
             for (album, release) in [(withTracks, 3329867), (withoutTracks, 4)] {
-                try db.execute(sql: "UPDATE album SET discogs_release_id = ? WHERE id = ?", arguments: [release, album])
-                try db.execute(sql: """
-                    INSERT INTO album_sync (album_id, status, etag, last_synced_at, last_attempt_at) VALUES (?, 'synced', '"v1"', ?, ?)
-                    """, arguments: [album, syncedAt, syncedAt])
+                try markSynced(db, album: album, release: release, at: syncedAt)
             }
             try db.execute(sql: """
                 INSERT INTO track (album_id, position, sort_order, title, kind) VALUES (?, '1', 0, 'Visitors From Dreams', 'track')
@@ -361,10 +358,7 @@ import Testing
             let compilation = try db.insertAlbum(title: "Chip Compilation", artistId: various)
             let album = try db.insertAlbum(title: "Icarus", artistId: artist)
             for (id, release, credit) in [(compilation, 10, "Trash80" as String?), (album, 11, nil)] {
-                try db.execute(sql: "UPDATE album SET discogs_release_id = ? WHERE id = ?", arguments: [release, id])
-                try db.execute(sql: """
-                    INSERT INTO album_sync (album_id, status, etag, last_synced_at, last_attempt_at) VALUES (?, 'synced', '"v1"', ?, ?)
-                    """, arguments: [id, syncedAt, syncedAt])
+                try markSynced(db, album: id, release: release, at: syncedAt)
                 try db.execute(sql: """
                     INSERT INTO track (album_id, position, sort_order, title, kind, artist_credit) VALUES (?, '1', 0, 'One', 'track', ?)
                     """, arguments: [id, credit])
@@ -400,10 +394,7 @@ import Testing
             let failed = try db.insertAlbum(title: "Sunlight", artistId: artist)
             let listed = try db.insertAlbum(title: "Darwinia Soundtrack", artistId: artist)
             for (album, release) in [(released, 12), (failed, 14), (listed, 13)] {
-                try db.execute(sql: "UPDATE album SET discogs_release_id = ? WHERE id = ?", arguments: [release, album])
-                try db.execute(sql: """
-                    INSERT INTO album_sync (album_id, status, etag, last_synced_at, last_attempt_at) VALUES (?, 'synced', '"v1"', ?, ?)
-                    """, arguments: [album, syncedAt, syncedAt])
+                try markSynced(db, album: album, release: release, at: syncedAt)
             }
             try db.execute(sql: "UPDATE album_sync SET status = 'failed', attempts = 1, last_error = 'HTTP 502', next_attempt_at = ? WHERE album_id = ?",
                            arguments: [retryAt, failed])
@@ -547,6 +538,15 @@ import Testing
         #expect(try walBytes(path) == 0)
         #expect(try database.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM user") } == 2000)
         try reader.close()
+    }
+
+    /// Gives the album a Discogs release and the sync state of one synced at `syncedAt` with the
+    /// ETag `"v1"`, as the migrations that fetch synced albums again find them.
+    private func markSynced(_ db: Database, album: Int64, release: Int, at syncedAt: String) throws {
+        try db.execute(sql: "UPDATE album SET discogs_release_id = ? WHERE id = ?", arguments: [release, album])
+        try db.execute(sql: """
+            INSERT INTO album_sync (album_id, status, etag, last_synced_at, last_attempt_at) VALUES (?, 'synced', '"v1"', ?, ?)
+            """, arguments: [album, syncedAt, syncedAt])
     }
 
     private func walBytes(_ databasePath: String) throws -> Int {
