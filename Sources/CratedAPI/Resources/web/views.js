@@ -288,17 +288,17 @@ export async function album(view, route, app, id) {
       h('h2', {}, side.side ? `Side ${side.side}` : 'Tracks', ' ', h('span', { class: 'count' }, duration(side.durationMs)),
         side.side ? h('button', { type: 'button', class: 'quiet', 'aria-label': `Play side ${side.side}`,
           onclick: () => playing(app.player.command('play', { albumId: Number(id), side: side.side }), playError) }, '▶') : null),
-      h('ol', { class: 'tracks' }, side.tracks.map((track) => h('li', { class: track.kind },
+      h('ol', { class: 'tracks' }, side.tracks.map((track) => { const credits = trackCredits(track); return h('li', { class: track.kind },
         track.kind === 'heading' ? h('span', { class: 'title' }, track.title) :
           h('button', { type: 'button', class: 'track',
             // The label is all a screen reader says of the button: its credits are in it too.
-            'aria-label': `Play ${track.position} ${track.title}${track.artist ? ` by ${track.artist}` : ''}${trackCredits(track) ? `, ${trackCredits(track)}` : ''}`,
+            'aria-label': `Play ${track.position} ${track.title}${track.artist ? ` by ${track.artist}` : ''}${credits ? `, ${credits}` : ''}`,
             onclick: () => playing(app.player.command('play', { albumId: Number(id), trackId: track.id }), playError) },
           h('span', { class: 'position' }, track.position),
           h('span', { class: 'title' }, track.title, track.artist ? h('span', { class: 'by' }, track.artist) : null,
             // Plain text: the row is a button, and a link inside one is not allowed.
-            trackCredits(track) ? h('span', { class: 'by' }, trackCredits(track)) : null),
-          h('span', { class: 'time' }, duration(track.durationMs))))))));
+            credits ? h('span', { class: 'by' }, credits) : null),
+          h('span', { class: 'time' }, duration(track.durationMs)))); }))));
   }
   if (data.credits?.length) {
     view.append(h('section', { class: 'credits', 'aria-labelledby': 'credits' }, h('h2', { id: 'credits' }, 'Credits'),
