@@ -631,6 +631,10 @@ class T6CrateEditing(unittest.TestCase):
         wait(lambda: "Sunday morning" not in driver.find_element(By.ID, "view").text, message="the crate gone from the list")
         # The records stay in the collection.
         self.assertEqual(server.call("GET", f"/v1/albums/{first[0]}")[0], 200)
+        # The deleted crate's page left the history: Back goes to the page before it.
+        driver.back()
+        wait(lambda: driver.current_url != server.base + "/crates", message="went back")
+        self.assertNotEqual(driver.current_url, f"{server.base}/crates/{crate['id']}")
 
 
     def test_an_order_change_another_device_overtook_is_said(self):

@@ -138,7 +138,8 @@ export async function crate(view, route, app, id) {
   const remove = h('button', { type: 'button', class: 'danger', onclick: async () => {
     // The name shown, which a rename since the page was drawn has changed.
     if (!window.confirm(`Delete the crate “${title.textContent}”? The records stay in your collection.`)) return;
-    try { await api(`/v1/crates/${id}`, { method: 'DELETE' }); app.navigate('/crates'); } catch (failure) { error.textContent = failure.message; }
+    // Replaced, not pushed: Back must not lead to the crate that is gone.
+    try { await api(`/v1/crates/${id}`, { method: 'DELETE' }); app.navigate('/crates', { replace: true }); } catch (failure) { error.textContent = failure.message; }
   } }, 'Delete crate');
   const play = h('button', { type: 'button', onclick: () => playing(app.player.command('play', { crateId: Number(id) }), error) }, 'Play crate');
   view.append(h('header', { class: 'view-head' }, backLink(route, app), title, h('div', { class: 'actions' }, play, rename, remove)), error);
