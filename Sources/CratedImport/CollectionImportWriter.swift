@@ -148,7 +148,28 @@ final class CollectionImportWriter {
                       sleeveCondition: try columns.optionalString(first + 2), notes: try columns.optionalString(first + 3),
                       customFields: try columns.string(first + 4))
         }
+
+        var values: CopyFieldValues {
+            CopyFieldValues(rating: rating, mediaCondition: mediaCondition, sleeveCondition: sleeveCondition, notes: notes,
+                            customFields: CopyFieldValues.customFields(stored: customFields))
+        }
     }
+
+    /// A copy the file has a row for, as stored.
+    private struct FoundCopy {
+        var id: Int64
+        var fields: CopyFields
+        /// `collection_item.discogs_fields`: set once the user has edited the copy in crated.
+        var discogs: String?
+
+        /// Read from `id, rating, media_condition, sleeve_condition, notes, custom_fields, discogs_fields`.
+        init(_ columns: StatementColumns) throws {
+            (id, fields, discogs) = (try columns.int64(0), try CopyFields(columns, from: 1), try columns.optionalString(6))
+        }
+    }
+
+    /// Fields the user changed in crated that the file gives yet another value of: crated's are kept.
+    private(set) var editsKept = 0
 
     private(set) var artistsAdded = 0
     /// Albums this import created, to index for search once the rows are in.
@@ -170,7 +191,7 @@ final class CollectionImportWriter {
         self.db = db
         self.userId = userId
         fileHas = (header.rating != nil, header.mediaCondition != nil, header.sleeveCondition != nil, header.notes != nil)
-        fileCustomFields = Set(header.customFields.map { Self.customFieldKey($0.name) })
+        fileCustomFields = Set(header.customFields.map { GivenCopyFields.customFieldKey($0.name) })
         self.now = Timestamp.now()
         self.catalogueInMemory = catalogueInMemory
         if catalogueInMemory {
@@ -209,19 +230,22 @@ final class CollectionImportWriter {
         // As `collection_item_grid_insert_deferred` (migration 0009) notes a copy.
         noteGridPending = notesGridPending
             ? try BulkStatement(db, sql: "INSERT OR IGNORE INTO grid_pending (album_id, user_id) VALUES (?, ?)") : nil
+        // The migration tests import into databases from before 0031; the daemon and the commands
+        // always run migrated.
+        let discogsFields = try db.columns(in: "collection_item").contains { $0.name == "discogs_fields" } ? "discogs_fields" : "NULL"
         findCopy = try BulkStatement(db, sql: """
-            SELECT id, rating, media_condition, sleeve_condition, notes, custom_fields FROM collection_item
+            SELECT id, rating, media_condition, sleeve_condition, notes, custom_fields, \(discogsFields) FROM collection_item
             WHERE user_id = ? AND album_id = ? AND date_added = ? AND copy_ordinal = ?
             """)
         // Dates are stored as RFC 3339 text of one width, so they order as text.
         findCopiesWithin = try BulkStatement(db, sql: """
-            SELECT id, rating, media_condition, sleeve_condition, notes, custom_fields FROM collection_item
+            SELECT id, rating, media_condition, sleeve_condition, notes, custom_fields, \(discogsFields) FROM collection_item
             WHERE user_id = ? AND album_id = ? AND date_added > ? AND date_added < ?
             ORDER BY date_added, copy_ordinal, id
             """)
         updateCopy = try BulkStatement(db, sql: """
-            UPDATE collection_item SET rating = ?, media_condition = ?, sleeve_condition = ?, notes = ?, custom_fields = ?
-            WHERE id = ?
+            UPDATE collection_item SET rating = ?1, media_condition = ?2, sleeve_condition = ?3, notes = ?4, custom_fields = ?5
+                \(discogsFields == "NULL" ? "" : ", discogs_fields = ?6") WHERE id = ?7
             """)
         // ABORT (the default): an OR FAIL here would also override the OR IGNORE of the grid trigger
         // that a copy's insert fires on the incremental path.
@@ -334,12 +358,14 @@ final class CollectionImportWriter {
         let (row, dateAdded) = (prepared.row, prepared.dateAdded)
         // A new album has no copies yet: no need to look.
         if !albumIsNew, let found = try existingCopy(prepared, albumId: albumId, ordinal: ordinal) {
-            let fields = fields(of: prepared, over: found.fields)
-            if fields == found.fields { return (found.id, .unchanged) }
+            let (fields, discogs) = found.discogs == nil
+                ? (fields(of: prepared, over: found.fields), nil) : merged(prepared, over: found)
+            if fields == found.fields && discogs == found.discogs { return (found.id, .unchanged) }
             bind(fields, to: updateCopy, from: 1)
-            updateCopy.bind(6, found.id)
+            updateCopy.bind(6, discogs)
+            updateCopy.bind(7, found.id)
             try updateCopy.execute()
-            return (found.id, .updated)
+            return (found.id, fields == found.fields ? .unchanged : .updated)
         }
         // Counted before a full batch is written, so that an album waiting goes in with this copy counted.
         if albumIsNew {
@@ -361,24 +387,24 @@ final class CollectionImportWriter {
     /// seconds (or time) was cut short by a spreadsheet: without a copy at that very date and
     /// ordinal (one such a row added, or one added on the minute), it stands for the earliest copy
     /// added later within its minute (or day) that no row has matched yet. The copy keeps its date.
-    private func existingCopy(_ prepared: PreparedRow, albumId: Int64, ordinal: Int) throws -> (id: Int64, fields: CopyFields)? {
+    private func existingCopy(_ prepared: PreparedRow, albumId: Int64, ordinal: Int) throws -> FoundCopy? {
         let row = prepared.row
         findCopy.bind(1, userId)
         findCopy.bind(2, albumId)
         findCopy.bind(3, prepared.dateAdded)
         findCopy.bind(4, ordinal)
-        if let found = try findCopy.fetchFirst({ (id: try $0.int64(0), fields: try CopyFields($0, from: 1)) }) { return found }
+        if let found = try findCopy.fetchFirst(FoundCopy.init) { return found }
         if row.dateAddedPrecision == .second { return nil }
         findCopiesWithin.bind(1, userId)
         findCopiesWithin.bind(2, albumId)
         findCopiesWithin.bind(3, prepared.dateAdded)
         findCopiesWithin.bind(4, Timestamp.string(fromEpochSeconds: row.dateAdded + row.dateAddedPrecision.span))
-        var found: (id: Int64, fields: CopyFields)?
+        var found: FoundCopy?
         try findCopiesWithin.forEach { columns in
             let id = try columns.int64(0)
             // The import's own copies are this file's rows, found by their date and ordinal.
             guard id < firstNewCopyId && !copiesMatchedWithinSpan.contains(id) else { return true }
-            found = (id, try CopyFields(columns, from: 1))
+            found = try FoundCopy(columns)
             return false
         }
         if let found { copiesMatchedWithinSpan.insert(found.id) }
@@ -397,20 +423,38 @@ final class CollectionImportWriter {
             customFields: customFields(of: prepared, over: stored.customFields))
     }
 
+    /// The fields of a copy the user has edited in crated, with what Discogs gave it before
+    /// (`found.discogs`): the file's where the user left the field as Discogs gave it, the user's
+    /// elsewhere; and what the column keeps now.
+    private func merged(_ prepared: PreparedRow, over found: FoundCopy) -> (fields: CopyFields, discogs: String?) {
+        let mine = found.fields.values
+        let base = found.discogs.flatMap(DiscogsCopyFields.decoded) ?? mine
+        let fileCustomFields = fileCustomFields
+        let given = GivenCopyFields(rating: fileHas.rating, mediaCondition: fileHas.mediaCondition, sleeveCondition: fileHas.sleeveCondition,
+                                    notes: fileHas.notes, customField: { fileCustomFields.contains($0) })
+        let row = prepared.row
+        let theirs = CopyFieldValues(rating: row.rating, mediaCondition: row.mediaCondition, sleeveCondition: row.sleeveCondition, notes: row.notes,
+                                     customFields: Dictionary(row.customFields.map { ($0.name, $0.value) }) { first, _ in first })
+        let merge = mine.merged(with: theirs, base: base, given: given)
+        editsKept += merge.editsKept
+        let fields = merge.fields
+        return (CopyFields(rating: fields.rating, mediaCondition: fields.mediaCondition, sleeveCondition: fields.sleeveCondition, notes: fields.notes,
+                           // The stored text while the fields are the same: it may be spaced otherwise.
+                           customFields: fields.customFields == mine.customFields ? found.fields.customFields
+                               : JSONText.object(fields.customFields.map { (name: $0.key, value: $0.value) })),
+                DiscogsCopyFields.text(discogs: merge.discogs, fields: fields))
+    }
+
     /// The stored custom fields with those the file has a column for set from the row (removed for
     /// an empty cell). Both texts are `JSONText.object`'s, keys sorted, so equal fields are equal text.
     private func customFields(of prepared: PreparedRow, over stored: String) -> String {
         if fileCustomFields.isEmpty { return stored }
         // Most copies: a copy with no fields, or the fields of this same file imported before.
         if stored == "{}" || stored == prepared.customFields { return prepared.customFields }
-        let kept = (FlatJSON.stringObject(stored) ?? [:]).filter { !fileCustomFields.contains(Self.customFieldKey($0.key)) }
+        let kept = (FlatJSON.stringObject(stored) ?? [:]).filter { !fileCustomFields.contains(GivenCopyFields.customFieldKey($0.key)) }
         return JSONText.object(kept.map { (name: $0.key, value: $0.value) } + prepared.row.customFields)
     }
 
-    /// A custom field's name as columns are matched (the API refuses two names alike but for these).
-    private static func customFieldKey(_ name: String) -> String {
-        name.trimmingCharacters(in: .whitespaces).lowercased()
-    }
 
     /// Counts a new copy of a new album into the album's grid row: the row waiting with the album, or
     /// the one written with it.

@@ -54,6 +54,9 @@ public struct ImportSummary: Codable, Sendable, Equatable {
     /// The user's copies that no row of the file is: records sold or removed on Discogs since an
     /// earlier import, or added in crated. They are kept; the app removes them.
     public var copiesNotInFile = 0
+    /// Fields the user changed in crated that the file gives yet another value of: crated's are kept
+    /// (Discogs keeps its own). A field the user left as Discogs gave it takes the file's value.
+    public var editsKept = 0
     /// Distinct crates (Discogs folders other than `Uncategorized`) in the file.
     public var crates = 0
     public var cratesAdded = 0
@@ -307,6 +310,7 @@ public struct DiscogsImporter: Sendable {
         summary.albumsAdded = writer.albumsAdded
         summary.artistsAdded = writer.artistsAdded
         summary.cratesAdded = writer.cratesAdded
+        summary.editsKept = writer.editsKept
         // In the import's transaction: a dry run's rollback takes it back with everything else. The
         // daemon's /metrics counts imported rows from these rows (crated import is another process).
         try AppDatabase.recordImportRun(db, userId: user.id!, path: path, rowsRead: summary.rowsRead)

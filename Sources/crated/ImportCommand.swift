@@ -90,6 +90,10 @@ struct ImportCommand: AsyncParsableCommand {
             lines.append("  not in this file  \(s.copiesNotInFile) \(s.copiesNotInFile == 1 ? "copy" : "copies") of \(s.user)'s, kept "
                          + "(a record sold on Discogs stays until it is removed in crated: Remove from collection on its album page, or DELETE /v1/copies/{id})")
         }
+        if s.editsKept > 0 {
+            lines.append("  edits kept        \(s.editsKept) \(s.editsKept == 1 ? "field" : "fields") changed in crated, which the file gives another value of: "
+                         + "crated's kept (Discogs keeps its own)")
+        }
         if !s.customFields.isEmpty { lines.append("  custom fields     \(s.customFields.joined(separator: ", "))") }
         if !s.skipped.isEmpty {
             lines.append("  skipped rows      \(s.skipped.count)")

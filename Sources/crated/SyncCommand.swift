@@ -131,7 +131,8 @@ struct SyncCommand: AsyncParsableCommand {
         var lines = ["Synced from \(source)"]
         if let c = report.collection {
             lines.append("  collection        \(c.instances) copies on Discogs: \(c.copiesAdded) added, \(c.copiesMatched) matched to imported copies, \(c.copiesUpdated) updated, \(c.copiesRemoved) removed"
-                         + (c.removalsDeferred > 0 ? " (\(c.removalsDeferred) unlisted kept: the collection changed on Discogs while it was read)" : ""))
+                         + (c.removalsDeferred > 0 ? " (\(c.removalsDeferred) unlisted kept: the collection changed on Discogs while it was read)" : "")
+                         + (c.editsKept > 0 ? "; \(c.editsKept) \(c.editsKept == 1 ? "field" : "fields") changed in crated kept over Discogs' new value" : ""))
             lines.append("  crates            \(c.cratesAdded) added, \(c.cratesLinked) linked to folders; \(c.albumsAdded) albums new to the catalogue")
         }
         lines += [

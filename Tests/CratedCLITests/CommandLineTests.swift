@@ -24,7 +24,7 @@ import Testing
         #expect(applied == Migration.embedded.map(\.fileName))
     }
 
-    @Test func importPrintsASummaryOrAClearError() throws {
+    @Test func importPrintsASummaryOrAClearError() async throws {
         let directory = try TemporaryDirectory()
         let database = directory.path("c.sqlite")
         let ok = try run(Paths.cratedBinary, ["import", Paths.ownFixture("sample-collection.csv"), "--database", database, "--json"])
@@ -47,6 +47,19 @@ import Testing
         #expect(sold.stdout.contains("not in this file  2 copies of seller's, kept"), "\(sold.stdout)")
         let soldJSON = try run(Paths.cratedBinary, ["import", later, "--database", database, "--user", "seller", "--json", "--dry-run"])
         #expect(try JSONDecoder().decode(ImportSummary.self, from: Data(soldJSON.stdout.utf8)).copiesNotInFile == 2)
+
+        // A rating changed in the app, and on Discogs too: the summary says crated's is kept.
+        let rated = try directory.write("rated.csv", exportHeader + "\n" + exportRow(rating: "3", releaseId: "990") + "\n")
+        let rerated = try directory.write("rerated.csv", exportHeader + "\n" + exportRow(rating: "2", releaseId: "990") + "\n")
+        #expect(try run(Paths.cratedBinary, ["import", rated, "--database", database, "--user", "rater"]).status == 0)
+        let opened = try AppDatabase.open(path: database)
+        let (rater, copy) = try await opened.reader.read { db in
+            (try Int64.fetchOne(db, sql: "SELECT id FROM user WHERE name = 'rater'")!,
+             try Int64.fetchOne(db, sql: "SELECT MAX(id) FROM collection_item")!)
+        }
+        _ = try await opened.updateCopy(id: copy, userId: rater, changes: CopyChanges(rating: .some(5)))
+        let kept = try run(Paths.cratedBinary, ["import", rerated, "--database", database, "--user", "rater"])
+        #expect(kept.stdout.contains("edits kept        1 field changed in crated, which the file gives another value of: crated's kept"), "\(kept.stdout)")
 
         let wantlist = try directory.write("wantlist.csv", "Catalog#,Artist,Title,Label,Format,Rating,Released,release_id,Notes\nA,B,C,D,LP,,1975,1,,\n")
         let refused = try run(Paths.cratedBinary, ["import", wantlist, "--database", database])

@@ -70,7 +70,7 @@ import Testing
     }
 
     /// The review's case: this export has notes but no condition columns.
-    @Test func aRealExportWithoutConditionColumnsKeepsTheCondition() async throws {
+    @Test func aRealExportWithoutConditionColumnsKeepsTheConditionAndTheNote() async throws {
         guard let tapeShelf = Paths.sharedFixture("conorparnell-TapeShelf_discogs-collection_EXCERPT.csv") else { return }
         let directory = try TemporaryDirectory()
         let database = try directory.database()
@@ -80,13 +80,14 @@ import Testing
         _ = try await database.updateCopy(id: copy, userId: onlyUser(database),
                                           changes: CopyChanges(mediaCondition: .some("Mint (M)"), notes: .some("signed copy")))
 
-        // The file's empty notes cell clears the notes; it has no condition to say.
+        // The file has no condition to say, and its empty notes cell is what Discogs gave before the
+        // note was written in crated: both edits stay.
         let summary = try importer.importFile(at: tapeShelf)
-        #expect(summary.copiesUpdated == 1 && summary.copiesUnchanged == first.copiesAdded - 1)
+        #expect(summary.copiesUpdated == 0 && summary.copiesUnchanged == first.copiesAdded && summary.editsKept == 0)
         let stored = try database.reader.read { db in
             try Row.fetchOne(db, sql: "SELECT media_condition, notes FROM collection_item WHERE id = ?", arguments: [copy])!
         }
-        #expect(stored["media_condition"] as String? == "Mint (M)" && stored["notes"] as String? == nil)
+        #expect(stored["media_condition"] as String? == "Mint (M)" && stored["notes"] as String? == "signed copy")
         #expect(try importer.importFile(at: tapeShelf).copiesUpdated == 0)
     }
 

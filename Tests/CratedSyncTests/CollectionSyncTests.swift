@@ -338,6 +338,53 @@ import Testing
         }
     }
 
+    /// A rating or note changed in the app stays through every later pass; a field the user left as
+    /// Discogs gave it follows Discogs.
+    @Test func editsMadeInCratedSurviveCollectionSync() async throws {
+        try await SyncHarness.run { h in
+            h.fake.serve("/users/dj/collection/folders", json: #"{"folders": [{"id": 0, "name": "All", "count": 1}]}"#)
+            h.fake.serve("/users/dj/collection/fields", json: #"{"fields": [{"id": 1, "name": "Media Condition"}, {"id": 3, "name": "Notes"}]}"#)
+            func serveListing(rating: Int, media: String, notes: String) {
+                h.fake.serve("/users/dj/collection/folders/0/releases?page=1&per_page=100", json: """
+                    {"pagination": {"page": 1, "pages": 1, "items": 1}, "releases": [
+                      {"id": 21, "instance_id": 1, "folder_id": 1, "rating": \(rating), "date_added": "2021-05-02T10:00:00+02:00",
+                       "notes": [{"field_id": 1, "value": "\(media)"}, {"field_id": 3, "value": "\(notes)"}],
+                       "basic_information": {"id": 21, "title": "Record", "year": 2001,
+                         "artists": [{"id": 5, "name": "Band", "anv": "", "join": ""}], "formats": [{"name": "Vinyl", "qty": "1"}]}}]}
+                    """)
+            }
+            func pass() async throws -> CollectionSyncSummary { try #require(try await h.runner().runPass(SyncPassOptions(collectionUser: "dj")).collection) }
+            let user = try await h.database.resolveUser(named: "collector", defaultName: "collector", createIfMissing: true)
+            func copy() throws -> CollectionItem { try #require(try h.database.copies(ofUser: user.id!).first) }
+
+            serveListing(rating: 3, media: "Very Good (VG)", notes: "from Discogs")
+            #expect(try await pass().copiesAdded == 1)
+            _ = try await h.database.updateCopy(id: copy().id!, userId: user.id!, changes: CopyChanges(rating: .some(5), notes: .some("played at the party")))
+
+            // The listing as it was: the edits stay, and nothing is counted as kept over Discogs.
+            var summary = try await pass()
+            #expect(summary.copiesUnchanged == 1 && summary.editsKept == 0)
+            #expect(try copy().rating == 5 && copy().notes == "played at the party" && copy().mediaCondition == "Very Good (VG)")
+
+            // Discogs changes the rating too, and the condition the user left alone: the condition
+            // follows Discogs, the rating stays the user's and is counted once.
+            serveListing(rating: 2, media: "Good (G)", notes: "from Discogs")
+            summary = try await pass()
+            #expect(summary.copiesUpdated == 1 && summary.editsKept == 1)
+            #expect(try copy().rating == 5 && copy().mediaCondition == "Good (G)" && copy().notes == "played at the party")
+            summary = try await pass()
+            #expect(summary.copiesUnchanged == 1 && summary.editsKept == 0)
+
+            // Set back to Discogs' values in the app, the fields follow Discogs again.
+            _ = try await h.database.updateCopy(id: copy().id!, userId: user.id!, changes: CopyChanges(rating: .some(2), notes: .some("from Discogs")))
+            #expect(try copy().discogsFields == nil)
+            serveListing(rating: 4, media: "Good (G)", notes: "sold the sleeve")
+            summary = try await pass()
+            #expect(summary.copiesUpdated == 1 && summary.editsKept == 0)
+            #expect(try copy().rating == 4 && copy().notes == "sold the sleeve")
+        }
+    }
+
     @Test func anUnknownDiscogsUserIsReportedAndReleaseSyncGoesOn() async throws {
         try await SyncHarness.run { h in
             try h.importReleases([31])

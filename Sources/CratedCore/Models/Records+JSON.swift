@@ -7,9 +7,16 @@ import Foundation
 extension CollectionItem {
     /// Custom field name to value; empty when the stored text is not a JSON object of strings.
     public var customFieldValues: [String: String] {
-        if customFields == "{}" { return [:] }
-        return FlatJSON.stringObject(customFields)
-            ?? (try? JSONDecoder().decode([String: String].self, from: Data(customFields.utf8))) ?? [:]
+        CopyFieldValues.customFields(stored: customFields)
+    }
+}
+
+extension CopyFieldValues {
+    /// Custom fields as `collection_item.custom_fields` stores them; empty for text that is not a JSON
+    /// object of strings.
+    public static func customFields(stored text: String) -> [String: String] {
+        if text == "{}" { return [:] }
+        return FlatJSON.stringObject(text) ?? (try? JSONDecoder().decode([String: String].self, from: Data(text.utf8))) ?? [:]
     }
 }
 

@@ -72,7 +72,7 @@ extension CollectionItem {
             id: columns.int64(0), userId: columns.int64(1), albumId: columns.int64(2), dateAdded: columns.string(3),
             copyOrdinal: columns.int(4), rating: columns.optionalInt(5), mediaCondition: columns.optionalString(6),
             sleeveCondition: columns.optionalString(7), notes: columns.optionalString(8),
-            customFields: columns.string(9), discogsInstanceId: columns.optionalInt64(10))
+            customFields: columns.string(9), discogsInstanceId: columns.optionalInt64(10), discogsFields: columns.optionalString(11))
     }
 }
 

@@ -307,6 +307,9 @@ public struct CollectionItem: CratedRecord, Identifiable, Equatable {
     /// A JSON object of custom field name to value, as stored.
     public var customFields: String
     public var discogsInstanceId: Int64?
+    /// The fields as Discogs last gave them (`DiscogsCopyFields`), while the user's edits in crated
+    /// make them differ from the copy's own; nil otherwise.
+    public var discogsFields: String?
 
     public static let databaseTableName = "collection_item"
     public mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
@@ -315,7 +318,7 @@ public struct CollectionItem: CratedRecord, Identifiable, Equatable {
         case id, userId = "user_id", albumId = "album_id", dateAdded = "date_added"
         case copyOrdinal = "copy_ordinal", rating, mediaCondition = "media_condition"
         case sleeveCondition = "sleeve_condition", notes, customFields = "custom_fields"
-        case discogsInstanceId = "discogs_instance_id"
+        case discogsInstanceId = "discogs_instance_id", discogsFields = "discogs_fields"
     }
 
     public enum Columns {
@@ -330,6 +333,7 @@ public struct CollectionItem: CratedRecord, Identifiable, Equatable {
         public static let notes = Column(CodingKeys.notes)
         public static let customFields = Column(CodingKeys.customFields)
         public static let discogsInstanceId = Column(CodingKeys.discogsInstanceId)
+        public static let discogsFields = Column(CodingKeys.discogsFields)
     }
 }
 

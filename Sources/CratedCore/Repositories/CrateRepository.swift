@@ -350,11 +350,15 @@ extension AppDatabase {
             guard var copy = try CollectionItem.filter(key: id).filter(Column("user_id") == userId).fetchOne(db) else {
                 throw CollectionError.notFound("copy \(id)")
             }
+            // What Discogs last gave the copy, kept while the user's fields differ from it, so that
+            // a later import or sync leaves this edit be (`CopyFieldValues.merged`).
+            let discogs = copy.discogsFields.flatMap(DiscogsCopyFields.decoded) ?? copy.fieldValues
             if let rating = changes.rating { copy.rating = rating }
             if let grade = changes.mediaCondition { copy.mediaCondition = grade }
             if let grade = changes.sleeveCondition { copy.sleeveCondition = grade }
             if let notes = changes.notes { copy.notes = notes.flatMap { $0.isEmpty ? nil : $0 } }
             if let fields = changes.customFields { copy.customFields = JSONText.object(fields.map { ($0.key, $0.value) }) }
+            copy.discogsFields = DiscogsCopyFields.text(discogs: discogs, fields: copy.fieldValues)
             try copy.update(db)
             if let crateIds = changes.crateIds {
                 let wanted = Set(crateIds)

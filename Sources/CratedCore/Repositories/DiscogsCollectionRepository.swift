@@ -47,6 +47,19 @@ public struct DiscogsCollectionSnapshot: Sendable {
             self.customFields = customFields
             self.release = release
         }
+
+        /// The copy's fields as Discogs gives them; those it leaves out (see `givenFields`) are empty.
+        var fieldValues: CopyFieldValues {
+            CopyFieldValues(rating: rating, mediaCondition: notes?.mediaCondition, sleeveCondition: notes?.sleeveCondition, notes: notes?.notes,
+                            customFields: Dictionary((customFields ?? []).map { ($0.name, $0.value) }) { first, _ in first })
+        }
+
+        /// The fields the listing gives: the rating always, the others only with the notes.
+        var givenFields: GivenCopyFields {
+            let (hasNotes, hasCustomFields) = (notes != nil, customFields != nil)
+            return GivenCopyFields(rating: true, mediaCondition: hasNotes, sleeveCondition: hasNotes, notes: hasNotes,
+                                   customField: { _ in hasCustomFields })
+        }
     }
 
     /// A copy's conditions and notes, from the notes fields of a collection instance.
@@ -96,6 +109,9 @@ public struct CollectionSyncSummary: Codable, Sendable, Equatable {
     public var albumsAdded = 0
     public var cratesAdded = 0
     public var cratesLinked = 0
+    /// Fields the user changed in crated that Discogs now gives yet another value of: crated's are
+    /// kept (Discogs keeps its own). A field the user left as Discogs gave it takes Discogs' value.
+    public var editsKept = 0
 
     public init() {}
 
@@ -139,7 +155,8 @@ extension AppDatabase {
                     albumId = try Self.albumForListing(db, instance: instance, now: now, summary: &summary)
                     albumIds[instance.releaseId] = albumId
                 }
-                let (itemId, change) = try Self.syncCopy(db, instance: instance, userId: userId, albumId: albumId)
+                let (itemId, change, editsKept) = try Self.syncCopy(db, instance: instance, userId: userId, albumId: albumId)
+                summary.editsKept += editsKept
                 listedItemIds.insert(itemId)
                 let moved = try Self.placeInCrate(db, itemId: itemId, crateId: crateIds[instance.folderId], userId: userId, now: now)
                 // A copy moved to another folder is an update, as a CSV import counts it.
@@ -243,7 +260,7 @@ extension AppDatabase {
     /// and what became of its fields.
     private static func syncCopy(
         _ db: Database, instance: DiscogsCollectionSnapshot.Instance, userId: Int64, albumId: Int64
-    ) throws -> (itemId: Int64, change: CollectionSyncSummary.CopyChange) {
+    ) throws -> (itemId: Int64, change: CollectionSyncSummary.CopyChange, editsKept: Int) {
         var copy = try CollectionItem.filter(Column("user_id") == userId && Column("discogs_instance_id") == instance.instanceId).fetchOne(db)
         var matched = false
         if copy == nil {
@@ -264,19 +281,20 @@ extension AppDatabase {
                 mediaCondition: instance.notes?.mediaCondition, sleeveCondition: instance.notes?.sleeveCondition, notes: instance.notes?.notes,
                 customFields: JSONText.object(instance.customFields ?? []), discogsInstanceId: instance.instanceId)
             try added.insert(db)
-            return (added.id!, .added)
+            return (added.id!, .added, 0)
         }
         let before = copy
         copy.discogsInstanceId = instance.instanceId
-        copy.rating = instance.rating
-        if let notes = instance.notes {
-            copy.mediaCondition = notes.mediaCondition
-            copy.sleeveCondition = notes.sleeveCondition
-            copy.notes = notes.notes
-        }
-        if let fields = instance.customFields { copy.customFields = JSONText.object(fields) }
+        // Discogs' values, but for the fields the user has changed in crated since Discogs last gave them.
+        let mine = copy.fieldValues
+        let merge = mine.merged(with: instance.fieldValues, base: copy.discogsFields.flatMap(DiscogsCopyFields.decoded) ?? mine,
+                                given: instance.givenFields)
+        copy.fieldValues = merge.fields
+        copy.discogsFields = DiscogsCopyFields.text(discogs: merge.discogs, fields: merge.fields)
         if copy != before { try copy.update(db) }
-        return (copy.id!, matched ? .matched : copy != before ? .updated : .unchanged)
+        // What Discogs last gave changing alone is no change the user sees.
+        let changed = copy.fieldValues != before.fieldValues || copy.discogsInstanceId != before.discogsInstanceId
+        return (copy.id!, matched ? .matched : changed ? .updated : .unchanged, merge.editsKept)
     }
 
     /// A Discogs instance sits in one folder: the copy joins that folder's crate and leaves the
