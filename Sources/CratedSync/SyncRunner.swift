@@ -163,7 +163,8 @@ public struct SyncRunner: Sendable {
     public func counts(userId: Int64? = nil) throws(SyncError) -> SyncStateCounts {
         let now = clock.date
         do {
-            return try database.syncStateCounts(now: now, staleBefore: now.addingTimeInterval(-settings.staleAfter), userId: userId)
+            return try database.syncStateCounts(now: now, staleBefore: now.addingTimeInterval(-settings.staleAfter), userId: userId,
+                                                imagesWithheldAreDue: client.settings.hasToken)
         } catch {
             throw SyncError.database((error as? DatabaseError).flatMap(\.message) ?? "\(error)")
         }
@@ -210,7 +211,7 @@ public struct SyncRunner: Sendable {
         let now = clock.date
         let due = try database.albumsDueForSync(
             now: now, staleBefore: now.addingTimeInterval(-settings.staleAfter),
-            userId: options.userName == nil ? nil : userId, limit: options.limit)
+            userId: options.userName == nil ? nil : userId, limit: options.limit, imagesWithheldAreDue: client.settings.hasToken)
         report.albumsDue = due.count
         let stopForError = try await syncReleases(due, into: &report, shouldStop: shouldStop, progress: progress)
         if let stopForError {

@@ -3,6 +3,7 @@ import CoreMetrics
 import Configuration
 import CratedAPI
 import CratedCore
+import CratedSync
 import Dispatch
 import Foundation
 import Logging
@@ -46,6 +47,7 @@ struct ServeCommand: AsyncParsableCommand {
         LoggingSystem.bootstrap { BackgroundLogHandler(label: $0, writer: logWriter) }
         defer { logWriter.flush() }
         let logger = makeLogger(configuration)
+        if !DiscogsClientSettings(configuration: configuration).hasToken { logger.warning("\(DiscogsClientSettings.noTokenWarning)") }
         let database = try global.openDatabase(configuration)
         // One daemon a database (see ServeLock), held until the process ends.
         let lock: ServeLock

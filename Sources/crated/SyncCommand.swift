@@ -53,6 +53,9 @@ struct SyncCommand: AsyncParsableCommand {
 
         let stop = StopOnInterrupt()
         let clock = StopAwareClock(stop: stop)
+        if !DiscogsClientSettings(configuration: configuration).hasToken {
+            FileHandle.standardError.write(Data("crated: \(DiscogsClientSettings.noTokenWarning)\n".utf8))
+        }
         let client: DiscogsClient
         do {
             client = try DiscogsClient(settings: DiscogsClientSettings(configuration: configuration), transport: CurlHTTPTransport(),

@@ -89,6 +89,9 @@ import Testing
         #expect(first?.event == "player", "closed: \(stream.isClosed); received: \(stream.pendingText); serve's log: \((try? String(contentsOfFile: log, encoding: .utf8))?.suffix(3000) ?? "")")
 
         try await expectCleanStop(process, on: SIGTERM, named: "SIGTERM", log: log)
+        // Started without a Discogs token: the log says what that costs (the covers).
+        let logged = try String(contentsOfFile: log, encoding: .utf8)
+        #expect(logged.contains("warning crated: no Discogs token (discogs.token, or CRATED_DISCOGS_TOKEN)"), "\(logged.prefix(2000))")
 
         // The database closed cleanly and still holds the user created at first start.
         let database = try AppDatabase.open(path: directory.path("crated.sqlite"))

@@ -26,6 +26,12 @@ import Testing
             let existing = try await runOnItsOwnThread(Paths.cratedBinary, arguments + ["--user", "collector"])
             #expect(existing.status == 0, "\(existing.stderr)")
             #expect(!existing.stderr.contains("was created"), "\(existing.stderr)")
+            // Without a Discogs token, the operator is told why covers will not come.
+            #expect(existing.stderr.contains("no Discogs token (discogs.token, or CRATED_DISCOGS_TOKEN)"), "\(existing.stderr)")
+            let withToken = try await runOnItsOwnThread(Paths.cratedBinary, arguments + ["--user", "collector"],
+                                                        environment: ["CRATED_DISCOGS_TOKEN": "collector-token"])
+            #expect(withToken.status == 0, "\(withToken.stderr)")
+            #expect(!withToken.stderr.contains("no Discogs token"), "\(withToken.stderr)")
         }
     }
 

@@ -425,6 +425,37 @@ import Testing
         #expect(untouched?["etag"] == "\"v1\"" && untouched?["last_synced_at"] == syncedAt)
     }
 
+    /// Migration 0032 takes a synced album without a single image for one whose images Discogs may
+    /// have withheld (synced without a token): a pass with a token fetches it again, whole; a pass
+    /// without one leaves it be, as it does an album with images.
+    @Test func migration0032MarksTheSyncedAlbumsWithoutImages() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("crated.sqlite")
+        let old = try AppDatabase.open(path: path, migrations: Array(Migration.embedded.prefix { $0.fileName < "0032" }))
+        let now = Date(timeIntervalSince1970: 1_790_000_000)
+        let syncedAt = Timestamp.string(from: now.addingTimeInterval(-3600))
+        let (bare, pictured) = try old.writer.write { db in
+            let artist = try db.insertArtist("Trash80")
+            let bare = try db.insertAlbum(title: "Icarus", artistId: artist)
+            let pictured = try db.insertAlbum(title: "Sunlight", artistId: artist)
+            for (album, release) in [(bare, 12), (pictured, 14)] {
+                try markSynced(db, album: album, release: release, at: syncedAt)
+            }
+            try db.execute(sql: "INSERT INTO album_image (album_id, position, kind, uri, uri150) VALUES (?, 0, 'primary', 'https://i.discogs.com/a.jpg', 'https://i.discogs.com/a-150.jpg')",
+                           arguments: [pictured])
+            return (bare, pictured)
+        }
+
+        let migrated = try AppDatabase.open(path: path)
+        #expect(try migrated.syncState(ofAlbum: bare)?.imagesWithheld == true)
+        #expect(try migrated.syncState(ofAlbum: pictured)?.imagesWithheld == false)
+        let staleBefore = now.addingTimeInterval(-30 * 86_400)
+        #expect(try migrated.albumsDueForSync(now: now, staleBefore: staleBefore).isEmpty)
+        let withToken = try migrated.albumsDueForSync(now: now, staleBefore: staleBefore, imagesWithheldAreDue: true)
+        #expect(withToken.map(\.albumId) == [bare] && withToken.first?.etag == nil)
+        #expect(try migrated.syncStateCounts(now: now, staleBefore: staleBefore).imagesWithheld == 1)
+    }
+
     /// Migration 0028 sorts numbers by value and, in the artist sort, one artist's albums by year,
     /// then title (unknown years last); the grid's rows follow, and so do later changes.
     @Test func migration0028SortsNumbersByValueAndAnArtistsAlbumsByYear() throws {

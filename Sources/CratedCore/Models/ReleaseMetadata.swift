@@ -132,11 +132,14 @@ public struct ReleaseMetadata: Sendable, Equatable {
     public var tracks: [Track]
     /// Who else Discogs credits on the whole release, in its order.
     public var credits: [Credit]
+    /// The release has images whose URLs Discogs left blank, as it does without a token: a pass
+    /// with a token fetches it again for them.
+    public var imagesWithheld: Bool
 
     public init(
         title: String, artists: [Artist], year: Int?, released: String?, country: String?, masterId: Int64?,
         genres: [String], styles: [String], labels: [Label], formats: [Format], images: [Image], tracks: [Track],
-        credits: [Credit] = []
+        credits: [Credit] = [], imagesWithheld: Bool = false
     ) {
         self.title = title
         self.artists = artists
@@ -151,6 +154,7 @@ public struct ReleaseMetadata: Sendable, Equatable {
         self.images = images
         self.tracks = tracks
         self.credits = credits
+        self.imagesWithheld = imagesWithheld
     }
 
     /// The credit line as shown: each artist as credited, followed by its join phrase.

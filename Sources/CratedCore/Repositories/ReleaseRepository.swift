@@ -95,7 +95,7 @@ extension AppDatabase {
         switch result.outcome {
         case .fetched(let release, let etag):
             try writeRelease(db, release, albumId: albumId, now: now, refreshingSearch: false)
-            try markSynced(db, albumId: albumId, etag: etag, at: now)
+            try markSynced(db, albumId: albumId, etag: etag, imagesWithheld: release.imagesWithheld, at: now)
         case .notModified:
             try markSyncNotModified(db, albumId: albumId, at: now)
         case .notFound(let retryAfter):

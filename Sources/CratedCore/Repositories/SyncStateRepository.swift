@@ -17,12 +17,14 @@ public struct AlbumSyncState: CratedRecord, Equatable {
     public var etag: String?
     public var lastSyncedAt: String?
     public var lastAttemptAt: String?
+    /// The last release fetched had images whose URLs Discogs left blank (see `albumsDueForSync`).
+    public var imagesWithheld: Bool
 
     public static let databaseTableName = "album_sync"
 
     public enum CodingKeys: String, CodingKey, CaseIterable {
         case albumId = "album_id", status, attempts, lastError = "last_error", nextAttemptAt = "next_attempt_at"
-        case etag, lastSyncedAt = "last_synced_at", lastAttemptAt = "last_attempt_at"
+        case etag, lastSyncedAt = "last_synced_at", lastAttemptAt = "last_attempt_at", imagesWithheld = "images_withheld"
     }
 
     public enum Columns {
@@ -33,6 +35,7 @@ public struct AlbumSyncState: CratedRecord, Equatable {
         public static let nextAttemptAt = Column(CodingKeys.nextAttemptAt)
         public static let etag = Column(CodingKeys.etag)
         public static let lastSyncedAt = Column(CodingKeys.lastSyncedAt)
+        public static let imagesWithheld = Column(CodingKeys.imagesWithheld)
         public static let lastAttemptAt = Column(CodingKeys.lastAttemptAt)
     }
 }
@@ -55,8 +58,12 @@ public struct SyncStateCounts: Codable, Sendable, Equatable {
     public var stale = 0
     public var failed = 0
     public var notFound = 0
-    /// What a pass started now would fetch: never synced, stale, or failed or not found and due.
+    /// What a pass started now would fetch: never synced, stale, or failed or not found and due
+    /// (and with a Discogs token, those whose images Discogs withheld).
     public var due = 0
+    /// Synced albums whose images Discogs withheld: it blanks their URLs without a token. A pass with
+    /// a token fetches them again.
+    public var imagesWithheld = 0
 
     public init() {}
 }
@@ -64,7 +71,10 @@ public struct SyncStateCounts: Codable, Sendable, Equatable {
 extension AppDatabase {
     /// The albums a pass should fetch, most urgent first: never synced, then failed and due, then
     /// stale (oldest first), then not found and due. `userId` limits them to one user's collection.
-    public func albumsDueForSync(now: Date, staleBefore: Date, userId: Int64? = nil, limit: Int? = nil) throws -> [SyncCandidate] {
+    /// With `imagesWithheldAreDue` (sync has a Discogs token), a synced album whose images Discogs
+    /// withheld is due too, without its ETag: the same release would answer 304.
+    public func albumsDueForSync(now: Date, staleBefore: Date, userId: Int64? = nil, limit: Int? = nil,
+                                 imagesWithheldAreDue: Bool = false) throws -> [SyncCandidate] {
         var arguments: StatementArguments = [Timestamp.string(from: staleBefore), Timestamp.string(from: now)]
         var userFilter = ""
         if let userId {
@@ -74,10 +84,11 @@ extension AppDatabase {
         arguments += [limit ?? -1]  // SQLite: a negative LIMIT is no limit
         return try read { db in
             try Row.fetchAll(db, sql: """
-                SELECT a.id, a.discogs_release_id, COALESCE(s.status, 'never') AS status, s.etag
+                SELECT a.id, a.discogs_release_id, COALESCE(s.status, 'never') AS status,
+                       \(imagesWithheldAreDue ? "CASE WHEN s.images_withheld THEN NULL ELSE s.etag END" : "s.etag") AS etag
                 FROM album a LEFT JOIN album_sync s ON s.album_id = a.id
                 WHERE a.discogs_release_id IS NOT NULL
-                  AND \(Self.dueCondition)
+                  AND \(Self.dueCondition(imagesWithheldAreDue: imagesWithheldAreDue))
                   \(userFilter)
                 ORDER BY CASE COALESCE(s.status, 'never') WHEN 'never' THEN 0 WHEN 'failed' THEN 1 WHEN 'synced' THEN 2 ELSE 3 END,
                          s.last_synced_at, a.id
@@ -90,14 +101,16 @@ extension AppDatabase {
 
     /// `s` is the album's `album_sync` row (null when never tried); the two arguments are the
     /// staleness cut-off and now.
-    private static let dueCondition = """
+    private static func dueCondition(imagesWithheldAreDue: Bool) -> String {
+        """
         (s.album_id IS NULL OR s.status = 'never'
-         OR (s.status = 'synced' AND s.last_synced_at <= ?1)
+         OR (s.status = 'synced' AND (s.last_synced_at <= ?1\(imagesWithheldAreDue ? " OR s.images_withheld" : "")))
          OR (s.status IN ('failed', 'not_found') AND s.next_attempt_at <= ?2))
         """
+    }
 
     /// Albums by sync state: the whole catalogue's, or with `userId` those in that user's collection.
-    public func syncStateCounts(now: Date, staleBefore: Date, userId: Int64? = nil) throws -> SyncStateCounts {
+    public func syncStateCounts(now: Date, staleBefore: Date, userId: Int64? = nil, imagesWithheldAreDue: Bool = false) throws -> SyncStateCounts {
         try read { db in
             let row = try Row.fetchOne(db, sql: """
                 SELECT
@@ -106,7 +119,8 @@ extension AppDatabase {
                     COUNT(*) FILTER (WHERE s.status = 'synced' AND s.last_synced_at <= ?1) AS stale,
                     COUNT(*) FILTER (WHERE s.status = 'failed') AS failed,
                     COUNT(*) FILTER (WHERE s.status = 'not_found') AS not_found,
-                    COUNT(*) FILTER (WHERE \(Self.dueCondition)) AS due
+                    COUNT(*) FILTER (WHERE \(Self.dueCondition(imagesWithheldAreDue: imagesWithheldAreDue))) AS due,
+                    COUNT(*) FILTER (WHERE s.status = 'synced' AND s.images_withheld) AS images_withheld
                 FROM album a LEFT JOIN album_sync s ON s.album_id = a.id
                 WHERE a.discogs_release_id IS NOT NULL
                   AND (?3 IS NULL OR EXISTS (SELECT 1 FROM collection_album ca WHERE ca.user_id = ?3 AND ca.album_id = a.id))
@@ -118,6 +132,7 @@ extension AppDatabase {
             counts.failed = row["failed"]
             counts.notFound = row["not_found"]
             counts.due = row["due"]
+            counts.imagesWithheld = row["images_withheld"]
             return counts
         }
     }
@@ -141,14 +156,14 @@ extension AppDatabase {
             """).execute(arguments: [now, albumId])
     }
 
-    static func markSynced(_ db: Database, albumId: Int64, etag: String?, at now: String) throws {
+    static func markSynced(_ db: Database, albumId: Int64, etag: String?, imagesWithheld: Bool, at now: String) throws {
         try db.cachedStatement(sql: """
-            INSERT INTO album_sync (album_id, status, attempts, last_error, next_attempt_at, etag, last_synced_at, last_attempt_at)
-            VALUES (?1, 'synced', 0, NULL, NULL, ?2, ?3, ?3)
+            INSERT INTO album_sync (album_id, status, attempts, last_error, next_attempt_at, etag, last_synced_at, last_attempt_at, images_withheld)
+            VALUES (?1, 'synced', 0, NULL, NULL, ?2, ?3, ?3, ?4)
             ON CONFLICT (album_id) DO UPDATE SET
                 status = 'synced', attempts = 0, last_error = NULL, next_attempt_at = NULL,
-                etag = ?2, last_synced_at = ?3, last_attempt_at = ?3
-            """).execute(arguments: [albumId, etag, now])
+                etag = ?2, last_synced_at = ?3, last_attempt_at = ?3, images_withheld = ?4
+            """).execute(arguments: [albumId, etag, now, imagesWithheld])
     }
 
     static func upsertSyncState(

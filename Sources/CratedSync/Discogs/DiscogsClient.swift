@@ -38,6 +38,13 @@ public struct DiscogsClientSettings: Sendable {
     public var requestsPerMinute: Int
     public var retry: RetryPolicy
 
+    /// Without a token Discogs answers with less: a lower rate, and no image URLs.
+    public var hasToken: Bool { !token.isEmpty }
+
+    /// What `serve` and `crated sync` say when they start without a token.
+    public static let noTokenWarning = "no Discogs token (discogs.token, or CRATED_DISCOGS_TOKEN): Discogs gives release data "
+        + "without one, but no cover images and fewer requests a minute; the albums synced meanwhile fetch their covers once one is set"
+
     public init(baseURL: String, token: String, userAgent: String, requestsPerMinute: Int, retry: RetryPolicy = RetryPolicy()) {
         self.baseURL = baseURL
         self.token = token

@@ -19,7 +19,8 @@ enum ReleaseMapping {
             formats: formats(release.formats ?? []),
             images: images(release.images ?? []),
             tracks: tracks(release.tracklist ?? [], albumCredit: ReleaseMetadata.creditLine(albumArtists)),
-            credits: credits(release.extraartists))
+            credits: credits(release.extraartists),
+            imagesWithheld: (release.images ?? []).contains { nonEmpty($0.uri) == nil })
     }
 
     /// A collection listing's `basic_information`: no tracks or images, enough for an album row.
