@@ -44,7 +44,10 @@ struct TestServer {
         logger.logLevel = .warning
         // Sync talks to a fake Discogs that knows no release, and waits for a trigger.
         let configuration = try CratedConfiguration.defaults()
-        let client = try DiscogsClient(settings: DiscogsClientSettings(configuration: configuration), transport: NotFoundTransport(), logger: logger)
+        // A limiter of its own: the process-wide one would make this server wait out the 25
+        // requests a minute that other tests' servers spent.
+        let client = try DiscogsClient(settings: DiscogsClientSettings(configuration: configuration), transport: NotFoundTransport(),
+                                       rateLimiters: RateLimiterRegistry(), logger: logger)
         let runner = SyncRunner(database: database, client: client, settings: ReleaseSyncSettings(configuration: configuration), logger: logger)
         let sync = SyncService(runner: runner, interval: .seconds(3600), passAtStart: false, logger: logger)
         let artwork = try ArtworkService(database: database, configuration: configuration, directory: directory.path("artwork"), logger: logger)
