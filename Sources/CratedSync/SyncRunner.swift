@@ -12,11 +12,26 @@ public struct SyncPassOptions: Sendable, Equatable {
     public var collectionUser: String?
     /// At most this many albums are fetched.
     public var limit: Int?
+    /// Without `collectionUser`: whether every collection linked to a user (`crated user link`) is
+    /// brought in step first, each into its user's. The daemon's scheduled passes do.
+    public var linkedCollections: Bool
 
-    public init(userName: String? = nil, collectionUser: String? = nil, limit: Int? = nil) {
+    public init(userName: String? = nil, collectionUser: String? = nil, limit: Int? = nil, linkedCollections: Bool = false) {
         self.userName = userName
         self.collectionUser = collectionUser
         self.limit = limit
+        self.linkedCollections = linkedCollections
+    }
+}
+
+/// What bringing in one user's Discogs collection did.
+public struct CollectionOutcome: Sendable, Equatable {
+    public var summary: CollectionSyncSummary?
+    /// Why it failed, as a pass's `error` says it.
+    public var error: String?
+
+    public init(summary: CollectionSyncSummary? = nil, error: String? = nil) {
+        (self.summary, self.error) = (summary, error)
     }
 }
 
@@ -112,8 +127,15 @@ public struct SyncPassReport: Codable, Sendable, Equatable {
     public var error: String?
     /// True when a stop was requested (shutdown) before every due album was done.
     public var stoppedEarly = false
+    /// Each collection the pass brought in step, by crated user: what `GET /v1/sync` shows each user
+    /// of their own. Not encoded: the report as a whole is anyone's to read.
+    public var collectionsByUser: [Int64: CollectionOutcome] = [:]
 
     public var succeeded: Bool { error == nil && failed == 0 }
+
+    enum CodingKeys: String, CodingKey {
+        case startedAt, finishedAt, albumsDue, synced, notModified, notFound, failed, skipped, collection, covers, failures, error, stoppedEarly
+    }
 }
 
 public enum SyncError: Error, Equatable, CustomStringConvertible {
@@ -201,10 +223,25 @@ public struct SyncRunner: Sendable {
             userId = try await resolveUser(named: options.userName, createIfMissing: options.collectionUser != nil).id
         }
         if let collectionUser = options.collectionUser, let userId {
-            let hostAnswered = try await bringInCollection(of: collectionUser, userId: userId, into: &report)
-            guard hostAnswered else {
+            let (outcome, hostFailure) = try await bringInCollection(of: collectionUser, userId: userId)
+            (report.collection, report.error) = (outcome.summary, outcome.error)
+            report.collectionsByUser[userId] = outcome
+            guard hostFailure == nil else {
                 report.finishedAt = Timestamp.string(from: clock.date)
                 return report
+            }
+        } else if options.linkedCollections {
+            for (userId, discogsUser) in try database.discogsLinks().sorted(by: { $0.key < $1.key }) {
+                guard !shouldStop(), !Task.isCancelled else { break }
+                let (outcome, hostFailure) = try await bringInCollection(of: discogsUser, userId: userId)
+                report.collectionsByUser[userId] = outcome
+                // One user's collection failing is theirs to see (`SyncService.status`), not every user's.
+                if let error = outcome.error { logger.warning("\(error)") }
+                if let hostFailure {
+                    report.error = "Discogs failed while the linked collections were brought in step: \(hostFailure)"
+                    report.finishedAt = Timestamp.string(from: clock.date)
+                    return report
+                }
             }
         }
 
@@ -229,16 +266,15 @@ public struct SyncRunner: Sendable {
     }
 
     /// Brings a Discogs collection into the user's: folders to crates, instances to copies. A
-    /// problem with Discogs is said in the report; false when the host itself failed (down,
-    /// paused, refusing the token), so that the pass asks it nothing more.
-    private func bringInCollection(of collectionUser: String, userId: Int64, into report: inout SyncPassReport) async throws -> Bool {
+    /// problem with Discogs is said in the outcome; `hostFailure` says it again when the host itself
+    /// failed (down, paused, refusing the token), so that the pass asks it nothing more.
+    private func bringInCollection(of collectionUser: String, userId: Int64) async throws -> (outcome: CollectionOutcome, hostFailure: String?) {
         do {
             let snapshot = try await client.collection(user: collectionUser)
-            report.collection = try await database.applyCollection(snapshot, userId: userId, at: clock.date)
-            return true
+            return (CollectionOutcome(summary: try await database.applyCollection(snapshot, userId: userId, at: clock.date)), nil)
         } catch let error as DiscogsError {
-            report.error = SyncError.collection(user: collectionUser, reason: error.description).description
-            return !error.isHostProblem
+            return (CollectionOutcome(error: SyncError.collection(user: collectionUser, reason: error.description).description),
+                    error.isHostProblem ? error.description : nil)
         } catch let error as DatabaseError {
             throw SyncError.database(error.message ?? error.description)
         } catch let error as AppDatabaseError {

@@ -56,7 +56,6 @@ public final class SyncService: Service, Sendable {
         var lastRun: SyncPassReport?
         /// The user whose Discogs collection the last pass brought in step, when it did: its summary
         /// and its failure are theirs alone to see.
-        var lastRunCollectionOwner: Int64?
         var nextRunAt: Date?
         /// Options of a pass asked for by `triggerPass`; scheduled passes use the defaults.
         var requested: SyncPassOptions?
@@ -102,7 +101,7 @@ public final class SyncService: Service, Sendable {
                     state.running = true
                     state.nextRunAt = nil
                     defer { state.requested = nil }
-                    return state.requested ?? SyncPassOptions()
+                    return state.requested ?? SyncPassOptions(linkedCollections: true)
                 }
                 await runOnePass(options)
                 let nextRun = clock.date.addingTimeInterval(interval.seconds)
@@ -144,9 +143,14 @@ public final class SyncService: Service, Sendable {
     public func status(userId: Int64? = nil) async throws -> SyncStatus {
         let snapshot = state.withLock { $0 }
         var lastRun = snapshot.lastRun
-        if let userId, var report = lastRun, let owner = snapshot.lastRunCollectionOwner, owner != userId {
-            report.collection = nil
-            if report.error?.hasPrefix(SyncError.collectionPrefix) == true { report.error = nil }
+        // A user sees what the pass did to their own collection, and no one else's.
+        if let userId, var report = lastRun {
+            let own = report.collectionsByUser[userId]
+            report.collection = own?.summary
+            if report.error?.hasPrefix(SyncError.collectionPrefix) == true && own?.error == nil { report.error = nil }
+            if let ownError = own?.error, report.error?.contains(ownError) != true {
+                report.error = ([ownError] + [report.error].compactMap { $0 }).joined(separator: "; ")
+            }
             lastRun = report
         }
         if let userId, var report = lastRun, !report.failures.isEmpty {
@@ -235,11 +239,7 @@ public final class SyncService: Service, Sendable {
             failed.error = String(describing: error)
             report = failed
         }
-        let owner = options.collectionUser == nil ? nil : options.userName.flatMap { try? runner.database.user(named: $0)?.id }
-        state.withLock {
-            $0.lastRun = report
-            $0.lastRunCollectionOwner = owner
-        }
+        state.withLock { $0.lastRun = report }
     }
 }
 

@@ -106,6 +106,69 @@ import Testing
         }
     }
 
+    /// The daemon's own passes bring every linked Discogs collection in step, each into its user's,
+    /// before the releases; each user sees what became of their own collection alone.
+    @Test func scheduledPassesBringTheLinkedCollectionsInStep() async throws {
+        try await SyncHarness.run { h in
+            for name in ["collector", "alice", "bob"] {
+                _ = try await h.database.resolveUser(named: name, defaultName: name, createIfMissing: true)
+            }
+            _ = try h.database.linkDiscogsUser("dj", toUserNamed: "collector")
+            _ = try h.database.linkDiscogsUser("gone-from-discogs", toUserNamed: "alice")
+            let users = Dictionary(uniqueKeysWithValues: try h.database.users().map { ($0.name, $0.id!) })
+            let (collector, alice, bob) = (try #require(users["collector"]), try #require(users["alice"]), try #require(users["bob"]))
+            h.fake.serve("/users/dj/collection/folders", json: #"{"folders": [{"id": 0, "name": "All", "count": 1}]}"#)
+            h.fake.serve("/users/dj/collection/fields", json: #"{"fields": []}"#)
+            h.fake.serve("/users/dj/collection/folders/0/releases?page=1&per_page=100", json: """
+                {"pagination": {"page": 1, "pages": 1, "items": 1}, "releases": [
+                  {"id": 21, "instance_id": 1, "folder_id": 1, "rating": 4, "date_added": "2021-05-02T10:00:00+02:00",
+                   "basic_information": {"id": 21, "title": "Record", "year": 2001,
+                     "artists": [{"id": 5, "name": "Band", "anv": "", "join": ""}], "formats": [{"name": "Vinyl", "qty": "1"}]}}]}
+                """)
+            h.fake.serveRelease(21, json: syntheticRelease(id: 21))
+
+            let service = SyncService(runner: try h.runner(), interval: .seconds(3600), clock: SystemSyncClock(), logger: h.logs.logger())
+            let group = ServiceGroup(services: [service], logger: h.logs.logger())
+            let running = Task { try await group.run() }
+            try await waitFor("the first pass") { try await service.status().lastRun != nil }
+
+            // The linked collection came in, and its release after it, in the same pass.
+            #expect(try h.database.copies(ofUser: collector).map(\.rating) == [4])
+            #expect(try h.syncState(release: 21)?.status == .synced)
+            let collectors = try #require(try await service.status(userId: collector).lastRun)
+            #expect(collectors.collection?.copiesAdded == 1 && collectors.error == nil && collectors.synced == 1)
+            // Alice's account is unknown to Discogs: she is told, and no one else is.
+            let alices = try #require(try await service.status(userId: alice).lastRun)
+            #expect(alices.collection == nil && alices.error == "collection of Discogs user 'gone-from-discogs': not found")
+            let bobs = try #require(try await service.status(userId: bob).lastRun)
+            #expect(bobs.collection == nil && bobs.error == nil)
+            #expect(h.logs.all.contains { $0.contains("collection of Discogs user 'gone-from-discogs': not found") }, "the operator reads it in the log")
+            // A pass a user asks for through the API covers their albums only.
+            let before = h.fake.requests(to: "/users/").count
+            #expect(service.triggerPass(SyncPassOptions(userName: "bob")) == .started)
+            try await waitFor("bob's pass") { try await service.status().lastRun?.collectionsByUser.isEmpty == true }
+            #expect(h.fake.requests(to: "/users/").count == before)
+            await group.triggerGracefulShutdown()
+            try await running.value
+        }
+    }
+
+    /// Discogs failing as a host (refusing the token, say) while the linked collections come in ends
+    /// the pass there: the releases would meet the same answer.
+    @Test func aHostFailureWhileTheLinkedCollectionsComeInEndsThePass() async throws {
+        try await SyncHarness.run { h in
+            try h.importReleases([31])
+            h.fake.serveRelease(31, json: syntheticRelease(id: 31))
+            _ = try h.database.linkDiscogsUser("dj", toUserNamed: "collector")
+            h.fake.inject(.status(401), on: "/users/dj/collection/folders")
+
+            let report = try await h.runner().runPass(SyncPassOptions(linkedCollections: true))
+
+            #expect(report.error?.hasPrefix("Discogs failed while the linked collections were brought in step: HTTP 401") == true, "\(report.error ?? "")")
+            #expect(report.synced == 0 && h.fake.requests(to: "/releases/").isEmpty)
+        }
+    }
+
     @Test func syncsOnStartOnTriggerAndFinishesTheAlbumInFlightOnShutdown() async throws {
         try await SyncHarness.run { h in
             try h.importReleases([1, 2, 3])
