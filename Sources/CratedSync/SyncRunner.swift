@@ -123,7 +123,8 @@ public struct SyncPassReport: Codable, Sendable, Equatable {
     public var covers: CoverFetchSummary?
     /// The first failures, for the summary.
     public var failures: [AlbumSyncFailure] = []
-    /// Why the pass stopped before the end, when it did for an error.
+    /// Why the pass stopped before the end, when it did for an error. A collection's own failure is
+    /// in `collectionsByUser`; `seen(byUser:)` puts the ones a reader may see here.
     public var error: String?
     /// True when a stop was requested (shutdown) before every due album was done.
     public var stoppedEarly = false
@@ -136,6 +137,23 @@ public struct SyncPassReport: Codable, Sendable, Equatable {
     enum CodingKeys: String, CodingKey {
         case startedAt, finishedAt, albumsDue, synced, notModified, notFound, failed, skipped, collection, covers, failures, error, stoppedEarly
     }
+
+    /// The report as a user sees it (`GET /v1/sync`): their own collection's summary and failure
+    /// beside the pass's own error, and no one else's. Without a user, the operator's: every
+    /// collection's failure.
+    public func seen(byUser userId: Int64?) -> SyncPassReport {
+        var report = self
+        let outcomes: [CollectionOutcome]
+        if let userId {
+            outcomes = collectionsByUser[userId].map { [$0] } ?? []
+            report.collection = collectionsByUser[userId]?.summary
+        } else {
+            outcomes = collectionsByUser.sorted { $0.key < $1.key }.map(\.value)
+        }
+        let errors = outcomes.compactMap(\.error) + [error].compactMap { $0 }
+        report.error = errors.isEmpty ? nil : errors.joined(separator: "; ")
+        return report
+    }
 }
 
 public enum SyncError: Error, Equatable, CustomStringConvertible {
@@ -143,13 +161,10 @@ public enum SyncError: Error, Equatable, CustomStringConvertible {
     case collection(user: String, reason: String)
     case database(String)
 
-    /// How a collection's failure begins, as a pass's `error` says it.
-    static let collectionPrefix = "collection of Discogs user "
-
     public var description: String {
         switch self {
         case .user(let message): message
-        case .collection(let user, let reason): "\(Self.collectionPrefix)'\(user)': \(reason)"
+        case .collection(let user, let reason): "collection of Discogs user '\(user)': \(reason)"
         case .database(let message): "database error: \(message)"
         }
     }
@@ -215,34 +230,34 @@ public struct SyncRunner: Sendable {
             // Why a pass stopped, or left its collection as it was, is the operator's to read here too.
             let counts = "sync pass: \(report.synced) synced, \(report.notModified) unchanged, \(report.notFound) not found, \(report.failed) failed"
                 + (report.skipped > 0 ? ", \(report.skipped) left for the next pass" : "")
-            if let error = report.error { logger.warning("\(counts); \(error)") } else { logger.info("\(counts)") }
+            if let error = report.seen(byUser: nil).error { logger.warning("\(counts); \(error)") } else { logger.info("\(counts)") }
         }
 
         var userId: Int64?
         if options.userName != nil || options.collectionUser != nil {
             userId = try await resolveUser(named: options.userName, createIfMissing: options.collectionUser != nil).id
         }
+        // Collections first: `collection` is the one asked for; the linked ones each go to their user.
+        var collections: [(userId: Int64, discogsUser: String)] = []
         if let collectionUser = options.collectionUser, let userId {
-            let (outcome, hostFailure) = try await bringInCollection(of: collectionUser, userId: userId)
-            (report.collection, report.error) = (outcome.summary, outcome.error)
-            report.collectionsByUser[userId] = outcome
-            guard hostFailure == nil else {
+            collections = [(userId, collectionUser)]
+        } else if options.linkedCollections {
+            collections = try database.discogsLinks().sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+        }
+        for (collectionOwner, discogsUser) in collections {
+            guard !shouldStop(), !Task.isCancelled else {
+                report.stoppedEarly = true
+                break
+            }
+            let outcome = try await bringInCollection(of: discogsUser, userId: collectionOwner)
+            if let hostFailure = outcome.hostFailure {
+                // The releases would meet the same answer.
+                report.error = "Discogs failed while a collection was brought in step: \(hostFailure)"
                 report.finishedAt = Timestamp.string(from: clock.date)
                 return report
             }
-        } else if options.linkedCollections {
-            for (userId, discogsUser) in try database.discogsLinks().sorted(by: { $0.key < $1.key }) {
-                guard !shouldStop(), !Task.isCancelled else { break }
-                let (outcome, hostFailure) = try await bringInCollection(of: discogsUser, userId: userId)
-                report.collectionsByUser[userId] = outcome
-                // One user's collection failing is theirs to see (`SyncService.status`), not every user's.
-                if let error = outcome.error { logger.warning("\(error)") }
-                if let hostFailure {
-                    report.error = "Discogs failed while the linked collections were brought in step: \(hostFailure)"
-                    report.finishedAt = Timestamp.string(from: clock.date)
-                    return report
-                }
-            }
+            report.collectionsByUser[collectionOwner] = outcome.outcome
+            if options.collectionUser != nil { report.collection = outcome.outcome.summary }
         }
 
         let now = clock.date
@@ -266,15 +281,19 @@ public struct SyncRunner: Sendable {
     }
 
     /// Brings a Discogs collection into the user's: folders to crates, instances to copies. A
-    /// problem with Discogs is said in the outcome; `hostFailure` says it again when the host itself
-    /// failed (down, paused, refusing the token), so that the pass asks it nothing more.
+    /// problem with that collection is said in the outcome; `hostFailure` says instead that the host
+    /// itself failed (down, paused, refusing the token), so that the pass asks it nothing more.
     private func bringInCollection(of collectionUser: String, userId: Int64) async throws -> (outcome: CollectionOutcome, hostFailure: String?) {
         do {
             let snapshot = try await client.collection(user: collectionUser)
             return (CollectionOutcome(summary: try await database.applyCollection(snapshot, userId: userId, at: clock.date)), nil)
+        } catch DiscogsError.unauthorized(status: 403) {
+            // A private collection: Discogs lists it to its owner's token alone. Only this user's.
+            return (CollectionOutcome(error: SyncError.collection(
+                user: collectionUser, reason: "Discogs refused it (HTTP 403): a private collection is listed only with its owner's token (discogs.token)").description), nil)
         } catch let error as DiscogsError {
-            return (CollectionOutcome(error: SyncError.collection(user: collectionUser, reason: error.description).description),
-                    error.isHostProblem ? error.description : nil)
+            if error.isHostProblem { return (CollectionOutcome(), error.description) }
+            return (CollectionOutcome(error: SyncError.collection(user: collectionUser, reason: error.description).description), nil)
         } catch let error as DatabaseError {
             throw SyncError.database(error.message ?? error.description)
         } catch let error as AppDatabaseError {

@@ -54,10 +54,9 @@ public final class SyncService: Service, Sendable {
         var running = false
         var progress: SyncProgress?
         var lastRun: SyncPassReport?
-        /// The user whose Discogs collection the last pass brought in step, when it did: its summary
-        /// and its failure are theirs alone to see.
         var nextRunAt: Date?
-        /// Options of a pass asked for by `triggerPass`; scheduled passes use the defaults.
+        /// Options of a pass asked for by `triggerPass`; scheduled passes bring in the linked
+        /// collections, then every due album.
         var requested: SyncPassOptions?
     }
 
@@ -142,17 +141,7 @@ public final class SyncService: Service, Sendable {
     /// only the failures among them; other users' albums are theirs to know.
     public func status(userId: Int64? = nil) async throws -> SyncStatus {
         let snapshot = state.withLock { $0 }
-        var lastRun = snapshot.lastRun
-        // A user sees what the pass did to their own collection, and no one else's.
-        if let userId, var report = lastRun {
-            let own = report.collectionsByUser[userId]
-            report.collection = own?.summary
-            if report.error?.hasPrefix(SyncError.collectionPrefix) == true && own?.error == nil { report.error = nil }
-            if let ownError = own?.error, report.error?.contains(ownError) != true {
-                report.error = ([ownError] + [report.error].compactMap { $0 }).joined(separator: "; ")
-            }
-            lastRun = report
-        }
+        var lastRun = snapshot.lastRun?.seen(byUser: userId)
         if let userId, var report = lastRun, !report.failures.isEmpty {
             let owned: Set<Int64>
             do {

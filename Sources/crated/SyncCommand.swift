@@ -86,6 +86,7 @@ struct SyncCommand: AsyncParsableCommand {
         let bar = json ? nil : ProgressBar.forStandardError()
         let report: SyncPassReport
         do {
+            // The operator's view: the collection's failure, if any, in `error`.
             report = try await runner.runPass(
                 SyncPassOptions(userName: user, collectionUser: collection.flatMap(AppDatabase.validDiscogsUser), limit: limit),
                 shouldStop: { stop.requested },
@@ -94,7 +95,7 @@ struct SyncCommand: AsyncParsableCommand {
                         bar.update(done: progress.albumsDone, total: progress.albumsTotal,
                                    label: "\(progress.albumsDone)/\(progress.albumsTotal) albums, \(progress.failed) failed")
                     }
-                })
+                }).seen(byUser: nil)
             bar?.finish()
         } catch {
             bar?.finish()

@@ -76,8 +76,9 @@ import Testing
     @Test func firstStartPrintsATokenAndSIGTERMEndsOpenStreamsCleanly() async throws {
         let directory = try TemporaryDirectory()
         // Background sync must not leave the machine: a closed port on loopback.
+        // Without a Discogs token, whatever the environment running the tests holds.
         let (process, reader, log) = try launchServe(["--database", directory.path("crated.sqlite")], in: directory,
-                                                     environment: ["CRATED_DISCOGS_BASE_URL": "http://127.0.0.1:9"])
+                                                     environment: ["CRATED_DISCOGS_BASE_URL": "http://127.0.0.1:9", "CRATED_DISCOGS_TOKEN": ""])
         defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
         let port = try #require(reader.port())
         #expect(reader.lines.contains { $0.contains("Created user 'collector' with a write token") })

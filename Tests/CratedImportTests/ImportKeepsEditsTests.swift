@@ -133,6 +133,36 @@ import Testing
         #expect(stored.rating == 1 && stored.customFieldValues == ["Purchased At": "Bandcamp"] && stored.discogsFields == nil)
     }
 
+    /// A spreadsheet writes the date back without seconds: the row still finds the edited copy
+    /// within its minute, and the edit stays.
+    @Test func anEditedCopyFoundWithinItsMinuteKeepsTheEdit() async throws {
+        let directory = try TemporaryDirectory()
+        let database = try directory.database()
+        let importer = DiscogsImporter(database: database)
+        _ = try importer.importFile(at: directory.write("export.csv", exportHeader + "\n" + exportRow(rating: "3", dateAdded: "2020-01-01 10:00:05") + "\n"))
+        let (userId, copyId) = try await database.reader.read { db in
+            (try Int64.fetchOne(db, sql: "SELECT id FROM user")!, try Int64.fetchOne(db, sql: "SELECT id FROM collection_item")!)
+        }
+        _ = try await database.updateCopy(id: copyId, userId: userId, changes: CopyChanges(rating: .some(5)))
+        let resaved = try importer.importFile(at: directory.write("resaved.csv", exportHeader + "\n" + exportRow(rating: "2", dateAdded: "2020-01-01 10:00") + "\n"))
+        #expect(resaved.copiesAdded == 0 && resaved.editsKept == 1)
+        #expect(try copy(database, copyId).rating == 5)
+    }
+
+    /// An empty value set through the API is no field, as an export's empty cell is none: the copy
+    /// then has nothing Discogs did not give, and keeps nothing beside.
+    @Test func anEmptyCustomFieldIsNoField() async throws {
+        let directory = try TemporaryDirectory()
+        let database = try directory.database()
+        let importer = DiscogsImporter(database: database)
+        _ = try importer.importFile(at: directory.write("export.csv", exportHeader + "\n" + exportRow(purchasedAt: "") + "\n"))
+        let (userId, copyId) = try await database.reader.read { db in
+            (try Int64.fetchOne(db, sql: "SELECT id FROM user")!, try Int64.fetchOne(db, sql: "SELECT id FROM collection_item")!)
+        }
+        let edited = try await database.updateCopy(id: copyId, userId: userId, changes: CopyChanges(customFields: ["Purchased At": ""]))
+        #expect(edited.copy.customFieldValues.isEmpty && edited.copy.discogsFields == nil)
+    }
+
     @Test func anEditThatClearsAFieldIsKeptToo() async throws {
         let directory = try TemporaryDirectory()
         let database = try directory.database()

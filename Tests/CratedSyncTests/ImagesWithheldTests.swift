@@ -53,6 +53,41 @@ import Testing
         }
     }
 
+    /// Images a token brought stay when a later pass without one (a token removed) finds them
+    /// withheld; the album is marked, for the next pass with a token.
+    @Test(.enabled(if: Paths.sharedFixturesPresent, "shared/fixtures/discogs is absent: the tests on real Discogs responses are skipped"))
+    func imagesATokenBroughtStayWhenAPassWithoutOneFindsThemWithheld() async throws {
+        try await SyncHarness.run { h in
+            try h.importReleases([8138518])
+            let anonymous = try Paths.sharedDiscogs("go-discogs_release_8138518.json")
+            h.fake.serveRelease(8138518, json: try withImageURLs(anonymous))
+            let settings = ReleaseSyncSettings(staleAfter: 86_400, concurrency: 1)
+            #expect(try await h.runner(client: h.client(token: "collector-token"), settings: settings).runPass().synced == 1)
+            let album = try #require(try h.database.album(discogsReleaseId: 8138518))
+            let brought = try await catalogueRows(h.database, albumId: album.id!).images
+            #expect(brought.count == 4)
+
+            h.fake.serveRelease(8138518, json: anonymous)
+            h.clock.advance(by: .seconds(2 * 86_400))
+            #expect(try await h.runner(settings: settings).runPass().synced == 1)
+            #expect(try await catalogueRows(h.database, albumId: album.id!).images == brought)
+            #expect(try h.syncState(release: 8138518)?.imagesWithheld == true)
+        }
+    }
+
+    /// A blank URL given to a token holder is the release's own: nothing to ask for again.
+    @Test(.enabled(if: Paths.sharedFixturesPresent, "shared/fixtures/discogs is absent: the tests on real Discogs responses are skipped"))
+    func aBlankURLGivenToATokenHolderIsNotAskedForAgain() async throws {
+        try await SyncHarness.run { h in
+            try h.importReleases([8138518])
+            h.fake.serveRelease(8138518, json: try Paths.sharedDiscogs("go-discogs_release_8138518.json"))
+            let withToken = try h.runner(client: h.client(token: "collector-token"))
+            #expect(try await withToken.runPass().synced == 1)
+            #expect(try h.syncState(release: 8138518)?.imagesWithheld == false)
+            #expect(try await withToken.runPass().albumsDue == 0)
+        }
+    }
+
     @Test(.enabled(if: Paths.sharedFixturesPresent, "shared/fixtures/discogs is absent: the tests on real Discogs responses are skipped"))
     func aReleaseWithImageURLsOrNoImagesWithholdsNothing() throws {
         let decode = { (name: String) in ReleaseMapping.metadata(try JSONDecoder().decode(DiscogsRelease.self, from: Data(try Paths.sharedDiscogs(name)))) }

@@ -164,8 +164,43 @@ import Testing
 
             let report = try await h.runner().runPass(SyncPassOptions(linkedCollections: true))
 
-            #expect(report.error?.hasPrefix("Discogs failed while the linked collections were brought in step: HTTP 401") == true, "\(report.error ?? "")")
+            #expect(report.error?.hasPrefix("Discogs failed while a collection was brought in step: HTTP 401") == true, "\(report.error ?? "")")
             #expect(report.synced == 0 && h.fake.requests(to: "/releases/").isEmpty)
+        }
+    }
+
+    /// A 403 for a linked collection is that collection's: Discogs lists a private one to its owner's
+    /// token alone. The other collections and the releases go on.
+    @Test func aPrivateLinkedCollectionFailsForItsUserAlone() async throws {
+        try await SyncHarness.run { h in
+            try h.importReleases([31])
+            h.fake.serveRelease(31, json: syntheticRelease(id: 31))
+            _ = try await h.database.resolveUser(named: "alice", defaultName: "alice", createIfMissing: true)
+            _ = try h.database.linkDiscogsUser("private-dj", toUserNamed: "alice")
+            _ = try h.database.linkDiscogsUser("dj", toUserNamed: "collector")
+            h.fake.inject(.status(403), on: "/users/private-dj/collection/folders")
+            h.fake.serve("/users/dj/collection/folders", json: #"{"folders": [{"id": 0, "name": "All", "count": 0}]}"#)
+            h.fake.serve("/users/dj/collection/fields", json: #"{"fields": []}"#)
+            h.fake.serve("/users/dj/collection/folders/0/releases?page=1&per_page=100",
+                         json: #"{"pagination": {"page": 1, "pages": 1, "items": 0}, "releases": []}"#)
+            let users = Dictionary(uniqueKeysWithValues: try h.database.users().map { ($0.name, $0.id!) })
+            let (alice, collector) = (try #require(users["alice"]), try #require(users["collector"]))
+
+            let report = try await h.runner().runPass(SyncPassOptions(linkedCollections: true))
+
+            #expect(report.error == nil && report.synced == 1)
+            #expect(report.seen(byUser: alice).error?.contains("collection of Discogs user 'private-dj': Discogs refused it (HTTP 403)") == true)
+            #expect(report.seen(byUser: collector).error == nil && report.seen(byUser: collector).collection?.instances == 0)
+        }
+    }
+
+    /// A stop asked for while the linked collections come in is said, as a stop among the releases is.
+    @Test func aStopAmongTheLinkedCollectionsIsSaid() async throws {
+        try await SyncHarness.run { h in
+            _ = try h.database.linkDiscogsUser("dj", toUserNamed: try await h.database.resolveUser(named: "collector", defaultName: "collector", createIfMissing: true).name)
+            let report = try await h.runner().runPass(SyncPassOptions(linkedCollections: true), shouldStop: { true })
+            #expect(report.stoppedEarly && report.collectionsByUser.isEmpty)
+            #expect(h.fake.requests(to: "/users/").isEmpty)
         }
     }
 

@@ -132,8 +132,8 @@ public struct ReleaseMetadata: Sendable, Equatable {
     public var tracks: [Track]
     /// Who else Discogs credits on the whole release, in its order.
     public var credits: [Credit]
-    /// The release has images whose URLs Discogs left blank, as it does without a token: a pass
-    /// with a token fetches it again for them.
+    /// The release has images whose URLs Discogs left blank, as it does for a client without a
+    /// token: the album keeps the images it has, and a pass with a token fetches it again for them.
     public var imagesWithheld: Bool
 
     public init(

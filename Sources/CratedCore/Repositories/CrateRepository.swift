@@ -357,7 +357,8 @@ extension AppDatabase {
             if let grade = changes.mediaCondition { copy.mediaCondition = grade }
             if let grade = changes.sleeveCondition { copy.sleeveCondition = grade }
             if let notes = changes.notes { copy.notes = notes.flatMap { $0.isEmpty ? nil : $0 } }
-            if let fields = changes.customFields { copy.customFields = JSONText.object(fields.map { ($0.key, $0.value) }) }
+            // An empty value is no field, as an export's empty cell is none (notes alike).
+            if let fields = changes.customFields { copy.customFields = JSONText.object(fields.filter { !$0.value.isEmpty }.map { ($0.key, $0.value) }) }
             copy.discogsFields = DiscogsCopyFields.text(discogs: discogs, fields: copy.fieldValues)
             try copy.update(db)
             if let crateIds = changes.crateIds {

@@ -146,7 +146,10 @@ extension AppDatabase {
                 formatSummary(release.formats), now, albumId,
             ])
 
-        for table in ["album_artist", "album_label", "album_format", "album_genre", "album_image", "album_credit", "track"] {
+        // Images Discogs withheld (asked without a token) leave those a token brought before as they are.
+        let replacedTables = ["album_artist", "album_label", "album_format", "album_genre", "album_credit", "track"]
+            + (release.imagesWithheld ? [] : ["album_image"])
+        for table in replacedTables {
             try run("DELETE FROM \(table) WHERE album_id = ?", [albumId])
         }
         for (position, (artist, artistId)) in zip(release.artists, artistIds).enumerated() {
@@ -168,7 +171,7 @@ extension AppDatabase {
                         [albumId, kind, name, position])
             }
         }
-        for (position, image) in release.images.enumerated() {
+        for (position, image) in release.images.enumerated() where !release.imagesWithheld {
             try run("INSERT INTO album_image (album_id, position, kind, uri, uri150, width, height) VALUES (?, ?, ?, ?, ?, ?, ?)",
                     [albumId, position, image.kind.rawValue, image.uri, image.uri150, image.width, image.height])
         }

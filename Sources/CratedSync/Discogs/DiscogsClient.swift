@@ -177,7 +177,10 @@ public struct DiscogsClient: Sendable {
         case .notFound: return .notFound
         case .body(let body, let newETag):
             let release = try decode(DiscogsRelease.self, from: body)
-            return .updated(ReleaseMapping.metadata(release), etag: newETag)
+            var metadata = ReleaseMapping.metadata(release)
+            // A blank URL given to a token holder is the release's own: asking again would not fill it.
+            if settings.hasToken { metadata.imagesWithheld = false }
+            return .updated(metadata, etag: newETag)
         }
     }
 
