@@ -29,6 +29,9 @@ python3 "$ROOT/Tests/Benchmarks/add-tracklists.py" "$DB" --first-track-ms 4000 -
 export CRATED_TOKEN="$("$CRATED" token create --user collector --name client-integration --database "$DB" | tail -n 1 | tr -d '[:space:]')"
 export CRATED_READ_TOKEN="$("$CRATED" token create --user collector --scope read --name client-read --database "$DB" | tail -n 1 | tr -d '[:space:]')"
 export CRATED_OTHER_TOKEN="$("$CRATED" token create --user other --name client-other --database "$DB" | tail -n 1 | tr -d '[:space:]')"
+# The app's sign-in trades this password for a token of its own.
+export CRATED_PASSWORD="client integration password"
+printf '%s\n' "$CRATED_PASSWORD" | "$CRATED" user passwd collector --database "$DB" >/dev/null
 
 start_server "$CRATED" "$DB"
 export CRATED_URL="$BASE"

@@ -111,10 +111,14 @@ public func buildRouter(services: AppServices) -> Router<AppRequestContext> {
     router.addRoutes(ArtworkController(artwork: services.artwork).endpoints, atPath: "v1/artwork")
     // The web client's page and files, and its sign-in (which reads the session cookie itself).
     router.add(middleware: WebClientMiddleware(assets: .shared))
-    router.addRoutes(SessionController(database: database, throttle: services.signInThrottle, trustedProxies: services.trustedProxies,
-                                       lifetime: services.sessionLifetime).endpoints, atPath: "v1/session")
+    // Sign-in, for the web client (a cookie) and for apps (a token), reads no credential.
+    let passwords = PasswordCheck(database: database, throttle: services.signInThrottle, trustedProxies: services.trustedProxies)
+    router.addRoutes(SessionController(database: database, passwords: passwords, lifetime: services.sessionLifetime).endpoints, atPath: "v1/session")
+    let tokens = TokensController(database: database, passwords: passwords)
+    router.addRoutes(tokens.signInEndpoints, atPath: "v1/tokens")
 
     let v1 = router.group("v1").add(middleware: BearerAuthMiddleware(database: database))
+    v1.addRoutes(tokens.endpoints, atPath: "tokens")
     v1.addRoutes(CatalogueController(database: database, playback: services.playback).endpoints)
     v1.addRoutes(CratesController(database: database, playback: services.playback).endpoints, atPath: "crates")
     v1.addRoutes(CopiesController(database: database).endpoints, atPath: "copies")

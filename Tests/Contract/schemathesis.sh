@@ -123,11 +123,13 @@ TOML
 # 7. schemathesis: every operation, positive and negative data, all phases (stateful testing follows
 #    the Location of created crates and the document's links), bounded examples per operation and a
 #    hard time limit. Not checked: negative_data_rejection/positive_data_acceptance (the server counts
-#    characters, JSON Schema code points, and trims crate names before checking them).
+#    characters, JSON Schema code points, and trims crate names before checking them). Left out:
+#    DELETE /v1/tokens/current, which would revoke the run's own token (the route tests cover it).
 ARGS=(
     --config-file "$CONFIG"
     run "$BASE_URL/v1/openapi.json"
     --url "$BASE_URL"
+    --exclude-operation-id revokeCurrentToken
     --header "Authorization: Bearer $TOKEN"
     --checks not_a_server_error,status_code_conformance,content_type_conformance,response_headers_conformance,response_schema_conformance,unsupported_method,allow_header_conformance
     --max-examples "$MAX_EXAMPLES"

@@ -122,7 +122,7 @@ import Yams
         var fractionalTimes: [String] = []
         let requestBodies: Set<String> = ["CopyIdsBody", "CrateMoveBefore", "CrateMoveAfter", "CrateNameBody", "CrateOrderBody",
                                           "EditCopyBody", "PlayAlbum", "PlayAlbumSide", "PlayAlbumTrack", "PlayCrate", "RevisionBody",
-                                          "SeekBody", "SignIn", "StartSyncBody"]
+                                          "SeekBody", "SignIn", "StartSyncBody", "TokenSignIn"]
         func walk(_ value: Any, _ path: String) {
             if let object = value as? [String: Any] {
                 for keyword in ["anyOf", "oneOf"] {

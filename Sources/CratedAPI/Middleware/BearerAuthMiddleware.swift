@@ -32,7 +32,9 @@ struct BearerAuthMiddleware: RouterMiddleware {
         guard let principal = try database.authenticate(bearer: String(presented[start..<end])) else {
             throw APIError.unauthorized("the token is not valid or has been revoked")
         }
-        if request.method != .get && request.method != .head && principal.scope != .write {
+        // Revoking the token itself (an app signing out) changes nothing else: read scope may.
+        if request.method != .get && request.method != .head && principal.scope != .write
+            && !(request.method == .delete && request.uri.path == "/v1/tokens/current") {
             throw APIError.forbidden("this token has read scope; changes need a token with write scope")
         }
         var context = context

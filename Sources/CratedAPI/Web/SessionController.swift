@@ -10,9 +10,7 @@ import NIOPosix
 /// check, since signing in is how a browser gets a credential.
 struct SessionController {
     let database: AppDatabase
-    let throttle: SignInThrottle
-    /// Whose `X-Forwarded-For` says which client a sign-in came from (`server.trustedProxies`).
-    let trustedProxies: TrustedProxies
+    let passwords: PasswordCheck
     /// How long a sign-in lasts (`web.sessionDays`).
     let lifetime: TimeInterval
 
@@ -24,39 +22,12 @@ struct SessionController {
     }
 
     @Sendable func signIn(request: Request, context: AppRequestContext) async throws -> EditedResponse<SessionDTO> {
-        // A form on another site can post `text/plain` that reads as JSON without a CORS preflight,
-        // and sign the browser in to the sender's account; `application/json` needs the preflight,
-        // which crated never grants.
-        guard Self.isJSON(request.headers[.contentType]) else {
-            throw APIError(status: .unsupportedMediaType, code: "unsupported_media_type", message: "sign in with a JSON body (Content-Type: application/json)")
-        }
+        // A cookie set by a form on another site would sign the browser in to the sender's account.
+        try PasswordCheck.requireJSON(request)
         var request = request
         let body = try await request.decodeStrict(SignInBody.self, context: context)
-        let name = body.name.trimmingCharacters(in: .whitespaces)
-        guard !name.isEmpty, name.count <= 64 else { throw APIError.unprocessable("name must be a user name of 1 to 64 characters", field: "name") }
-        guard !body.password.isEmpty, body.password.utf8.count <= 1024 else {
-            throw APIError.unprocessable("password must be given, at most 1024 bytes", field: "password")
-        }
-        let address = trustedProxies.clientAddress(peer: context.remoteAddress?.ipAddress,
-                                                   forwardedFor: request.headers[values: .xForwardedFor])
-        if let wait = throttle.admit(user: name, address: address) {
-            var error = APIError(status: .tooManyRequests, code: "too_many_attempts",
-                                 message: "too many failed sign-ins for this user or from this address; try again in \(Int(wait.rounded(.up))) s")
-            error.headers[.retryAfter] = "\(Int(wait.rounded(.up)))"
-            throw error
-        }
-        let database = self.database
-        let password = body.password
-        // bcrypt takes a quarter of a second of CPU on purpose: on the thread pool, as covers are
-        // resized, not on the event loops.
-        let user = try await NIOThreadPool.singleton.runIfActive { try database.verifyPassword(userName: name, password: password) }
-        guard let user, let userId = user.id else {
-            context.logger.notice("failed web sign-in", metadata: ["name": "\(name)", "address": "\(address ?? "-")"])
-            // One answer for a wrong password, an unknown user and a user without a password.
-            throw APIError(status: .unauthorized, code: "sign_in_failed", message: "the user name or the password is wrong, or the user has no password (crated user passwd)")
-        }
-        throttle.recordSuccess(user: name, address: address)
-        let session = try await database.createSession(userId: userId, lifetime: lifetime)
+        let user = try await passwords.user(name: body.name, password: body.password, request: request, context: context, kind: "web sign-in")
+        let session = try await database.createSession(userId: user.id!, lifetime: lifetime)
         let cookie = SessionCookie.setting(session.secret, maxAge: lifetime, secure: SessionCookie.isTLS(request))
         return EditedResponse(
             status: .created, headers: [.setCookie: cookie, .cacheControl: "no-store"],
@@ -80,13 +51,6 @@ struct SessionController {
             try await database.endSession(id: session.sessionId)
         }
         return Response(status: .noContent, headers: [.setCookie: SessionCookie.clearing(secure: SessionCookie.isTLS(request)), .cacheControl: "no-store"])
-    }
-}
-
-extension SessionController {
-    static func isJSON(_ contentType: String?) -> Bool {
-        guard let mediaType = contentType?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased() else { return false }
-        return mediaType == "application/json"
     }
 }
 

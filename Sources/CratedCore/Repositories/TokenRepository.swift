@@ -95,6 +95,14 @@ extension AppDatabase {
         }
     }
 
+    /// Revokes the token of this id (an app signing out with it); a token revoked before keeps its
+    /// first revocation time.
+    public func revokeToken(id: Int64) throws {
+        try writeBlocking { db in
+            try db.execute(sql: "UPDATE api_token SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL", arguments: [Timestamp.now(), id])
+        }
+    }
+
     /// The principal for a presented bearer token, or nil when it is unknown, malformed or revoked.
     /// `last_used_at` is written at most once a minute per token, so reads stay reads.
     public func authenticate(bearer token: String) throws -> Principal? {

@@ -5,15 +5,16 @@ import OpenAPIRuntime
 
 /// The generated client against a live daemon (run-integration.sh starts one with the sample
 /// collection): every answer below must decode with the runtime's defaults. Reads CRATED_URL,
-/// CRATED_TOKEN (write scope), CRATED_READ_TOKEN and CRATED_OTHER_TOKEN (another user's).
+/// CRATED_TOKEN (write scope), CRATED_READ_TOKEN, CRATED_OTHER_TOKEN (another user's) and
+/// CRATED_PASSWORD (collector's, for the app's sign-in).
 @main struct Integration {
     static func main() async {
         let environment = ProcessInfo.processInfo.environment
         guard let url = environment["CRATED_URL"].flatMap(URL.init(string:)),
               let token = environment["CRATED_TOKEN"], let readToken = environment["CRATED_READ_TOKEN"],
-              let otherToken = environment["CRATED_OTHER_TOKEN"]
+              let otherToken = environment["CRATED_OTHER_TOKEN"], let password = environment["CRATED_PASSWORD"]
         else {
-            print("set CRATED_URL, CRATED_TOKEN, CRATED_READ_TOKEN and CRATED_OTHER_TOKEN (run-integration.sh does)")
+            print("set CRATED_URL, CRATED_TOKEN, CRATED_READ_TOKEN, CRATED_OTHER_TOKEN and CRATED_PASSWORD (run-integration.sh does)")
             exit(2)
         }
         func client(_ token: String?) -> Client {
@@ -29,6 +30,7 @@ import OpenAPIRuntime
             ("copy edit and clear", { try await copyEdits(client(token), &$0) }),
             ("player and history", { try await player(client(token), &$0) }),
             ("401, 403, 404", { try await refusals(me: client(token), anonymous: client(nil), reader: client(readToken), other: client(otherToken), &$0) }),
+            ("app sign-in and sign-out", { try await appSignIn(anonymous: client(nil), password: password, url: url, &$0) }),
             // Last: it takes a copy out of the collection the steps above read.
             ("copy removal", { try await copyRemoval(client(token), reader: client(readToken), &$0) }),
         ]
@@ -264,6 +266,24 @@ import OpenAPIRuntime
         } else {
             checks.fail("another user's crate did not answer 404")
         }
+    }
+
+    /// The app's sign-in: the password for a token of its own, which opens the API until the app
+    /// signs out with it; a wrong password is 401.
+    static func appSignIn(anonymous: Client, password: String, url: URL, _ checks: inout Checks) async throws {
+        if case .unauthorized(let refusal) = try await anonymous.createToken(body: .json(.init(name: "collector", password: "not the password"))) {
+            let code = try refusal.body.json.error.code
+            checks.expect(code == "sign_in_failed", "a wrong password's 401 code \(code)")
+        } else {
+            checks.fail("POST /v1/tokens with a wrong password did not answer 401")
+        }
+        let issued = try await anonymous.createToken(body: .json(.init(name: "collector", password: password, label: "client integration"))).created.body.json
+        checks.expect(issued.user.name == "collector" && issued.scope == .write && issued.label == "client integration",
+                      "POST /v1/tokens gave \(issued.user.name), \(issued.scope), \(String(describing: issued.label))")
+        let app = Client(serverURL: url, transport: AsyncHTTPClientTransport(), middlewares: [BearerTokenMiddleware(token: issued.token)])
+        checks.expect(try await app.getMe().ok.body.json.user.name == "collector", "the app's token does not open GET /v1/me")
+        if case .noContent = try await app.revokeCurrentToken() {} else { checks.fail("DELETE /v1/tokens/current did not answer 204") }
+        if case .unauthorized = try await app.getMe() {} else { checks.fail("the app's token still opens GET /v1/me after its sign-out") }
     }
 
     /// A read-scope token may not remove a copy (403); the owner's token does (204), and then the

@@ -1,0 +1,70 @@
+import CratedCore
+import Hummingbird
+
+/// An app's sign-in and sign-out: `POST /v1/tokens` trades a user's name and password (`crated user
+/// passwd`) for a new API token, so that the iOS app need not be given one by hand; `DELETE
+/// /v1/tokens/current` revokes the token the request carries. Signing in sits outside the bearer
+/// check (`signInEndpoints`): it is how an app gets its credential.
+struct TokensController {
+    let database: AppDatabase
+    let passwords: PasswordCheck
+
+    var signInEndpoints: RouteCollection<AppRequestContext> {
+        RouteCollection(context: AppRequestContext.self)
+            .post(use: signIn)
+    }
+
+    var endpoints: RouteCollection<AppRequestContext> {
+        RouteCollection(context: AppRequestContext.self)
+            .delete("current", use: signOut)
+    }
+
+    @Sendable func signIn(request: Request, context: AppRequestContext) async throws -> EditedResponse<IssuedTokenDTO> {
+        try PasswordCheck.requireJSON(request)
+        var request = request
+        let body = try await request.decodeStrict(TokenSignInBody.self, context: context)
+        let label = body.label?.trimmingCharacters(in: .whitespacesAndNewlines)
+        if let label, label.isEmpty || label.count > 100 || label.contains(where: \.isNewline) {
+            throw APIError.unprocessable("label names the device in one line of 1 to 100 characters (crated token list shows it)", field: "label")
+        }
+        let scope: TokenScope
+        switch body.scope ?? "write" {
+        case "read": scope = .read
+        case "write": scope = .write
+        default: throw APIError.unprocessable("scope must be read or write", field: "scope")
+        }
+        let user = try await passwords.user(name: body.name, password: body.password, request: request, context: context, kind: "app sign-in")
+        let issued = try database.createToken(userName: user.name, scope: scope, label: label ?? "signed in from an app")
+        return EditedResponse(
+            status: .created, headers: [.cacheControl: "no-store"],
+            response: IssuedTokenDTO(token: issued.token, scope: scope.rawValue, label: issued.record.label, user: .init(name: user.name)))
+    }
+
+    /// A web session's cookie is no token: the web client signs out with `DELETE /v1/session`.
+    @Sendable func signOut(request: Request, context: AppRequestContext) async throws -> Response {
+        let principal = try context.requirePrincipal()
+        guard request.headers[.authorization] != nil else {
+            throw APIError.badBody("this request carries no token to revoke: a web session signs out with DELETE /v1/session")
+        }
+        try database.revokeToken(id: principal.tokenId)
+        return Response(status: .noContent)
+    }
+}
+
+struct TokenSignInBody: StrictBody {
+    static let fields: Set<String> = ["name", "password", "label", "scope"]
+    var name: String
+    var password: String
+    /// The device, as `crated token list` shows it (`Ann's iPhone`).
+    var label: String?
+    var scope: String?
+}
+
+/// A token issued at sign-in: shown this once, as `crated token create` shows one.
+struct IssuedTokenDTO: ResponseCodable {
+    struct UserDTO: Codable, Sendable { var name: String }
+    var token: String
+    var scope: String
+    var label: String?
+    var user: UserDTO
+}
