@@ -117,8 +117,10 @@ public func buildRouter(services: AppServices) -> Router<AppRequestContext> {
     let tokens = TokensController(database: database, passwords: passwords)
     router.addRoutes(tokens.signInEndpoints, atPath: "v1/tokens")
 
+    router.group("v1/tokens").add(middleware: BearerAuthMiddleware(database: database, readScopeMayChange: true))
+        .addRoutes(tokens.signOutEndpoints)
+
     let v1 = router.group("v1").add(middleware: BearerAuthMiddleware(database: database))
-    v1.addRoutes(tokens.endpoints, atPath: "tokens")
     v1.addRoutes(CatalogueController(database: database, playback: services.playback).endpoints)
     v1.addRoutes(CratesController(database: database, playback: services.playback).endpoints, atPath: "crates")
     v1.addRoutes(CopiesController(database: database).endpoints, atPath: "copies")

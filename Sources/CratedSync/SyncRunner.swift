@@ -132,15 +132,13 @@ public struct SyncPassReport: Codable, Sendable, Equatable {
     /// of their own. Not encoded: the report as a whole is anyone's to read.
     public var collectionsByUser: [Int64: CollectionOutcome] = [:]
 
-    public var succeeded: Bool { error == nil && failed == 0 }
-
     enum CodingKeys: String, CodingKey {
         case startedAt, finishedAt, albumsDue, synced, notModified, notFound, failed, skipped, collection, covers, failures, error, stoppedEarly
     }
 
     /// The report as a user sees it (`GET /v1/sync`): their own collection's summary and failure
     /// beside the pass's own error, and no one else's. Without a user, the operator's: every
-    /// collection's failure.
+    /// collection's failure. The view keeps no `collectionsByUser`: it is a view once.
     public func seen(byUser userId: Int64?) -> SyncPassReport {
         var report = self
         let outcomes: [CollectionOutcome]
@@ -152,6 +150,7 @@ public struct SyncPassReport: Codable, Sendable, Equatable {
         }
         let errors = outcomes.compactMap(\.error) + [error].compactMap { $0 }
         report.error = errors.isEmpty ? nil : errors.joined(separator: "; ")
+        report.collectionsByUser = [:]
         return report
     }
 }

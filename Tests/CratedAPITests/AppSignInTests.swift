@@ -47,6 +47,7 @@ import Testing
             #expect(issued.scope == "read" && issued.label == "signed in from an app")
             #expect(try await client.call(.get, "/v1/me", token: issued.token).status == .ok)
             #expect(try await client.call(.post, "/v1/crates", token: issued.token, json: #"{"name":"No"}"#).status == .forbidden)
+            #expect(try await client.call(.delete, "/v1/crates/1", token: issued.token).status == .forbidden)
             #expect(try await client.call(.delete, "/v1/tokens/current", token: issued.token).status == .noContent)
             #expect(try await client.call(.get, "/v1/me", token: issued.token).status == .unauthorized)
         }
@@ -71,13 +72,19 @@ import Testing
         }
     }
 
+    /// Refused bodies cost no bcrypt check and count as no failed sign-in: the throttle lets the
+    /// right password in after all of them.
     @Test func badBodiesAreRefusedBeforeThePasswordIsChecked() async throws {
         let fixture = try Fixture()
         try await fixture.test { client in
+            let tokensBefore = try fixture.server.database.tokens(userName: "collector").count
             let good = #""name":"collector","password":"\#(Self.password)""#
             for (body, field) in [
                 (#"{\#(good),"label":""}"#, "label"),
                 (#"{\#(good),"label":"two\nlines"}"#, "label"),
+                // What `crated token list` would print as a terminal escape, or a right-to-left override.
+                (#"{\#(good),"label":"\u001b[31mred"}"#, "label"),
+                (#"{\#(good),"label":"phone\u202egnp.exe"}"#, "label"),
                 (#"{\#(good),"label":"\#(String(repeating: "x", count: 101))"}"#, "label"),
                 (#"{\#(good),"scope":"admin"}"#, "scope"),
                 (#"{"name":"","password":"x"}"#, "name"),
@@ -90,8 +97,9 @@ import Testing
             #expect(try await signIn(client, #"{"name":"collector"}"#).status == .badRequest)
             let form = try await client.web(.post, "/v1/tokens", json: nil, headers: [.contentType: "text/plain"])
             #expect(form.status == .unsupportedMediaType)
-            // None of these made a token.
-            #expect(try fixture.server.database.tokens(userName: "collector").allSatisfy { $0.token.label != "signed in from an app" })
+            // None of these made a token, nor counted against the name.
+            #expect(try fixture.server.database.tokens(userName: "collector").count == tokensBefore)
+            #expect(try await signIn(client, #"{\#(good)}"#).status == .created)
         }
     }
 
@@ -103,7 +111,24 @@ import Testing
             let response = try await client.web(.delete, "/v1/tokens/current", cookie: session.cookie, csrf: session.csrf)
             #expect(response.status == .badRequest && response.error?.message.contains("DELETE /v1/session") == true)
             #expect(try await client.web(.get, "/v1/me", cookie: session.cookie).status == .ok)
+            // A change made with the cookie needs its CSRF token, here as anywhere.
+            let forged = try await client.web(.delete, "/v1/tokens/current", cookie: session.cookie)
+            #expect(forged.status == .forbidden && forged.error?.code == "csrf_failed")
             #expect(try await client.call(.delete, "/v1/tokens/current", token: nil).status == .unauthorized)
+        }
+    }
+
+    /// A new password signs the apps out, as it does the browsers; tokens made on the command line stay.
+    @Test func aNewPasswordRevokesTheTokensAppsSignedInFor() async throws {
+        let fixture = try Fixture()
+        try await fixture.test { client in
+            let issued = try await signIn(client, #"{"name":"collector","password":"\#(Self.password)"}"#).decode(IssuedTokenDTO.self)
+            #expect(try await client.call(.get, "/v1/me", token: issued.token).status == .ok)
+            try fixture.server.database.setPassword(userName: "collector", password: "a new password", cost: 4)
+            #expect(try await client.call(.get, "/v1/me", token: issued.token).status == .unauthorized)
+            #expect(try await client.call(.get, "/v1/me", token: fixture.server.writeToken).status == .ok)
+            let listed = try #require(try fixture.server.database.tokens(userName: "collector").map(\.token).first { $0.fromSignIn })
+            #expect(listed.revokedAt != nil, "listed as revoked, as crated token revoke leaves it")
         }
     }
 }

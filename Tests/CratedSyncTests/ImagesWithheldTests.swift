@@ -75,6 +75,23 @@ import Testing
         }
     }
 
+    /// An album without images takes those that came with a URL, even when others were withheld.
+    @Test(.enabled(if: Paths.sharedFixturesPresent, "shared/fixtures/discogs is absent: the tests on real Discogs responses are skipped"))
+    func anAlbumWithoutImagesTakesThoseThatCameWithAURL() async throws {
+        try await SyncHarness.run { h in
+            try h.importReleases([8138518])
+            var release = try #require(try JSONSerialization.jsonObject(with: Data(try withImageURLs(try Paths.sharedDiscogs("go-discogs_release_8138518.json")))) as? [String: Any])
+            var images = try #require(release["images"] as? [[String: Any]])
+            images[0]["uri"] = ""
+            release["images"] = images
+            h.fake.serveRelease(8138518, json: Array(try JSONSerialization.data(withJSONObject: release)))
+            #expect(try await h.runner().runPass().synced == 1)
+            let album = try #require(try h.database.album(discogsReleaseId: 8138518))
+            #expect(try await catalogueRows(h.database, albumId: album.id!).images.count == 3)
+            #expect(try h.syncState(release: 8138518)?.imagesWithheld == true)
+        }
+    }
+
     /// A blank URL given to a token holder is the release's own: nothing to ask for again.
     @Test(.enabled(if: Paths.sharedFixturesPresent, "shared/fixtures/discogs is absent: the tests on real Discogs responses are skipped"))
     func aBlankURLGivenToATokenHolderIsNotAskedForAgain() async throws {

@@ -4,7 +4,7 @@ import Hummingbird
 /// An app's sign-in and sign-out: `POST /v1/tokens` trades a user's name and password (`crated user
 /// passwd`) for a new API token, so that the iOS app need not be given one by hand; `DELETE
 /// /v1/tokens/current` revokes the token the request carries. Signing in sits outside the bearer
-/// check (`signInEndpoints`): it is how an app gets its credential.
+/// check: it is how an app gets its credential.
 struct TokensController {
     let database: AppDatabase
     let passwords: PasswordCheck
@@ -14,7 +14,8 @@ struct TokensController {
             .post(use: signIn)
     }
 
-    var endpoints: RouteCollection<AppRequestContext> {
+    /// Behind a bearer check that lets a read-scope token through: revoking itself changes nothing else.
+    var signOutEndpoints: RouteCollection<AppRequestContext> {
         RouteCollection(context: AppRequestContext.self)
             .delete("current", use: signOut)
     }
@@ -23,9 +24,11 @@ struct TokensController {
         try PasswordCheck.requireJSON(request)
         var request = request
         let body = try await request.decodeStrict(TokenSignInBody.self, context: context)
+        // `crated token list` prints the label: no control or format characters (escapes, bidi overrides).
         let label = body.label?.trimmingCharacters(in: .whitespacesAndNewlines)
-        if let label, label.isEmpty || label.count > 100 || label.contains(where: \.isNewline) {
-            throw APIError.unprocessable("label names the device in one line of 1 to 100 characters (crated token list shows it)", field: "label")
+        if let label, label.isEmpty || label.count > 100
+            || label.unicodeScalars.contains(where: { [.control, .format, .lineSeparator, .paragraphSeparator].contains($0.properties.generalCategory) }) {
+            throw APIError.unprocessable("label names the device in one line of 1 to 100 characters, without control characters (crated token list shows it)", field: "label")
         }
         let scope: TokenScope
         switch body.scope ?? "write" {
@@ -34,11 +37,13 @@ struct TokensController {
         default: throw APIError.unprocessable("scope must be read or write", field: "scope")
         }
         let user = try await passwords.user(name: body.name, password: body.password, request: request, context: context, kind: "app sign-in")
-        let issued = try database.createToken(userName: user.name, scope: scope, label: label ?? "signed in from an app")
+        let issued = try await database.createSignInToken(userId: user.id, scope: scope, label: label ?? Self.defaultLabel)
         return EditedResponse(
             status: .created, headers: [.cacheControl: "no-store"],
-            response: IssuedTokenDTO(token: issued.token, scope: scope.rawValue, label: issued.record.label, user: .init(name: user.name)))
+            response: IssuedTokenDTO(token: issued.token, scope: scope.rawValue, label: issued.record.label ?? Self.defaultLabel, user: .init(name: user.name)))
     }
+
+    static let defaultLabel = "signed in from an app"
 
     /// A web session's cookie is no token: the web client signs out with `DELETE /v1/session`.
     @Sendable func signOut(request: Request, context: AppRequestContext) async throws -> Response {
@@ -46,7 +51,7 @@ struct TokensController {
         guard request.headers[.authorization] != nil else {
             throw APIError.badBody("this request carries no token to revoke: a web session signs out with DELETE /v1/session")
         }
-        try database.revokeToken(id: principal.tokenId)
+        try await database.revokeToken(id: principal.tokenId)
         return Response(status: .noContent)
     }
 }
@@ -65,6 +70,6 @@ struct IssuedTokenDTO: ResponseCodable {
     struct UserDTO: Codable, Sendable { var name: String }
     var token: String
     var scope: String
-    var label: String?
+    var label: String
     var user: UserDTO
 }

@@ -11,8 +11,13 @@ struct PasswordCheck {
     /// Whose `X-Forwarded-For` says which client a sign-in came from (`server.trustedProxies`).
     let trustedProxies: TrustedProxies
 
+    struct SignedIn {
+        var id: Int64
+        var name: String
+    }
+
     /// The user whose password `password` is; throws the API's answer otherwise.
-    func user(name rawName: String, password: String, request: Request, context: AppRequestContext, kind: String) async throws -> User {
+    func user(name rawName: String, password: String, request: Request, context: AppRequestContext, kind: String) async throws -> SignedIn {
         let name = rawName.trimmingCharacters(in: .whitespaces)
         guard !name.isEmpty, name.count <= 64 else { throw APIError.unprocessable("name must be a user name of 1 to 64 characters", field: "name") }
         guard !password.isEmpty, password.utf8.count <= 1024 else {
@@ -30,13 +35,13 @@ struct PasswordCheck {
         // bcrypt takes a quarter of a second of CPU on purpose: on the thread pool, as covers are
         // resized, not on the event loops.
         let user = try await NIOThreadPool.singleton.runIfActive { try database.verifyPassword(userName: name, password: password) }
-        guard let user, user.id != nil else {
+        guard let user, let id = user.id else {
             context.logger.notice("failed \(kind)", metadata: ["name": "\(name)", "address": "\(address ?? "-")"])
             // One answer for a wrong password, an unknown user and a user without a password.
             throw APIError(status: .unauthorized, code: "sign_in_failed", message: "the user name or the password is wrong, or the user has no password (crated user passwd)")
         }
         throttle.recordSuccess(user: name, address: address)
-        return user
+        return SignedIn(id: id, name: user.name)
     }
 
     /// A sign-in's body comes as JSON: a form on another site can post `text/plain` that reads as

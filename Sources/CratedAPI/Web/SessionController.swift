@@ -2,7 +2,6 @@ import CratedCore
 import Foundation
 import HTTPTypes
 import Hummingbird
-import NIOPosix
 
 /// Sign-in for the web client: `POST /v1/session` with a user name and password sets the session
 /// cookie, `GET /v1/session` tells the page who is signed in and its CSRF token, `DELETE
@@ -27,7 +26,7 @@ struct SessionController {
         var request = request
         let body = try await request.decodeStrict(SignInBody.self, context: context)
         let user = try await passwords.user(name: body.name, password: body.password, request: request, context: context, kind: "web sign-in")
-        let session = try await database.createSession(userId: user.id!, lifetime: lifetime)
+        let session = try await database.createSession(userId: user.id, lifetime: lifetime)
         let cookie = SessionCookie.setting(session.secret, maxAge: lifetime, secure: SessionCookie.isTLS(request))
         return EditedResponse(
             status: .created, headers: [.setCookie: cookie, .cacheControl: "no-store"],

@@ -47,13 +47,15 @@ public struct APIToken: CratedRecord, Identifiable, Equatable {
     public var createdAt: String
     public var lastUsedAt: String?
     public var revokedAt: String?
+    /// Issued to an app for its user's password (migration 0033): a new password revokes it.
+    public var fromSignIn = false
 
     public static let databaseTableName = "api_token"
     public mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
 
     public enum CodingKeys: String, CodingKey, CaseIterable {
         case id, userId = "user_id", label, tokenHash = "token_hash", tokenPrefix = "token_prefix", scope
-        case createdAt = "created_at", lastUsedAt = "last_used_at", revokedAt = "revoked_at"
+        case createdAt = "created_at", lastUsedAt = "last_used_at", revokedAt = "revoked_at", fromSignIn = "from_sign_in"
     }
 
     public enum Columns {
@@ -66,6 +68,7 @@ public struct APIToken: CratedRecord, Identifiable, Equatable {
         public static let createdAt = Column(CodingKeys.createdAt)
         public static let lastUsedAt = Column(CodingKeys.lastUsedAt)
         public static let revokedAt = Column(CodingKeys.revokedAt)
+        public static let fromSignIn = Column(CodingKeys.fromSignIn)
     }
 }
 

@@ -147,8 +147,10 @@ extension AppDatabase {
             ])
 
         // Images Discogs withheld (asked without a token) leave those a token brought before as they are.
+        let keepsStoredImages = try release.imagesWithheld
+            && Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM album_image WHERE album_id = ?)", arguments: [albumId]) == true
         let replacedTables = ["album_artist", "album_label", "album_format", "album_genre", "album_credit", "track"]
-            + (release.imagesWithheld ? [] : ["album_image"])
+            + (keepsStoredImages ? [] : ["album_image"])
         for table in replacedTables {
             try run("DELETE FROM \(table) WHERE album_id = ?", [albumId])
         }
@@ -171,7 +173,7 @@ extension AppDatabase {
                         [albumId, kind, name, position])
             }
         }
-        for (position, image) in release.images.enumerated() where !release.imagesWithheld {
+        for (position, image) in release.images.enumerated() where !keepsStoredImages {
             try run("INSERT INTO album_image (album_id, position, kind, uri, uri150, width, height) VALUES (?, ?, ?, ?, ?, ?, ?)",
                     [albumId, position, image.kind.rawValue, image.uri, image.uri150, image.width, image.height])
         }

@@ -57,8 +57,9 @@ extension AppDatabase {
     /// The label of the api_token row behind each session (`crated token list` shows it).
     public static let sessionTokenLabel = "web session"
 
-    /// Sets (or replaces) a user's web sign-in password, stored as a bcrypt hash, and ends the
-    /// user's sessions: a changed password signs every browser out. `cost` is for tests.
+    /// Sets (or replaces) a user's sign-in password, stored as a bcrypt hash, and ends the user's
+    /// sessions and the tokens apps signed in for: a changed password signs every browser and app
+    /// out. `cost` is for tests.
     public func setPassword(userName: String, password: String, cost: UInt8 = PasswordRules.cost) throws {
         try PasswordRules.check(password)
         let hash = Bcrypt.hash(password, cost: cost)
@@ -68,6 +69,9 @@ extension AppDatabase {
                 sql: "INSERT INTO user_password (user_id, hash, changed_at) VALUES (?, ?, ?) ON CONFLICT(user_id) DO UPDATE SET hash = excluded.hash, changed_at = excluded.changed_at",
                 arguments: [user.id!, hash, Timestamp.now()])
             try db.execute(sql: "DELETE FROM api_token WHERE id IN (SELECT token_id FROM web_session WHERE user_id = ?)", arguments: [user.id!])
+            // The apps signed in with the old password sign in again.
+            try db.execute(sql: "UPDATE api_token SET revoked_at = ? WHERE user_id = ? AND from_sign_in AND revoked_at IS NULL",
+                           arguments: [Timestamp.now(), user.id!])
         }
     }
 

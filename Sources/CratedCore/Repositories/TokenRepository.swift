@@ -43,12 +43,18 @@ extension AppDatabase {
         }
     }
 
-    static func createToken(_ db: Database, userId: Int64, scope: TokenScope, label: String?) throws -> IssuedToken {
+    /// A token an app signs in for with its user's password (`POST /v1/tokens`), which a new
+    /// password revokes.
+    public func createSignInToken(userId: Int64, scope: TokenScope, label: String) async throws -> IssuedToken {
+        try await write { db in try Self.createToken(db, userId: userId, scope: scope, label: label, fromSignIn: true) }
+    }
+
+    static func createToken(_ db: Database, userId: Int64, scope: TokenScope, label: String?, fromSignIn: Bool = false) throws -> IssuedToken {
         let prefix = TokenSecret.randomHex(bytes: 6)
         let token = "crt_\(prefix)_\(TokenSecret.random(bytes: 32))"
         var record = APIToken(
             id: nil, userId: userId, label: label, tokenHash: TokenSecret.hash(token), tokenPrefix: prefix,
-            scope: scope, createdAt: Timestamp.now(), lastUsedAt: nil, revokedAt: nil)
+            scope: scope, createdAt: Timestamp.now(), lastUsedAt: nil, revokedAt: nil, fromSignIn: fromSignIn)
         try record.insert(db)
         return IssuedToken(token: token, record: record)
     }
@@ -97,8 +103,8 @@ extension AppDatabase {
 
     /// Revokes the token of this id (an app signing out with it); a token revoked before keeps its
     /// first revocation time.
-    public func revokeToken(id: Int64) throws {
-        try writeBlocking { db in
+    public func revokeToken(id: Int64) async throws {
+        try await write { db in
             try db.execute(sql: "UPDATE api_token SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL", arguments: [Timestamp.now(), id])
         }
     }
