@@ -248,15 +248,15 @@ public struct SyncRunner: Sendable {
                 report.stoppedEarly = true
                 break
             }
-            let outcome = try await bringInCollection(of: discogsUser, userId: collectionOwner)
-            if let hostFailure = outcome.hostFailure {
+            let (outcome, hostFailure) = try await bringInCollection(of: discogsUser, userId: collectionOwner)
+            if let hostFailure {
                 // The releases would meet the same answer.
                 report.error = "Discogs failed while a collection was brought in step: \(hostFailure)"
                 report.finishedAt = Timestamp.string(from: clock.date)
                 return report
             }
-            report.collectionsByUser[collectionOwner] = outcome.outcome
-            if options.collectionUser != nil { report.collection = outcome.outcome.summary }
+            report.collectionsByUser[collectionOwner] = outcome
+            if options.collectionUser != nil { report.collection = outcome.summary }
         }
 
         let now = clock.date

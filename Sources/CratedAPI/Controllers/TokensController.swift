@@ -25,22 +25,19 @@ struct TokensController {
         var request = request
         let body = try await request.decodeStrict(TokenSignInBody.self, context: context)
         // `crated token list` prints the label: no control or format characters (escapes, bidi overrides).
-        let label = body.label?.trimmingCharacters(in: .whitespacesAndNewlines)
-        if let label, label.isEmpty || label.count > 100
+        let label = body.label?.trimmingCharacters(in: .whitespacesAndNewlines) ?? Self.defaultLabel
+        if label.isEmpty || label.count > 100
             || label.unicodeScalars.contains(where: { [.control, .format, .lineSeparator, .paragraphSeparator].contains($0.properties.generalCategory) }) {
             throw APIError.unprocessable("label names the device in one line of 1 to 100 characters, without control characters (crated token list shows it)", field: "label")
         }
-        let scope: TokenScope
-        switch body.scope ?? "write" {
-        case "read": scope = .read
-        case "write": scope = .write
-        default: throw APIError.unprocessable("scope must be read or write", field: "scope")
+        guard let scope = TokenScope(rawValue: body.scope ?? TokenScope.write.rawValue) else {
+            throw APIError.unprocessable("scope must be read or write", field: "scope")
         }
         let user = try await passwords.user(name: body.name, password: body.password, request: request, context: context, kind: "app sign-in")
-        let issued = try await database.createSignInToken(userId: user.id, scope: scope, label: label ?? Self.defaultLabel)
+        let issued = try await database.createSignInToken(userId: user.id, scope: scope, label: label)
         return EditedResponse(
             status: .created, headers: [.cacheControl: "no-store"],
-            response: IssuedTokenDTO(token: issued.token, scope: scope.rawValue, label: issued.record.label ?? Self.defaultLabel, user: .init(name: user.name)))
+            response: IssuedTokenDTO(token: issued.token, scope: scope.rawValue, label: label, user: .init(name: user.name)))
     }
 
     static let defaultLabel = "signed in from an app"
