@@ -338,8 +338,8 @@ extension AppDatabase {
             }
             // An export names each field's column `Collection <name>`, and the import finds columns
             // case-insensitively: these would be read back as the copy's own fields, or twice.
-            let names = fields.keys.map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
-            if let taken = fields.keys.first(where: { Self.builtInFieldNames.contains($0.trimmingCharacters(in: .whitespaces).lowercased()) }) {
+            let names = fields.keys.map(GivenCopyFields.customFieldKey)
+            if let taken = fields.keys.first(where: { Self.builtInFieldNames.contains(GivenCopyFields.customFieldKey($0)) }) {
                 throw CollectionError.invalid(field: "customFields", message: "'\(taken)' is the name of a copy's own field; name the custom field otherwise")
             }
             guard Set(names).count == names.count else {
