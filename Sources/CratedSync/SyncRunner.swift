@@ -12,8 +12,9 @@ public struct SyncPassOptions: Sendable, Equatable {
     public var collectionUser: String?
     /// At most this many albums are fetched.
     public var limit: Int?
-    /// Without `collectionUser`: whether every collection linked to a user (`crated user link`) is
-    /// brought in step first, each into its user's. The daemon's scheduled passes do.
+    /// Without `collectionUser`: whether the collections linked to users (`crated user link`) are
+    /// brought in step first, each into its user's: with `userName`, only that user's. The daemon's
+    /// scheduled passes and `crated sync` do.
     public var linkedCollections: Bool
 
     public init(userName: String? = nil, collectionUser: String? = nil, limit: Int? = nil, linkedCollections: Bool = false) {
@@ -241,7 +242,8 @@ public struct SyncRunner: Sendable {
         if let collectionUser = options.collectionUser, let userId {
             collections = [(userId, collectionUser)]
         } else if options.linkedCollections {
-            collections = try database.discogsLinks().sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+            collections = try database.discogsLinks().filter { userId == nil || $0.key == userId }
+                .sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
         }
         for (collectionOwner, discogsUser) in collections {
             guard !shouldStop(), !Task.isCancelled else {

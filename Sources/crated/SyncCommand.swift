@@ -13,8 +13,9 @@ struct SyncCommand: AsyncParsableCommand {
         abstract: "Run one pass of metadata sync from the Discogs API, then exit.",
         discussion: """
             Fetches every album that was never synced, is stale, or failed and is due again, and \
-            writes each one in its own transaction. With --collection, first brings that Discogs \
-            user's folders and copies in step. Ctrl-C finishes the albums in flight and stops (an \
+            writes each one in its own transaction. First brings in step the Discogs collections \
+            linked to users (crated user link), as serve's passes do; with --collection, that Discogs \
+            user's folders and copies instead. Ctrl-C finishes the albums in flight and stops (an \
             album waiting for the host, a rate limit or a retry, is left for the next pass); a \
             second Ctrl-C stops at once (every album stays as it was or fully synced).
             """
@@ -30,6 +31,9 @@ struct SyncCommand: AsyncParsableCommand {
 
     @Option(help: "Fetch at most this many albums.")
     var limit: Int?
+
+    @Flag(inversion: .prefixedNo, help: "Bring the Discogs collections linked to users in step first (with --user, only that user's).")
+    var linked = true
 
     @Flag(help: "Print the summary as JSON.")
     var json = false
@@ -84,18 +88,18 @@ struct SyncCommand: AsyncParsableCommand {
         let signalSources = stop.listen()
         defer { signalSources.forEach { $0.cancel() } }
         let bar = json ? nil : ProgressBar.forStandardError()
-        let report: SyncPassReport
+        let pass: SyncPassReport
         do {
-            // The operator's view: the collection's failure, if any, in `error`.
-            report = try await runner.runPass(
-                SyncPassOptions(userName: user, collectionUser: collection.flatMap(AppDatabase.validDiscogsUser), limit: limit),
+            pass = try await runner.runPass(
+                SyncPassOptions(userName: user, collectionUser: collection.flatMap(AppDatabase.validDiscogsUser), limit: limit,
+                                linkedCollections: linked),
                 shouldStop: { stop.requested },
                 progress: bar.map { bar in
                     { @Sendable progress in
                         bar.update(done: progress.albumsDone, total: progress.albumsTotal,
                                    label: "\(progress.albumsDone)/\(progress.albumsTotal) albums, \(progress.failed) failed")
                     }
-                }).seen(byUser: nil)
+                })
             bar?.finish()
         } catch {
             bar?.finish()
@@ -113,12 +117,15 @@ struct SyncCommand: AsyncParsableCommand {
                 FileHandle.standardError.write(Data("crated: the covers could not be kept within artwork.maxBytes: \(error)\n".utf8))
             }
         }
+        // The operator's view: every collection's failure, if any, in `error`.
+        let report = pass.seen(byUser: nil)
+        let linkedCollections = collection != nil ? [] : try LinkedCollection.all(in: pass, database: database)
         if json {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-            print(String(decoding: try encoder.encode(report), as: UTF8.self))
+            print(String(decoding: try encoder.encode(SyncCommandOutput(report: report, linkedCollections: linkedCollections)), as: UTF8.self))
         } else {
-            print(Self.describe(report, source: configuration.discogsBaseURL))
+            print(Self.describe(report, linkedCollections: linkedCollections, source: configuration.discogsBaseURL))
         }
         if createsUser, let user {
             FileHandle.standardError.write(Data("crated: user '\(user)' did not exist and was created for the copies (crated user list shows every user)\n".utf8))
@@ -131,13 +138,16 @@ struct SyncCommand: AsyncParsableCommand {
         }
     }
 
-    static func describe(_ report: SyncPassReport, source: String) -> String {
+    static func describe(_ report: SyncPassReport, linkedCollections: [LinkedCollection] = [], source: String) -> String {
         var lines = ["Synced from \(source)"]
-        if let c = report.collection {
-            lines.append("  collection        \(c.instances) copies on Discogs: \(c.copiesAdded) added, \(c.copiesMatched) matched to imported copies, \(c.copiesUpdated) updated, \(c.copiesRemoved) removed"
-                         + (c.removalsDeferred > 0 ? " (\(c.removalsDeferred) unlisted kept: the collection changed on Discogs while it was read)" : "")
-                         + (c.editsKept > 0 ? "; \(c.editsKept) \(c.editsKept == 1 ? "field" : "fields") changed in crated kept over Discogs' new value" : ""))
-            lines.append("  crates            \(c.cratesAdded) added, \(c.cratesLinked) linked to folders; \(c.albumsAdded) albums new to the catalogue")
+        if let c = report.collection { lines += describe(c, indent: "  ") }
+        for linked in linkedCollections {
+            lines.append("  collection of Discogs user '\(linked.discogsUser)' for '\(linked.user)'")
+            if let summary = linked.summary {
+                lines += describe(summary, indent: "    ")
+            } else if let error = linked.error {
+                lines.append("    not brought in step: \(error)")
+            }
         }
         lines += [
             "  albums due        \(report.albumsDue)",
@@ -160,6 +170,48 @@ struct SyncCommand: AsyncParsableCommand {
             if report.failed > report.failures.count { lines.append("    ... and \(report.failed - report.failures.count) more") }
         }
         return lines.joined(separator: "\n")
+    }
+
+    private static func describe(_ c: CollectionSyncSummary, indent: String) -> [String] {
+        // Values start in the 21st column, whatever the indent, as the pass's own lines do.
+        let column = { (label: String) in indent + label.padding(toLength: 20 - indent.count, withPad: " ", startingAt: 0) }
+        return [
+            column("collection") + "\(c.instances) copies on Discogs: \(c.copiesAdded) added, \(c.copiesMatched) matched to imported copies, \(c.copiesUpdated) updated, \(c.copiesRemoved) removed"
+                + (c.removalsDeferred > 0 ? " (\(c.removalsDeferred) unlisted kept: the collection changed on Discogs while it was read)" : "")
+                + (c.editsKept > 0 ? "; \(c.editsKept) \(c.editsKept == 1 ? "field" : "fields") changed in crated kept over Discogs' new value" : ""),
+            column("crates") + "\(c.cratesAdded) added, \(c.cratesLinked) linked to folders; \(c.albumsAdded) albums new to the catalogue",
+        ]
+    }
+}
+
+/// A collection linked to a user (`crated user link`) as the pass brought it in step, or failed to.
+struct LinkedCollection: Encodable {
+    let user: String
+    let discogsUser: String
+    let summary: CollectionSyncSummary?
+    let error: String?
+
+    static func all(in pass: SyncPassReport, database: AppDatabase) throws -> [LinkedCollection] {
+        guard !pass.collectionsByUser.isEmpty else { return [] }
+        let names = Dictionary(uniqueKeysWithValues: try database.users().compactMap { user in user.id.map { ($0, user.name) } })
+        let links = try database.discogsLinks()
+        return pass.collectionsByUser.sorted { $0.key < $1.key }.map { userId, outcome in
+            LinkedCollection(user: names[userId] ?? "#\(userId)", discogsUser: links[userId] ?? "", summary: outcome.summary, error: outcome.error)
+        }
+    }
+}
+
+/// `crated sync --json`: the pass as `GET /v1/sync` shows its last one, and the linked collections.
+private struct SyncCommandOutput: Encodable {
+    let report: SyncPassReport
+    let linkedCollections: [LinkedCollection]
+
+    private enum CodingKeys: String, CodingKey { case linkedCollections }
+
+    func encode(to encoder: any Encoder) throws {
+        try report.encode(to: encoder)
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(linkedCollections, forKey: .linkedCollections)
     }
 }
 

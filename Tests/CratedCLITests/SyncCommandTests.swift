@@ -35,6 +35,56 @@ import Testing
         }
     }
 
+    /// `crated sync` brings the linked collections in step as `serve`'s passes do, and says what
+    /// became of each; `--user` narrows it to that user's, `--no-linked` leaves them.
+    @Test func syncBringsTheLinkedCollectionsInStep() async throws {
+        try await SyncHarness.run { h in
+            try h.importReleases([21])
+            _ = try await h.database.resolveUser(named: "alice", defaultName: "alice", createIfMissing: true)
+            _ = try h.database.linkDiscogsUser("dj", toUserNamed: "collector")
+            _ = try h.database.linkDiscogsUser("private-dj", toUserNamed: "alice")
+            h.fake.inject(.status(403), on: "/users/private-dj/collection/folders")
+            h.fake.serve("/users/dj/collection/folders", json: #"{"folders": [{"id": 0, "name": "All", "count": 1}]}"#)
+            h.fake.serve("/users/dj/collection/fields", json: #"{"fields": []}"#)
+            h.fake.serve("/users/dj/collection/folders/0/releases?page=1&per_page=100", json: """
+                {"pagination": {"page": 1, "pages": 1, "items": 1}, "releases": [
+                  {"id": 21, "instance_id": 1, "folder_id": 1, "rating": 4, "date_added": "2020-01-01T00:00:00-08:00",
+                   "basic_information": {"id": 21, "title": "Record", "year": 2001,
+                     "artists": [{"id": 5, "name": "Band", "anv": "", "join": ""}], "formats": [{"name": "Vinyl", "qty": "1"}]}}]}
+                """)
+            h.fake.serveRelease(21, json: syntheticRelease(id: 21))
+            let configuration = h.directory.appending(path: "crated.json")
+            try #"{"discogs": {"baseURL": "\#(h.fake.baseURL)"}, "artwork": {"fetchDuringSync": false}}"#
+                .write(to: configuration, atomically: true, encoding: .utf8)
+            // The listing's copy is the imported one (same release, same date added as the export writes it).
+            let arguments = ["sync", "--database", h.directory.appending(path: "crated.sqlite").path, "--config", configuration.path]
+
+            let skipped = try await runOnItsOwnThread(Paths.cratedBinary, arguments + ["--no-linked"])
+            #expect(skipped.status == 0, "\(skipped.stderr)")
+            #expect(h.fake.requests(to: "/users/").isEmpty && !skipped.stdout.contains("collection of"))
+
+            let collectorsOnly = try await runOnItsOwnThread(Paths.cratedBinary, arguments + ["--user", "collector"])
+            #expect(collectorsOnly.status == 0, "\(collectorsOnly.stderr)")
+            #expect(collectorsOnly.stdout.contains("""
+                  collection of Discogs user 'dj' for 'collector'
+                    collection      1 copies on Discogs: 0 added, 1 matched to imported copies, 0 updated, 0 removed
+                """), "\(collectorsOnly.stdout)")
+            #expect(h.fake.requests(to: "/users/private-dj/").isEmpty)
+            #expect(try h.database.copies(ofUser: try #require(try h.database.user(named: "collector")?.id)).map(\.rating) == [4])
+
+            // Every link: Alice's private collection fails hers alone, and the command says so.
+            let all = try await runOnItsOwnThread(Paths.cratedBinary, arguments + ["--json"])
+            #expect(all.status != 0)
+            #expect(all.stderr.contains("collection of Discogs user 'private-dj': Discogs refused it (HTTP 403)"), "\(all.stderr)")
+            let output = try JSONSerialization.jsonObject(with: Data(all.stdout.utf8)) as? [String: Any]
+            let linked = try #require(output?["linkedCollections"] as? [[String: Any]])
+            #expect(linked.map { $0["user"] as? String } == ["collector", "alice"])
+            #expect(linked.map { $0["discogsUser"] as? String } == ["dj", "private-dj"])
+            #expect((linked[0]["summary"] as? [String: Any])?["instances"] as? Int == 1 && linked[0]["error"] == nil)
+            #expect(linked[1]["summary"] == nil && (linked[1]["error"] as? String)?.contains("HTTP 403") == true)
+        }
+    }
+
     /// A name Discogs could not have is refused before anything is opened, as `POST /v1/sync` and
     /// `crated user link` refuse it.
     @Test func aCollectionNameDiscogsCouldNotHaveIsRefused() throws {
