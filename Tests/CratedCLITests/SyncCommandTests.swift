@@ -9,10 +9,7 @@ import Testing
     @Test func aCollectionForAUserThatDoesNotExistSaysItMadeThem() async throws {
         try await SyncHarness.run { h in
             try h.importReleases([21])
-            h.fake.serve("/users/dj/collection/folders", json: #"{"folders": [{"id": 0, "name": "All", "count": 0}]}"#)
-            h.fake.serve("/users/dj/collection/fields", json: #"{"fields": []}"#)
-            h.fake.serve("/users/dj/collection/folders/0/releases?page=1&per_page=100",
-                         json: #"{"pagination": {"page": 1, "pages": 1, "items": 0}, "releases": []}"#)
+            h.fake.serveCollection(of: "dj")
             h.fake.serveRelease(21, json: syntheticRelease(id: 21))
             let configuration = h.directory.appending(path: "crated.json")
             try #"{"discogs": {"baseURL": "\#(h.fake.baseURL)"}, "artwork": {"fetchDuringSync": false}}"#
@@ -44,19 +41,12 @@ import Testing
             _ = try h.database.linkDiscogsUser("dj", toUserNamed: "collector")
             _ = try h.database.linkDiscogsUser("private-dj", toUserNamed: "alice")
             h.fake.inject(.status(403), on: "/users/private-dj/collection/folders")
-            h.fake.serve("/users/dj/collection/folders", json: #"{"folders": [{"id": 0, "name": "All", "count": 1}]}"#)
-            h.fake.serve("/users/dj/collection/fields", json: #"{"fields": []}"#)
-            h.fake.serve("/users/dj/collection/folders/0/releases?page=1&per_page=100", json: """
-                {"pagination": {"page": 1, "pages": 1, "items": 1}, "releases": [
-                  {"id": 21, "instance_id": 1, "folder_id": 1, "rating": 4, "date_added": "2020-01-01T00:00:00-08:00",
-                   "basic_information": {"id": 21, "title": "Record", "year": 2001,
-                     "artists": [{"id": 5, "name": "Band", "anv": "", "join": ""}], "formats": [{"name": "Vinyl", "qty": "1"}]}}]}
-                """)
+            // The listing's copy is the imported one: the same release, added at the time the export gives.
+            h.fake.serveCollection(of: "dj", releases: [FakeDiscogs.listedCopy(release: 21, dateAdded: "2020-01-01T00:00:00-08:00")])
             h.fake.serveRelease(21, json: syntheticRelease(id: 21))
             let configuration = h.directory.appending(path: "crated.json")
             try #"{"discogs": {"baseURL": "\#(h.fake.baseURL)"}, "artwork": {"fetchDuringSync": false}}"#
                 .write(to: configuration, atomically: true, encoding: .utf8)
-            // The listing's copy is the imported one (same release, same date added as the export writes it).
             let arguments = ["sync", "--database", h.directory.appending(path: "crated.sqlite").path, "--config", configuration.path]
 
             let skipped = try await runOnItsOwnThread(Paths.cratedBinary, arguments + ["--no-linked"])

@@ -117,14 +117,7 @@ import Testing
             _ = try h.database.linkDiscogsUser("gone-from-discogs", toUserNamed: "alice")
             let users = Dictionary(uniqueKeysWithValues: try h.database.users().map { ($0.name, $0.id!) })
             let (collector, alice, bob) = (try #require(users["collector"]), try #require(users["alice"]), try #require(users["bob"]))
-            h.fake.serve("/users/dj/collection/folders", json: #"{"folders": [{"id": 0, "name": "All", "count": 1}]}"#)
-            h.fake.serve("/users/dj/collection/fields", json: #"{"fields": []}"#)
-            h.fake.serve("/users/dj/collection/folders/0/releases?page=1&per_page=100", json: """
-                {"pagination": {"page": 1, "pages": 1, "items": 1}, "releases": [
-                  {"id": 21, "instance_id": 1, "folder_id": 1, "rating": 4, "date_added": "2021-05-02T10:00:00+02:00",
-                   "basic_information": {"id": 21, "title": "Record", "year": 2001,
-                     "artists": [{"id": 5, "name": "Band", "anv": "", "join": ""}], "formats": [{"name": "Vinyl", "qty": "1"}]}}]}
-                """)
+            h.fake.serveCollection(of: "dj", releases: [FakeDiscogs.listedCopy(release: 21, dateAdded: "2021-05-02T10:00:00+02:00")])
             h.fake.serveRelease(21, json: syntheticRelease(id: 21))
 
             let service = SyncService(runner: try h.runner(), interval: .seconds(3600), clock: SystemSyncClock(), logger: h.logs.logger())
@@ -180,10 +173,7 @@ import Testing
             _ = try h.database.linkDiscogsUser("private-dj", toUserNamed: "alice")
             _ = try h.database.linkDiscogsUser("dj", toUserNamed: "collector")
             h.fake.inject(.status(403), on: "/users/private-dj/collection/folders")
-            h.fake.serve("/users/dj/collection/folders", json: #"{"folders": [{"id": 0, "name": "All", "count": 0}]}"#)
-            h.fake.serve("/users/dj/collection/fields", json: #"{"fields": []}"#)
-            h.fake.serve("/users/dj/collection/folders/0/releases?page=1&per_page=100",
-                         json: #"{"pagination": {"page": 1, "pages": 1, "items": 0}, "releases": []}"#)
+            h.fake.serveCollection(of: "dj")
             let users = Dictionary(uniqueKeysWithValues: try h.database.users().map { ($0.name, $0.id!) })
             let (alice, collector) = (try #require(users["alice"]), try #require(users["collector"]))
 

@@ -161,6 +161,26 @@ public final class FakeDiscogs: Sendable {
         serve(path, json: Array(json.utf8))
     }
 
+    /// Serves `user`'s collection as Discogs lists it, in one page of the folder "All": no other
+    /// folder, no custom fields, and `releases`, each a listed copy's JSON.
+    public func serveCollection(of user: String, releases: [String] = []) {
+        serve("/users/\(user)/collection/folders", json: #"{"folders": [{"id": 0, "name": "All", "count": \#(releases.count)}]}"#)
+        serve("/users/\(user)/collection/fields", json: #"{"fields": []}"#)
+        serve("/users/\(user)/collection/folders/0/releases?page=1&per_page=100", json: """
+            {"pagination": {"page": 1, "pages": 1, "items": \(releases.count)}, "releases": [\(releases.joined(separator: ", "))]}
+            """)
+    }
+
+    /// One copy of release `id` (titled "Record", by "Band", rated 4) as a collection's listing
+    /// gives it.
+    public static func listedCopy(release id: Int, dateAdded: String) -> String {
+        """
+        {"id": \(id), "instance_id": 1, "folder_id": 1, "rating": 4, "date_added": "\(dateAdded)",
+         "basic_information": {"id": \(id), "title": "Record", "year": 2001,
+           "artists": [{"id": 5, "name": "Band", "anv": "", "join": ""}], "formats": [{"name": "Vinyl", "qty": "1"}]}}
+        """
+    }
+
     public func serveRelease(_ id: Int64, json: [UInt8]) {
         serve("/releases/\(id)", json: json)
     }
