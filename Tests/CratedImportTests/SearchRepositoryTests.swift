@@ -43,5 +43,35 @@ import Testing
         #expect(SearchText.soleInitial("a b") == nil)
         #expect(SearchText.soleInitial("Ä") == "a")
     }
+
+    /// One digit finds the titles whose first number starts with it, by value, though the title
+    /// index writes each number behind its length: `2` is not every title of a two-digit number.
+    @Test func oneDigitFindsTitlesStartingWithIt() throws {
+        let directory = try TemporaryDirectory()
+        let database = try directory.database()
+        let titles = ["10 Years Of Global Aura", "18 & Over / Shine Eyes Girl", "19/2000", "2 Short / Blast1", "200 Motels",
+                      "The 2nd Album", "Kind Of Blue", "0 Degrees", "007 Theme", "100 Years Of Theremin", "Album 3"]
+        // No digit elsewhere in a row: the other matches are the titles' own.
+        let rows = [exportHeader] + titles.enumerated().map {
+            exportRow(catalog: "none", artist: "Artist " + String(UnicodeScalar(65 + UInt8($0.offset))), title: $0.element, released: "",
+                      releaseId: "\(100 + $0.offset)")
+        }
+        _ = try DiscogsImporter(database: database).importFile(at: directory.write("mine.csv", rows.joined(separator: "\n")),
+                                                                options: ImportOptions(userName: "ann"))
+        let ann = try #require(try database.user(named: "ann")).id!
+        func search(_ text: String) throws -> [String] { try database.searchAlbums(userId: ann, text: text, limit: 20).map(\.title) }
+
+        // Titles that start with the digit come first, by value; then the other matches.
+        let two = try search("2")
+        #expect(Array(two.prefix(3)) == ["2 Short / Blast1", "The 2nd Album", "200 Motels"], "\(two)")
+        #expect(Set(two.dropFirst(3)) == ["19/2000"], "\(two)")
+        let one = try search("1")
+        #expect(Array(one.prefix(4)) == ["10 Years Of Global Aura", "18 & Over / Shine Eyes Girl", "19/2000", "100 Years Of Theremin"], "\(one)")
+        #expect(!one.contains("2 Short / Blast1"), "Blast1 is one word, which 1 does not start: \(one)")
+        #expect(try search("3") == ["Album 3"])
+        #expect(try search("0").first == "0 Degrees")
+        // The same albums as the grid's search finds, whose total counts the matches alone.
+        #expect(Set(two) == Set(try database.searchAlbums(userId: ann, text: "2 ", limit: 20).map(\.title)))
+    }
 }
 

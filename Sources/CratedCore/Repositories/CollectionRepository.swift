@@ -265,17 +265,39 @@ extension AppDatabase {
 
     /// The user's albums whose sort title starts with `initial` (a folded character), in title order.
     private static func titles(_ db: Database, startingWith initial: Character, userId: Int64, limit: Int) throws -> [AlbumListing] {
-        let lower = String(initial)
-        guard let last = lower.unicodeScalars.last, let next = Unicode.Scalar(last.value + 1) else { return [] }
-        let upper = String(lower.unicodeScalars.dropLast()) + String(Character(next))
+        let prefixes = titleKeyPrefixes(startingWith: initial)
+        guard !prefixes.isEmpty else { return [] }
+        // One range of the (user, title key) index per prefix.
+        let ranges = prefixes.map { _ in "(ca.title_key >= ? AND ca.title_key < ?)" }.joined(separator: " OR ")
+        var arguments: StatementArguments = [userId]
+        for prefix in prefixes { arguments += [prefix, successor(of: prefix)] }
+        arguments += [limit]
         return try AlbumListing.fetchAll(db.cachedStatement(sql: """
             SELECT listed.*, \(AlbumCover.columns) FROM (
                 SELECT a.id AS album_id, a.title, a.artist_credit, a.year, ca.copies
                 FROM collection_album ca JOIN album a ON a.id = ca.album_id
-                WHERE ca.user_id = ? AND ca.title_key >= ? AND ca.title_key < ?
+                WHERE ca.user_id = ? AND (\(ranges))
                 ORDER BY ca.title_key, ca.album_id LIMIT ?) AS listed
             \(AlbumCover.joins(album: "listed.album_id"))
-            """), arguments: [userId, lower, upper, limit])
+            """), arguments: arguments)
+    }
+
+    /// The title keys of titles that start with `initial` start with one of these. A number is
+    /// written in the key behind its length (`DiscogsText.numbersByValue`: `2` is `12`, `2004` is
+    /// `42004`), so a digit has one prefix per length; numbers of 9 digits or more, which no title
+    /// starts with in practice, are left to the other matches, and so are leading zeros (`007`
+    /// is keyed `17`). A letter is its own prefix.
+    static func titleKeyPrefixes(startingWith initial: Character) -> [String] {
+        guard let digit = initial.asciiValue, (0x30...0x39).contains(digit) else { return [String(initial)] }
+        // Zero itself (`0`, `00`) is the one number whose value starts with 0.
+        if digit == 0x30 { return ["10"] }
+        return (1...8).map { "\($0)\(Character(UnicodeScalar(digit)))" }
+    }
+
+    /// The least string after every string that starts with `prefix`.
+    private static func successor(of prefix: String) -> String {
+        guard let last = prefix.unicodeScalars.last, let next = Unicode.Scalar(last.value + 1) else { return prefix }
+        return String(prefix.unicodeScalars.dropLast()) + String(Character(next))
     }
 
     private static func search(_ db: Database, match: String, userId: Int64, limit: Int) throws -> [AlbumListing] {
