@@ -219,6 +219,17 @@ import Testing
             #expect(try reordered.decode(CrateDetailDTO.self).items.map(\.copyId) == [mine[0], mine[1], mine[2]])
             let partial = try await client.call(.put, "/v1/crates/\(id)/copies", token: server.writeToken, json: "{\"copyIds\": [\(mine[0])]}")
             #expect(partial.status == .unprocessableContent)
+            // The answer's parameters are read before the write: a bad one reorders nothing.
+            for query in ["scale=9", "limit=0", "limit=x"] {
+                let refused = try await client.call(.put, "/v1/crates/\(id)/copies?\(query)", token: server.writeToken,
+                                                    json: "{\"copyIds\": [\(mine[2]), \(mine[1]), \(mine[0])]}")
+                #expect(refused.status == .badRequest && refused.error?.field == query.prefix { $0 != "=" }.description, "\(query)")
+            }
+            detail = try await client.decoded(CrateDetailDTO.self, "/v1/crates/\(id)", token: server.writeToken)
+            #expect(detail.items.map(\.copyId) == [mine[0], mine[1], mine[2]])
+            let firstTwo = try await client.call(.put, "/v1/crates/\(id)/copies?limit=2", token: server.writeToken,
+                                                 json: "{\"copyIds\": [\(mine[0]), \(mine[1]), \(mine[2])]}")
+            #expect(try firstTwo.decode(CrateDetailDTO.self).items.map(\.copyId) == [mine[0], mine[1]])
 
             #expect(try await client.call(.delete, "/v1/crates/\(id)/copies/\(mine[1])", token: server.writeToken).status == .noContent)
             #expect(try await client.call(.delete, "/v1/crates/\(id)/copies/\(mine[1])", token: server.writeToken).status == .notFound)

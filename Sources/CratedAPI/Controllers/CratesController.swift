@@ -41,17 +41,35 @@ struct CratesController {
     @Sendable func detail(request: Request, context: AppRequestContext) async throws -> CrateDetailDTO {
         let principal = try context.requirePrincipal()
         let id = try context.id("id")
-        let limit = try request.queryInt("limit", default: 100, range: 1...500)
-        let scale = try request.scale()
-        var cursor: CrateCursor?
-        if let after = request.query("after") {
+        let page = try ContentsPage(request, cursorAllowed: true)
+        return try contents(ofCrate: id, userId: principal.userId, page)
+    }
+
+    /// Which page of a crate's copies a request asks for, and the covers' scale.
+    private struct ContentsPage {
+        let limit: Int
+        let scale: Double
+        let cursor: CrateCursor?
+
+        init(_ request: Request, cursorAllowed: Bool) throws {
+            limit = try request.queryInt("limit", default: 100, range: 1...500)
+            scale = try request.scale()
+            guard cursorAllowed, let after = request.query("after") else {
+                cursor = nil
+                return
+            }
             guard let parsed = CrateCursor(after) else { throw APIError.badParameter("after", "after must be a cursor from a previous page's next") }
             cursor = parsed
         }
-        let page = try database.crateContents(id: id, userId: principal.userId, after: cursor, limit: limit)
+    }
+
+    private func contents(ofCrate id: Int64, userId: Int64, _ asked: ContentsPage) throws -> CrateDetailDTO {
+        let page = try database.crateContents(id: id, userId: userId, after: asked.cursor, limit: asked.limit)
         return CrateDetailDTO(
             id: page.crate.id!, name: page.crate.name, copies: page.copies, createdAt: page.crate.createdAt, updatedAt: page.crate.updatedAt,
-            items: page.entries.map { .init(position: $0.position, addedAt: $0.addedAt, copyId: $0.copy.id!, album: AlbumListingDTO($0.album, scale: scale)) },
+            items: page.entries.map {
+                .init(position: $0.position, addedAt: $0.addedAt, copyId: $0.copy.id!, album: AlbumListingDTO($0.album, scale: asked.scale))
+            },
             next: page.next?.description)
     }
 
@@ -87,8 +105,10 @@ struct CratesController {
         let id = try context.id("id")
         var request = request
         let body = try await request.decodeStrict(CopyIdsBody.self, context: context)
+        // Read before the write: a bad parameter must leave the crate as it was.
+        let page = try ContentsPage(request, cursorAllowed: false)
         try await database.reorderCrate(id: id, userId: principal.userId, copyIds: body.copyIds)
-        return try await detail(request: request, context: context)
+        return try contents(ofCrate: id, userId: principal.userId, page)
     }
 
     /// Moves one copy before or after another: a reorder costs one small request however large the crate.
