@@ -138,7 +138,7 @@ public struct GridRequest: Sendable, Equatable {
     /// Reads a grid's query parameters; the scope comes from the route. Parameters: the layout's
     /// (`layout`, `hsc`, `vsc`, `width`, `height`, `idiom`, `scale`, `limit`), `sort`, the filters
     /// (`crate`, `genre`, `style`, `artist`, `yearFrom`, `yearTo`, `format`, `q`), one of `cursor`, `at`,
-    /// `around`, and `sections` (true/false). Unknown keys are ignored; an empty filter is no filter.
+    /// `around`, and `sections` (true/false). Unknown keys are ignored; an empty filter or cursor is none.
     /// Throws `GridError.badParameter` naming the parameter.
     public init(scope: GridScope, query: [String: String]) throws {
         let parameters = QueryParameters(query)
@@ -150,21 +150,24 @@ public struct GridRequest: Sendable, Equatable {
             guard value.count <= 200 else { throw GridError.badParameter(key, "must be at most 200 characters") }
             return value
         }
+        // A client that writes every optional filter into its query sends the ones it lacks empty.
+        func given(_ key: String) -> Bool { parameters.text(key)?.isEmpty == false }
+        func id(_ key: String) throws -> Int64? { given(key) ? try parameters.identifier(key) : nil }
         func year(_ key: String) throws -> Int? {
-            guard let year = try parameters.integer(key) else { return nil }
+            guard given(key), let year = try parameters.integer(key) else { return nil }
             guard GridFilters.yearRange.contains(year) else { throw GridError.badParameter(key, "must be a year from 1 to 9999, not \(year)") }
             return year
         }
         let filters = GridFilters(
-            crateId: try parameters.identifier("crate"), genre: try name("genre"), style: try name("style"),
-            artistId: try parameters.identifier("artist"), yearFrom: try year("yearFrom"), yearTo: try year("yearTo"),
+            crateId: try id("crate"), genre: try name("genre"), style: try name("style"),
+            artistId: try id("artist"), yearFrom: try year("yearFrom"), yearTo: try year("yearTo"),
             format: try name("format"), text: try name("q"))
         if let from = filters.yearFrom, let to = filters.yearTo, from > to {
             throw GridError.badParameter("yearTo", "must not be before yearFrom (\(from)), not \(to)")
         }
 
         var positions: [(parameter: String, position: GridPosition)] = []
-        if let cursor = parameters.text("cursor") { positions.append(("cursor", .cursor(cursor))) }
+        if given("cursor"), let cursor = parameters.text("cursor") { positions.append(("cursor", .cursor(cursor))) }
         if let at = try parameters.integer("at") {
             guard at >= 0 else { throw GridError.badParameter("at", "must be a position from 0, not \(at)") }
             positions.append(("at", .at(at)))

@@ -200,12 +200,16 @@ import Yams
             // What the pattern leaves out, the server refuses too.
             let maxLength = Int(try #require(SchemaCheck.number(cursor["maxLength"] as Any)))
             #expect(maxLength == 16_384)
-            for bad in ["", "abc=", "a b", String(repeating: "A", count: maxLength + 1)] {
+            for bad in ["abc=", "a b", String(repeating: "A", count: maxLength + 1)] {
                 #expect(!check.problems(bad, cursor).isEmpty, "'\(bad.prefix(10))' fits the cursor's schema")
                 let encoded = bad.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? bad
                 let response = try await client.call(.get, "/v1/grid/collection?layout=iPhonePortrait&cursor=\(encoded)", token: server.readToken)
                 #expect(response.status == .badRequest, "cursor '\(bad.prefix(10))'")
             }
+            // What it lets through empty is no cursor: the first page.
+            #expect(check.problems("", cursor).isEmpty)
+            let empty = try await client.decoded(GridPage.self, "/v1/grid/collection?layout=iPhonePortrait&limit=2&cursor=", token: server.readToken)
+            #expect(empty.items.map(\.albumId) == first.items.map(\.albumId))
         }
     }
 

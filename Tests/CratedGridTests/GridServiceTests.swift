@@ -180,6 +180,11 @@ import Testing
         // A search with nothing searchable in it finds nothing; an empty filter is no filter.
         #expect(try fixture.page(scope: .search("!!")).total == 0)
         #expect(try fixture.page(["q": ""]).total == 4)
+        // So is any other left empty, as a client that writes every optional field sends it, and an
+        // empty cursor is none: the first page.
+        let everyFilterEmpty = try fixture.page(["crate": "", "artist": "", "genre": "", "style": "", "format": "", "yearFrom": "", "yearTo": "",
+                                                  "cursor": ""])
+        #expect(everyFilterEmpty.total == 4 && everyFilterEmpty.start == 0)
         let artist = try fixture.page(["sort": "title"]).items[0]
         let artistId = try fixture.temporary.database.reader.read { db in
             try Int64.fetchOne(db, sql: "SELECT artist_id FROM album_artist WHERE album_id = ?", arguments: [artist.albumId])
