@@ -204,8 +204,9 @@ private struct PagePlan {
     }
 
     /// A crate must be the user's, and an artist must be on one of the user's albums (as its artist,
-    /// or on a track: an artist who only appears on a compilation has an empty grid): anything else is
-    /// a 404 (as on the artist page), not an empty grid, so that no one learns which artists others own.
+    /// or on a track: an artist who only appears on a compilation has an empty grid) or on one they
+    /// played, whose page links to theirs: anything else is a 404 (as on the artist page), not an
+    /// empty grid, so that no one learns which artists others own.
     func checkReferences(_ db: Database) throws {
         var crates: [Int64] = []
         var artists: [Int64] = []
@@ -234,7 +235,7 @@ private struct PagePlan {
                 JOIN collection_album owned ON owned.album_id = credit.album_id
                 WHERE artist.id = ?1 AND owned.user_id = ?2
                 LIMIT 1
-                """), arguments: [id, userId]) != nil else {
+                """), arguments: [id, userId]) != nil || Artist.isOnAnAlbumPlayed(by: userId, artistId: id, in: db) else {
                 throw GridError.notFound("artist", "no artist \(id) in this collection")
             }
         }

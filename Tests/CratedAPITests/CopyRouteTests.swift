@@ -183,6 +183,14 @@ import Testing
             #expect(page.id == kindOfBlue && page.copies.isEmpty && !page.sides.isEmpty)
             let artistPage = try await client.decoded(ArtistDetailDTO.self, "/v1/artists/\(artist)", token: server.writeToken)
             #expect(artistPage.id == artist && artistPage.albums.allSatisfy { $0.id != kindOfBlue })
+            // The artist's grid, which an app asks for beside the page, answers too: without it.
+            let artistGrid = try await client.decoded(GridPage.self, "/v1/grid/artists/\(artist)?layout=iPhonePortrait", token: server.writeToken)
+            #expect(artistGrid.items.allSatisfy { $0.albumId != kindOfBlue })
+            let filtered = try await client.call(.get, "/v1/grid/collection?layout=iPhonePortrait&artist=\(artist)", token: server.writeToken)
+            #expect(filtered.status == .ok)
+            // Someone who never played it learns nothing of the artist.
+            #expect(try await client.call(.get, "/v1/grid/artists/\(artist)?layout=iPhonePortrait", token: server.aliceToken).status
+                    == (try await client.call(.get, "/v1/artists/\(artist)", token: server.aliceToken).status))
 
             // Its first track played long enough to count: taken off the turntable, the album is
             // still in the history, and so is its page.

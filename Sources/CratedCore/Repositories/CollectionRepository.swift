@@ -187,17 +187,8 @@ extension AppDatabase {
                     creditedOn = credited.map { CreditedAlbum(album: $0, roles: roles[$0.albumId] ?? []) }
                 }
             }
-            // A played album's page links to its artists, its tracks' artists and its credits alike.
-            guard try !albums.isEmpty || !appearsOn.isEmpty || !creditedOn.isEmpty || Bool.fetchOne(db.cachedStatement(sql: """
-                WITH played(album_id) AS (
-                    SELECT album_id FROM play_history WHERE user_id = ?1
-                    UNION SELECT album_id FROM playback_state WHERE user_id = ?1)
-                SELECT EXISTS (SELECT 1 FROM album_artist WHERE artist_id = ?2 AND album_id IN played)
-                    OR EXISTS (SELECT 1 FROM track_artist credit JOIN track ON track.id = credit.track_id
-                               WHERE credit.artist_id = ?2 AND track.album_id IN played)
-                    OR EXISTS (SELECT 1 FROM album_credit JOIN artist ON artist.discogs_id = album_credit.discogs_id
-                               WHERE artist.id = ?2 AND album_credit.album_id IN played)
-                """), arguments: [userId, artistId]) == true else { return nil }
+            guard try !albums.isEmpty || !appearsOn.isEmpty || !creditedOn.isEmpty
+                || Artist.isOnAnAlbumPlayed(by: userId, artistId: artistId, in: db) else { return nil }
             return ArtistAlbums(artist: artist, albums: albums, appearsOn: appearsOn, creditedOn: creditedOn)
         }
     }
@@ -363,4 +354,22 @@ private enum AlbumPageSQL {
         FROM album_credit c LEFT JOIN artist ON artist.discogs_id = c.discogs_id
         WHERE c.album_id = ? ORDER BY c.position
         """
+}
+
+extension Artist {
+    /// Whether the user has played, or is playing, an album by the artist, with a track of theirs or
+    /// crediting them. A played album's page links to its artists, its tracks' artists and its
+    /// credits alike, owned or not, so their pages and grids answer for it.
+    public static func isOnAnAlbumPlayed(by userId: Int64, artistId: Int64, in db: Database) throws -> Bool {
+        try Bool.fetchOne(db.cachedStatement(sql: """
+            WITH played(album_id) AS (
+                SELECT album_id FROM play_history WHERE user_id = ?1
+                UNION SELECT album_id FROM playback_state WHERE user_id = ?1)
+            SELECT EXISTS (SELECT 1 FROM album_artist WHERE artist_id = ?2 AND album_id IN played)
+                OR EXISTS (SELECT 1 FROM track_artist credit JOIN track ON track.id = credit.track_id
+                           WHERE credit.artist_id = ?2 AND track.album_id IN played)
+                OR EXISTS (SELECT 1 FROM album_credit JOIN artist ON artist.discogs_id = album_credit.discogs_id
+                           WHERE artist.id = ?2 AND album_credit.album_id IN played)
+            """), arguments: [userId, artistId]) == true
+    }
 }
