@@ -278,7 +278,7 @@ extension AppDatabase {
     /// `42004`), so a digit has one prefix per length; numbers of 9 digits or more, which no title
     /// starts with in practice, are left to the other matches, and so are leading zeros (`007`
     /// is keyed `17`). A letter is its own prefix.
-    static func titleKeyPrefixes(startingWith initial: Character) -> [String] {
+    private static func titleKeyPrefixes(startingWith initial: Character) -> [String] {
         guard let digit = initial.asciiValue, (0x30...0x39).contains(digit) else { return [String(initial)] }
         // Zero itself (`0`, `00`) is the one number whose value starts with 0.
         if digit == 0x30 { return ["10"] }
