@@ -1230,5 +1230,83 @@ class T9Removal(unittest.TestCase):
             server.call("DELETE", f"/v1/crates/{crate['id']}")
 
 
+class T9Review(unittest.TestCase):
+    """Mends from a review in the browser: a place kept, a refusal said, a page drawn again."""
+
+    def test_a_resize_while_the_grid_restores_its_album_keeps_that_album(self):
+        # Back from a page too short to scroll, the grid's first page is asked for while the
+        # scrollbar's gutter comes and goes: the width changes under the album being brought back.
+        signed_in()
+        harness.set_viewport(driver, 1366, 1024)
+        js("sessionStorage.clear()")
+        driver.get(server.base + "/collection?sort=title")
+        grid_ready()
+        wait(lambda: grid_state()["width"] == page_width(), message="laid out for the window")
+        js("window.scrollTo(0, 2500)")
+        time.sleep(0.3)
+        before = top_album()
+        self.assertIsNotNone(before)
+        # Opened from the grid, so that Back draws the grid again (not the browser's cached page).
+        js("document.querySelector(`ol.grid > li[data-album-id='${arguments[0]}'] a`).click()", before)
+        wait(lambda: "/collection/albums/" in driver.current_url and driver.find_elements(By.CSS_SELECTOR, "#view h1"), message="the album page")
+        driver.execute_cdp_cmd("Network.enable", {})
+        driver.execute_cdp_cmd("Network.emulateNetworkConditions",
+                               {"offline": False, "latency": 800, "downloadThroughput": -1, "uploadThroughput": -1})
+        try:
+            driver.back()
+            time.sleep(0.3)
+            harness.set_viewport(driver, 1350, 1024)
+        finally:
+            driver.execute_cdp_cmd("Network.emulateNetworkConditions",
+                                   {"offline": False, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1})
+        wait(lambda: driver.current_url == server.base + "/collection?sort=title", message="back at the grid")
+        grid_ready()
+        wait(lambda: before in first_row_albums(), message=lambda: f"the album kept: {before} {first_row_albums()}")
+        harness.set_viewport(driver, 1366, 1024)
+
+    def test_a_flip_on_the_last_side_says_why_and_a_phone_can_stop(self):
+        signed_in()
+        harness.set_viewport(driver, 390, 844)
+        self.assertEqual(server.call("POST", "/v1/player/play", {"albumId": server.played_album, "side": "B"})[0], 200)
+        try:
+            driver.get(server.base + "/collection")
+            player = driver.find_element(By.ID, "player")
+            wait(lambda: player.is_displayed() and "Flip side" in player.text, message="playing side B")
+            revision = player.get_attribute("data-revision")
+            player.find_element(By.CSS_SELECTOR, "button[aria-label=Flip]").click()
+            alert = wait(lambda: player.find_elements(By.CSS_SELECTOR, ".detail[role=alert]"), message="the refusal said")
+            self.assertIn("last side", alert[0].text)
+            self.assertEqual(player.get_attribute("data-revision"), revision)
+            # A phone has Stop, which takes the record off and the bar away.
+            stop = player.find_element(By.CSS_SELECTOR, "button[aria-label=Stop]")
+            self.assertTrue(stop.is_displayed())
+            stop.click()
+            wait(lambda: not player.is_displayed(), message="stopped from the phone")
+        finally:
+            server.call("POST", "/v1/player/stop")
+            harness.set_viewport(driver, 1366, 1024)
+
+    def test_the_tab_shown_is_drawn_again_when_asked_for(self):
+        signed_in()
+        harness.set_viewport(driver, 1366, 1024)
+        driver.get(server.base + "/crates")
+        wait(lambda: js("return document.querySelector('#view .view')?.dataset.ready") == "true", message="the crates")
+        status, crate, _ = server.call("POST", "/v1/crates", {"name": "Made elsewhere"})
+        self.assertEqual(status, 201)
+        try:
+            self.assertNotIn("Made elsewhere", driver.find_element(By.ID, "view").text)
+            driver.find_element(By.CSS_SELECTOR, "#tabs a[data-tab=crates]").click()
+            wait(lambda: "Made elsewhere" in driver.find_element(By.ID, "view").text, message="drawn again with the new crate")
+            self.assertEqual(driver.current_url, server.base + "/crates")
+        finally:
+            server.call("DELETE", f"/v1/crates/{crate['id']}")
+
+    def test_a_filter_that_leaves_nothing_says_so(self):
+        signed_in()
+        harness.set_viewport(driver, 1366, 1024)
+        driver.get(server.base + "/collection?yearFrom=9000")
+        wait(lambda: "No albums match these filters." in driver.find_element(By.ID, "view").text, message="the empty filtered grid")
+
+
 if __name__ == "__main__":
     unittest.main(verbosity=2)

@@ -163,7 +163,8 @@ document.addEventListener('click', (event) => {
   if (link.classList.contains('back') && history.state?.from === href) { history.back(); return; }
   const tab = link.dataset.tab;
   if (tab) href = tab === parseRoute(location).tab ? `/${tab}` : (sessionStorage.getItem(`tab:${tab}`) ?? `/${tab}`);
-  if (href === location.pathname + location.search) return;
+  // The page shown, asked for again, is drawn again: a history with the plays since, say.
+  if (href === location.pathname + location.search) { render({ keepScroll: true }); return; }
   app.navigate(href);
   if (!link.dataset.tab) main.focus({ preventScroll: true });
 });
@@ -205,12 +206,12 @@ document.addEventListener('visibilitychange', () => {
   recheckSession();
 });
 window.addEventListener('pagehide', () => player.suspend());
-window.addEventListener('pageshow', (event) => {
+window.addEventListener('pageshow', async (event) => {
   if (!event.persisted || !signedIn()) return;
   if (!document.hidden) player.resume();
   // Shown again as it was left, signed in: the session may have ended or changed meanwhile (in the
-  // page that came after this one).
-  recheckSession();
+  // page that came after this one), and so may what the page shows (a crate deleted there).
+  if (await recheckSession()) render({ keepScroll: true });
 });
 onUnauthorized(showSignIn);
 

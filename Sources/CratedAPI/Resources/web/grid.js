@@ -54,9 +54,10 @@ export class AlbumGrid {
     // The bar's height changes with the window and with the mini-player: its letters are fitted anew.
     this.jumpResize = new ResizeObserver(() => { if (this.sections) this.renderSections(this.sections); });
     this.onResize = () => {
-      // The window has already reflowed the old layout: the album to keep is the one that was at
-      // the top before, noted as the reader scrolled, not the one there now.
-      if (this.anchor === undefined) this.anchor = this.topAlbum ?? null;
+      // The window has already reflowed the old layout: the album to keep is the one a load is
+      // bringing back (the scrollbar's gutter appears while it is asked for), else the one that was
+      // at the top before, noted as the reader scrolled, not the one there now.
+      if (this.anchor === undefined) this.anchor = this.restoring ?? this.topAlbum ?? null;
       clearTimeout(this.resizeTimer);
       this.resizeTimer = setTimeout(() => this.relayout(), 150);
     };
@@ -152,6 +153,7 @@ export class AlbumGrid {
   /** Replaces the grid with the page at `position`, then brings `albumId` (else the top) into view. */
   async load(position, albumId) {
     const generation = ++this.generation;
+    this.restoring = albumId;
     this.observer.disconnect();
     clearTimeout(this.retryTimer);
     this.retryTimer = 0;
@@ -184,6 +186,7 @@ export class AlbumGrid {
     this.observer.observe(this.bottom);
     this.observer.observe(this.top);
     this.rememberTop();
+    this.restoring = undefined;
   }
 
   applyLayout(layout) {

@@ -67,14 +67,14 @@ export class MiniPlayer {
     return state.durationMs ? Math.min(position, state.durationMs) : position;
   }
 
-  /** Sends a command; a refusal other than a stale revision (409) is thrown, for the caller to say why. */
+  /** Sends a command; a refusal other than a stale revision is thrown, for the caller to say why. */
   async command(name, body = {}) {
     try {
       this.show(await api(`/v1/player/${name}`, { method: 'POST', body: { ...body, expectedRevision: this.state?.revision } }));
     } catch (error) {
-      // Another device moved first: show what is current now.
+      // Every refusal carries the current state; only another device moving first is not news.
       if (error.body?.current) this.show(error.body.current);
-      else throw error;
+      if (error.code !== 'revision_conflict') throw error;
     }
   }
 

@@ -97,7 +97,13 @@ function gridParams(params) {
 
 export async function collection(view, route, app) {
   view.append(heading('Collection'), filterBar(route, app));
-  return mountGrid(view, albumGrid('/v1/grid/collection', gridParams(route.params), route, 'Albums'));
+  const params = gridParams(route.params);
+  // Empty without a filter is a collection not brought in yet: say how it comes.
+  const filtered = Object.keys(params).some((key) => key !== 'sort');
+  const empty = filtered ? 'No albums match these filters.'
+    : 'Your collection is empty. Import a Discogs export on the server with crated import FILE --user NAME, '
+      + 'or have the operator link your Discogs account (crated user link) for it to come with the next sync.';
+  return mountGrid(view, albumGrid('/v1/grid/collection', params, route, 'Albums', empty));
 }
 
 export async function crates(view, route, app) {
@@ -237,7 +243,10 @@ export async function search(view, route, app) {
     history.replaceState(history.state, '', text ? `/search?q=${enc(text)}` : '/search');
     app.rememberTab();
     if (!text) return;
-    stop = await mountGrid(results, albumGrid('/v1/grid/search', { q: text }, { ...route, path: '/search' }, `Results for ${text}`, 'Nothing in your collection matches.'));
+    const grid = albumGrid('/v1/grid/search', { q: text }, { ...route, path: '/search' }, `Results for ${text}`, 'Nothing in your collection matches.');
+    // Stoppable before its first page comes: the next letter typed may come first.
+    stop = () => grid.stop();
+    await mountGrid(results, grid);
   };
   input.addEventListener('input', () => { clearTimeout(timer); timer = setTimeout(run, 150); });
   setTimeout(() => input.focus(), 0);
