@@ -206,6 +206,13 @@ class T1SignIn(unittest.TestCase):
         wait(lambda: "Wrong" in driver.find_element(By.ID, "sign-in-error").text and first_alert != driver.find_element(By.ID, "sign-in-error"),
              message="the second failure is a new alert")
         self.assertEqual(driver.find_element(By.ID, "sign-in-error").get_attribute("role"), "alert")
+        # Sent from its button, which is disabled while it waits: the keyboard comes back to the password.
+        second_alert = driver.find_element(By.ID, "sign-in-error")
+        field.clear()
+        field.send_keys("not it either")
+        driver.find_element(By.CSS_SELECTOR, "#sign-in button").click()
+        wait(lambda: second_alert != driver.find_element(By.ID, "sign-in-error"), message="the third failure")
+        wait(lambda: js("return document.activeElement.id") == "sign-in-password", message=lambda: f"focus: {js('return document.activeElement.outerHTML')}")
         self.assertFalse(driver.find_element(By.ID, "bar").is_displayed())
         self.assertEqual(driver.get_cookies(), [])
 
@@ -1277,6 +1284,15 @@ class T9Review(unittest.TestCase):
             alert = wait(lambda: player.find_elements(By.CSS_SELECTOR, ".detail[role=alert]"), message="the refusal said")
             self.assertIn("last side", alert[0].text)
             self.assertEqual(player.get_attribute("data-revision"), revision)
+            # Next from the keyboard at a side's last track: Next is disabled, and Flip takes the keyboard.
+            self.assertEqual(server.call("POST", "/v1/player/play", {"albumId": server.played_album})[0], 200)
+            wait(lambda: "Opening" in player.text, message="side A")
+            js("arguments[0].focus()", player.find_element(By.CSS_SELECTOR, "button[aria-label=Next]"))
+            driver.switch_to.active_element.send_keys(Keys.ENTER)
+            wait(lambda: "Second" in player.text, message="the side's last track")
+            driver.switch_to.active_element.send_keys(Keys.ENTER)
+            wait(lambda: js("return document.activeElement.getAttribute('aria-label')") == "Flip",
+                 message=lambda: f"the keyboard on Flip: {js('return document.activeElement.outerHTML')}")
             # A phone has Stop, which takes the record off and the bar away.
             stop = player.find_element(By.CSS_SELECTOR, "button[aria-label=Stop]")
             self.assertTrue(stop.is_displayed())

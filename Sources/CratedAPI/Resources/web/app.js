@@ -137,7 +137,10 @@ signInForm.addEventListener('submit', async (event) => {
     document.getElementById('sign-in-error').replaceWith(h('p', { id: 'sign-in-error', class: 'error', role: 'alert' },
       failure.status === 401 ? 'Wrong user name or password.' : failure.message));
   } finally {
+    // A disabled button lets go of the keyboard: it goes back to the password, to try again.
+    const dropped = document.activeElement === document.body || document.activeElement === button;
     button.disabled = false;
+    if (!signInForm.hidden && dropped) document.getElementById('sign-in-password')?.focus();
   }
 });
 

@@ -108,7 +108,10 @@ export class MiniPlayer {
         button('Next', 'next', '▶|', state.needsFlip),
         button('Flip', 'flip', state.needsFlip ? 'Flip ↻' : '↻'),
         button('Stop', 'stop', '■')));
-    if (focused) this.region.querySelector(`[data-control="${focused}"]:not(:disabled)`)?.focus();
+    // A control the new state disables (Next at a side's end) hands the keyboard to Flip.
+    if (focused) {
+      (this.region.querySelector(`[data-control="${focused}"]:not(:disabled)`) ?? this.region.querySelector('[data-control="flip"]'))?.focus();
+    }
     this.region.dataset.state = state.state;
     this.region.dataset.revision = String(state.revision);
   }
