@@ -720,6 +720,9 @@ class T7CopyAndArtist(unittest.TestCase):
         notes.send_keys("Plays through; a light scuff on B2")
         form().find_element(By.CSS_SELECTOR, "button[type=submit]").click()
         wait(lambda: form().find_element(By.CSS_SELECTOR, "p.status").text == "Saved.", message="saved")
+        # An edit since is not saved, and "Saved." goes.
+        form().find_element(By.NAME, "notes").send_keys(" ")
+        wait(lambda: form().find_element(By.CSS_SELECTOR, "p.status").text == "", message="the status cleared by an edit")
         saved = copy()
         self.assertEqual((saved["id"], saved["rating"], saved["mediaCondition"], saved["sleeveCondition"], saved["notes"]),
                          (copy_id, 4, "Very Good Plus (VG+)", "Good (G)", "Plays through; a light scuff on B2"))
@@ -1158,6 +1161,7 @@ class T9Crates(unittest.TestCase):
             name.send_keys("New name")
             name.submit()
             wait(lambda: driver.find_element(By.CSS_SELECTOR, "#view h1").text == "New name", message="renamed")
+            self.assertEqual(driver.title, "New name · Crates · crated")
             js("window.confirm = (text) => { window.asked = text; return false; }")
             driver.find_element(By.XPATH, "//button[text()='Delete crate']").click()
             asked = wait(lambda: js("return window.asked"), message="asked first")
@@ -1316,6 +1320,24 @@ class T9Review(unittest.TestCase):
             self.assertEqual(driver.current_url, server.base + "/crates")
         finally:
             server.call("DELETE", f"/v1/crates/{crate['id']}")
+
+    def test_a_cell_shows_what_its_grid_is_sorted_by_and_its_copies(self):
+        signed_in()
+        harness.set_viewport(driver, 1366, 1024)
+        for sort in ["year", "rating", "title"]:
+            driver.get(f"{server.base}/collection?sort={sort}")
+            grid_ready()
+            drawn = js("""return [...document.querySelectorAll('ol.grid > li')].slice(0, 40)
+                          .map((li) => [Number(li.dataset.albumId), li.querySelector('.artist').textContent]);""")
+            _, page, _ = server.call("GET", f"/v1/grid/collection?sort={sort}&limit=60")
+            items = {item["albumId"]: item for item in page["items"]}
+            for album_id, text in drawn:
+                item = items[album_id]
+                lead = {"year": str(item.get("year", "Year unknown")) if item.get("year") else "Year unknown",
+                        "rating": f"★ {item['rating']}" if item.get("rating") else "Not rated"}.get(sort)
+                copies = f"{item['copyCount']} copies" if item["copyCount"] > 1 else None
+                expected = " · ".join(part for part in [lead, item.get("artist") or None, copies] if part)
+                self.assertEqual(text, expected, f"sorted by {sort}: {item}")
 
     def test_a_filter_that_leaves_nothing_says_so(self):
         signed_in()

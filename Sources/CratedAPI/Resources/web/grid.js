@@ -316,8 +316,22 @@ export class AlbumGrid {
       h('a', { href: this.link(item.albumId), class: 'cell' },
         cover(item.artwork, ''),
         h('span', { class: 'title' }, item.title),
-        h('span', { class: 'artist' }, item.artist ?? '')));
+        h('span', { class: 'artist' }, cellDetail(item, this.params.sort))));
   }
+}
+
+/**
+ * A cell's second line: the artist, led by what the grid is sorted by when that is not the artist or
+ * the title (where the reader could not see the order otherwise), and the copies when more than one.
+ */
+export function cellDetail(item, sort) {
+  let lead = null;
+  if (sort === 'year') lead = item.year ? String(item.year) : 'Year unknown';
+  else if (sort === 'dateAdded' && item.dateAdded) lead = `Added ${new Date(item.dateAdded).toLocaleDateString()}`;
+  // One star and the number: a row of stars would be read out star by star.
+  else if (sort === 'rating') lead = item.rating ? `★ ${item.rating}` : 'Not rated';
+  const copies = item.copyCount > 1 ? `${item.copyCount} copies` : null;
+  return [lead, item.artist || null, copies].filter(Boolean).join(' · ');
 }
 
 function canScrollToTop(element) {

@@ -135,6 +135,8 @@ export async function crate(view, route, app, id) {
     event.preventDefault();
     try {
       const renamed = await api(`/v1/crates/${id}`, { method: 'PATCH', body: { name: renameInput.value } });
+      // The window's title leads with the name shown (`Name · Crates · crated`).
+      if (document.title.startsWith(title.textContent)) document.title = renamed.name + document.title.slice(title.textContent.length);
       title.textContent = renamed.name;
       // The grid's name for a screen reader, given when it was drawn.
       view.querySelector('ol.grid')?.setAttribute('aria-label', `Albums in ${renamed.name}`);
@@ -357,6 +359,8 @@ function copyEditor(copy, crateList, app, { removed }) {
       status.textContent = 'Saved.';
     } catch (failure) { status.textContent = failure.message; }
   });
+  // "Saved." speaks of the fields as they were sent: an edit since is not saved.
+  form.addEventListener('input', () => { status.textContent = ''; });
 
   // Add to a crate: one of the user's, or a new one made on the spot.
   const inCrates = h('p', { class: 'in-crates' }, copy.crates.length ? ['In ', copy.crates.map((c, i) => [i ? ', ' : '', h('a', { href: `/crates/${c.id}` }, c.name)])] : 'In no crate');
