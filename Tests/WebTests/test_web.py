@@ -1141,7 +1141,10 @@ class T9Failures(unittest.TestCase):
             driver.get(f"{server.base}/crates/{crate['id']}")
             wait(lambda: driver.find_element(By.CSS_SELECTOR, "#view h1").text == "Nothing to play", message="the crate's page")
             driver.find_element(By.XPATH, "//button[text()='Play crate']").click()
-            wait(lambda: refused["error"]["message"] in driver.find_element(By.CSS_SELECTOR, "#view p.error").text,
+            # crated's words, as a sentence of their own.
+            reason = refused["error"]["message"]
+            said = reason[0].upper() + reason[1:] + ("" if reason.endswith(".") else ".")
+            wait(lambda: driver.find_element(By.CSS_SELECTOR, "#view p.error").text == said,
                  message=lambda: f"the reason shown: {refused} {page_state()}")
         finally:
             server.call("DELETE", f"/v1/crates/{crate['id']}")
@@ -1324,12 +1327,13 @@ class T9Review(unittest.TestCase):
     def test_a_cell_shows_what_its_grid_is_sorted_by_and_its_copies(self):
         signed_in()
         harness.set_viewport(driver, 1366, 1024)
+        js("sessionStorage.clear()")
         for sort in ["year", "rating", "title"]:
             driver.get(f"{server.base}/collection?sort={sort}")
             grid_ready()
             drawn = js("""return [...document.querySelectorAll('ol.grid > li')].slice(0, 40)
                           .map((li) => [Number(li.dataset.albumId), li.querySelector('.artist').textContent]);""")
-            _, page, _ = server.call("GET", f"/v1/grid/collection?sort={sort}&limit=60")
+            _, page, _ = server.call("GET", f"/v1/grid/collection?sort={sort}&limit=200")
             items = {item["albumId"]: item for item in page["items"]}
             for album_id, text in drawn:
                 item = items[album_id]
@@ -1338,6 +1342,23 @@ class T9Review(unittest.TestCase):
                 copies = f"{item['copyCount']} copies" if item["copyCount"] > 1 else None
                 expected = " · ".join(part for part in [lead, item.get("artist") or None, copies] if part)
                 self.assertEqual(text, expected, f"sorted by {sort}: {item}")
+
+    def test_the_history_shows_plays_as_they_are_written(self):
+        signed_in()
+        harness.set_viewport(driver, 1366, 1024)
+        server.call("POST", "/v1/player/stop")
+        driver.get(server.base + "/history")
+        wait(lambda: js("return document.querySelector('#view > .view')?.dataset.ready === 'true'"), message="the history")
+        rows = lambda: js("return document.querySelectorAll('ol.rows > li').length")
+        shown = rows()
+        written = len(server.call("GET", "/v1/history?limit=200")[1]["entries"])
+        self.assertEqual(server.call("POST", "/v1/player/play", {"albumId": server.short_album})[0], 200)
+        try:
+            wait(lambda: len(server.call("GET", "/v1/history?limit=200")[1]["entries"]) > written, timeout=10, message="a play written")
+        finally:
+            server.call("POST", "/v1/player/stop")
+        # Without a reload: the player's events lead the page to read its newest plays again.
+        wait(lambda: rows() > shown, message=lambda: f"the new play shown: {shown} {rows()}")
 
     def test_a_filter_that_leaves_nothing_says_so(self):
         signed_in()

@@ -1,7 +1,7 @@
 // The web client: sign-in, the tabs with a navigation path each (kept in the URL, so back, reload
 // and a shared link work), and the mini-player.
 import { api, session, setCsrfToken, onUnauthorized, onStaleSession } from './api.js';
-import { h, message } from './dom.js';
+import { h, message, said } from './dom.js';
 import { MiniPlayer } from './player.js';
 import * as views from './views.js';
 
@@ -135,7 +135,7 @@ signInForm.addEventListener('submit', async (event) => {
     // A new alert each time: a screen reader announces an element added with its text, where the
     // same text set again on a quick answer may never be seen to change.
     document.getElementById('sign-in-error').replaceWith(h('p', { id: 'sign-in-error', class: 'error', role: 'alert' },
-      failure.status === 401 ? 'Wrong user name or password.' : failure.message));
+      failure.status === 401 ? 'Wrong user name or password.' : said(failure)));
   } finally {
     // A disabled button lets go of the keyboard: it goes back to the password, to try again.
     const dropped = document.activeElement === document.body || document.activeElement === button;

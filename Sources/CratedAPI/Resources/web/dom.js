@@ -60,3 +60,10 @@ function sameOrigin(url) {
 }
 
 export function message(text, role = 'status') { return h('p', { class: 'message', role }, text); }
+
+/** A refusal shown on its own, as a sentence: crated words its messages to be quoted mid-sentence. */
+export function said(error) {
+  const text = String(error?.message ?? error);
+  const sentence = text.charAt(0).toUpperCase() + text.slice(1);
+  return /[.!?]$/.test(sentence) ? sentence : `${sentence}.`;
+}

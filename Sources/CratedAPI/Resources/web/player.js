@@ -1,7 +1,7 @@
 // The mini-player: shown only while a track is active, following the turntable live over the event
 // stream, and sending commands with the revision it shows (a stale one gets 409 and the current state).
 import { api } from './api.js';
-import { h, cover, duration } from './dom.js';
+import { h, cover, duration, said } from './dom.js';
 
 export class MiniPlayer {
   constructor(region) {
@@ -9,6 +9,13 @@ export class MiniPlayer {
     this.state = null;
     this.clockOffset = 0;
     this.tick = null;
+    this.listeners = new Set();
+  }
+
+  /** Calls `listener` with each newer state (a page that shows plays follows them); returns the undo. */
+  subscribe(listener) {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
   }
 
   start() {
@@ -44,7 +51,9 @@ export class MiniPlayer {
 
   show(state) {
     if (this.state && state.revision < this.state.revision) return;
+    const changed = state.revision !== this.state?.revision;
     this.state = state;
+    if (changed) for (const listener of this.listeners) listener(state);
     this.clockOffset = Date.now() - state.serverTimeMs;
     clearInterval(this.tick);
     if (!state.hasActiveTrack) {
@@ -119,7 +128,7 @@ export class MiniPlayer {
   /** A command of the player's own refused: said in place of the album line until the next state. */
   refused(error) {
     const detail = this.region.querySelector('.detail');
-    if (detail) { detail.setAttribute('role', 'alert'); detail.textContent = error.message; }
+    if (detail) { detail.setAttribute('role', 'alert'); detail.textContent = said(error); }
   }
 
   updatePosition() {

@@ -1,7 +1,7 @@
 // The screens of each tab. Each renders into the view element and returns what must be stopped when
 // the reader leaves (a grid's listeners).
 import { api, query } from './api.js';
-import { h, cover, duration, message } from './dom.js';
+import { h, cover, duration, message, said } from './dom.js';
 import { AlbumGrid, screenScale } from './grid.js';
 
 const enc = encodeURIComponent;
@@ -24,7 +24,7 @@ function artistPath(route, artistId) {
  */
 function playing(command, status) {
   status.textContent = '';
-  command.catch((failure) => { status.textContent = failure.message; });
+  command.catch((failure) => { status.textContent = said(failure); });
 }
 
 function heading(text, ...rest) { return h('header', { class: 'view-head' }, h('h1', {}, text), ...rest); }
@@ -116,7 +116,7 @@ export async function crates(view, route, app) {
     try {
       const crate = await api('/v1/crates', { method: 'POST', body: { name: name.value } });
       app.navigate(`/crates/${crate.id}`);
-    } catch (failure) { error.textContent = failure.message; }
+    } catch (failure) { error.textContent = said(failure); }
   });
   view.append(heading('Crates'), form,
     crates.length === 0 ? message('No crates yet.') :
@@ -141,13 +141,13 @@ export async function crate(view, route, app, id) {
       // The grid's name for a screen reader, given when it was drawn.
       view.querySelector('ol.grid')?.setAttribute('aria-label', `Albums in ${renamed.name}`);
       error.textContent = '';
-    } catch (failure) { error.textContent = failure.message; }
+    } catch (failure) { error.textContent = said(failure); }
   });
   const remove = h('button', { type: 'button', class: 'danger', onclick: async () => {
     // The name shown, which a rename since the page was drawn has changed.
     if (!window.confirm(`Delete the crate “${title.textContent}”? The records stay in your collection.`)) return;
     // Replaced, not pushed: Back must not lead to the crate that is gone.
-    try { await api(`/v1/crates/${id}`, { method: 'DELETE' }); app.navigate('/crates', { replace: true }); } catch (failure) { error.textContent = failure.message; }
+    try { await api(`/v1/crates/${id}`, { method: 'DELETE' }); app.navigate('/crates', { replace: true }); } catch (failure) { error.textContent = said(failure); }
   } }, 'Delete crate');
   const play = h('button', { type: 'button', onclick: () => playing(app.player.command('play', { crateId: Number(id) }), error) }, 'Play crate');
   view.append(h('header', { class: 'view-head' }, backLink(route, app), title, h('div', { class: 'actions' }, play, rename, remove)), error);
@@ -173,7 +173,7 @@ export async function crate(view, route, app, id) {
   };
   // A change refused (another device took the copy out first) is said, and the order shown as it is now.
   const orderChange = (change) => change().catch(async (failure) => {
-    error.textContent = failure.message;
+    error.textContent = said(failure);
     try {
       renderOrder((await api(`/v1/crates/${id}${query({ limit: 500, scale: screenScale() })}`)).items);
       grid.redraw();
@@ -256,12 +256,14 @@ export async function search(view, route, app) {
   return () => { clearTimeout(timer); stop?.(); };
 }
 
-export async function historyView(view, route) {
+export async function historyView(view, route, app) {
   const list = h('ol', { class: 'rows', 'aria-label': 'Play history' });
   const more = h('button', { type: 'button', hidden: true }, 'Older plays');
+  const none = message('Nothing played yet.');
   let before = null;
   const load = async () => {
     const page = await api(`/v1/history${query({ before, limit: 50, scale: screenScale() })}`);
+    if (!before) list.replaceChildren();
     list.append(...page.entries.map((entry) => h('li', {}, cover(entry.artwork, ''),
       h('a', { href: `/history/albums/${entry.albumId}` },
         h('span', { class: 'title' }, `${entry.trackPosition} ${entry.trackTitle}`),
@@ -269,11 +271,20 @@ export async function historyView(view, route) {
       h('time', { datetime: entry.playedAt }, new Date(entry.playedAt).toLocaleString()))));
     before = page.next ?? null;
     more.hidden = !before;
+    none.hidden = list.children.length > 0;
   };
   more.addEventListener('click', load);
-  view.append(heading('History'), list, more);
+  view.append(heading('History'), none, list, more);
   await load();
-  if (!list.children.length) view.append(message('Nothing played yet.'));
+  // A play is written as the turntable moves on (the next track, a stop): the newest are read again
+  // then, the older pages left for the button. Shortly after, as a command's answer and its event
+  // come together.
+  let timer = 0;
+  const unsubscribe = app.player.subscribe(() => {
+    clearTimeout(timer);
+    timer = setTimeout(() => { before = null; load().catch(() => {}); }, 300);
+  });
+  return () => { clearTimeout(timer); unsubscribe(); };
 }
 
 // Goldmine grades as Discogs writes them; a sleeve may also be generic, absent or not graded.
@@ -357,7 +368,7 @@ function copyEditor(copy, crateList, app, { removed }) {
         rating: values.rating ? Number(values.rating) : null, mediaCondition: values.mediaCondition || null,
         sleeveCondition: values.sleeveCondition || null, notes: values.notes || null } });
       status.textContent = 'Saved.';
-    } catch (failure) { status.textContent = failure.message; }
+    } catch (failure) { status.textContent = said(failure); }
   });
   // "Saved." speaks of the fields as they were sent: an edit since is not saved.
   form.addEventListener('input', () => { status.textContent = ''; });
@@ -379,14 +390,14 @@ function copyEditor(copy, crateList, app, { removed }) {
       await api(`/v1/crates/${crateId}/copies`, { method: 'POST', body: { copyIds: [copy.id] } });
       addStatus.textContent = 'Added.';
       app.refresh();
-    } catch (failure) { addStatus.textContent = failure.message; }
+    } catch (failure) { addStatus.textContent = said(failure); }
   });
 
   const removeStatus = h('p', { class: 'error', role: 'alert' });
   const remove = h('button', { type: 'button', class: 'danger', onclick: async () => {
     const fromDiscogs = copy.discogsInstanceId ? ' A collection sync brings it back while your Discogs collection lists it.' : '';
     if (!window.confirm(`Remove this copy (added ${copy.dateAdded.slice(0, 10)}) from your collection? It leaves its crates too.${fromDiscogs}`)) return;
-    try { await api(`/v1/copies/${copy.id}`, { method: 'DELETE' }); removed(); } catch (failure) { removeStatus.textContent = failure.message; }
+    try { await api(`/v1/copies/${copy.id}`, { method: 'DELETE' }); removed(); } catch (failure) { removeStatus.textContent = said(failure); }
   } }, 'Remove from collection');
   return h('li', {}, form, inCrates, add, h('p', { class: 'remove-copy' }, remove), removeStatus);
 }
