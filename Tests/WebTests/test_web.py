@@ -1360,6 +1360,23 @@ class T9Review(unittest.TestCase):
         # Without a reload: the player's events lead the page to read its newest plays again.
         wait(lambda: rows() > shown, message=lambda: f"the new play shown: {shown} {rows()}")
 
+    def test_a_cover_reached_by_the_keyboard_is_not_left_under_the_bar(self):
+        signed_in()
+        harness.set_viewport(driver, 1366, 1024)
+        js("sessionStorage.clear()")
+        driver.get(server.base + "/collection?sort=title")
+        grid_ready()
+        js("window.scrollTo(0, 2500)")
+        time.sleep(0.3)
+        # The cell of the row above the first one in full view: Shift+Tab's next stop, under the bar.
+        placed = js("""const bar = document.getElementById('bar').getBoundingClientRect().bottom;
+                       const cells = [...document.querySelectorAll('ol.grid > li')];
+                       const first = cells.findIndex((li) => li.getBoundingClientRect().top >= bar);
+                       const above = cells[first - Number(document.querySelector('ol.grid').dataset.columns)].querySelector('a');
+                       above.focus();
+                       return [above.getBoundingClientRect().top, bar];""")
+        self.assertGreaterEqual(placed[0], placed[1], f"the focused cover's top and the bar's bottom: {placed}")
+
     def test_a_filter_that_leaves_nothing_says_so(self):
         signed_in()
         harness.set_viewport(driver, 1366, 1024)
