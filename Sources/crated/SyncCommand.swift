@@ -127,6 +127,10 @@ struct SyncCommand: AsyncParsableCommand {
         } else {
             print(Self.describe(report, linkedCollections: linkedCollections, source: configuration.discogsBaseURL))
         }
+        if linked, collection == nil, let user, linkedCollections.isEmpty, let userId = try database.user(named: user)?.id,
+           try database.linkedDiscogsUser(userId: userId) == nil {
+            FileHandle.standardError.write(Data("crated: no Discogs collection is linked to '\(user)' (crated user link \(user) DISCOGS_USER links one)\n".utf8))
+        }
         if createsUser, let user {
             FileHandle.standardError.write(Data("crated: user '\(user)' did not exist and was created for the copies (crated user list shows every user)\n".utf8))
         }
@@ -209,6 +213,8 @@ private struct SyncCommandOutput: Encodable {
     private enum CodingKeys: String, CodingKey { case linkedCollections }
 
     func encode(to encoder: any Encoder) throws {
+        // One object: JSONEncoder gives the report's keyed container to this second request too
+        // (the report has no key of this name).
         try report.encode(to: encoder)
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(linkedCollections, forKey: .linkedCollections)

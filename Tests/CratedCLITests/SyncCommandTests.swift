@@ -51,6 +51,11 @@ import Testing
 
             let skipped = try await runOnItsOwnThread(Paths.cratedBinary, arguments + ["--no-linked"])
             #expect(skipped.status == 0, "\(skipped.stderr)")
+            let bob = try await runOnItsOwnThread(Paths.cratedBinary, arguments + ["--user", "bob"])
+            #expect(bob.status != 0, "no user bob: \(bob.stderr)")
+            _ = try await h.database.resolveUser(named: "bob", defaultName: "bob", createIfMissing: true)
+            let unlinked = try await runOnItsOwnThread(Paths.cratedBinary, arguments + ["--user", "bob"])
+            #expect(unlinked.status == 0 && unlinked.stderr.contains("no Discogs collection is linked to 'bob'"), "\(unlinked.stderr)")
             #expect(h.fake.requests(to: "/users/").isEmpty && !skipped.stdout.contains("collection of"))
 
             let collectorsOnly = try await runOnItsOwnThread(Paths.cratedBinary, arguments + ["--user", "collector"])
@@ -67,6 +72,7 @@ import Testing
             #expect(all.status != 0)
             #expect(all.stderr.contains("collection of Discogs user 'private-dj': Discogs refused it (HTTP 403)"), "\(all.stderr)")
             let output = try JSONSerialization.jsonObject(with: Data(all.stdout.utf8)) as? [String: Any]
+            #expect(output?["synced"] as? Int == 0 && output?["albumsDue"] != nil, "the report's own keys beside the collections")
             let linked = try #require(output?["linkedCollections"] as? [[String: Any]])
             #expect(linked.map { $0["user"] as? String } == ["collector", "alice"])
             #expect(linked.map { $0["discogsUser"] as? String } == ["dj", "private-dj"])

@@ -70,8 +70,9 @@ import Testing
         #expect(!one.contains("2 Short / Blast1"), "Blast1 is one word, which 1 does not start: \(one)")
         #expect(try search("3") == ["Album 3"])
         #expect(try search("0").first == "0 Degrees")
-        // The same albums as the grid's search finds, whose total counts the matches alone.
-        #expect(Set(two) == Set(try database.searchAlbums(userId: ann, text: "2 ", limit: 20).map(\.title)))
+        // A number written with leading zeros starts with 0, not with its value's first digit; the
+        // full-text search does not find `007` for `7` either.
+        #expect(try search("7").isEmpty)
     }
 }
 

@@ -1321,8 +1321,32 @@ class T9Review(unittest.TestCase):
             driver.find_element(By.CSS_SELECTOR, "#tabs a[data-tab=crates]").click()
             wait(lambda: "Made elsewhere" in driver.find_element(By.ID, "view").text, message="drawn again with the new crate")
             self.assertEqual(driver.current_url, server.base + "/crates")
+            # Not over what is being typed: the name stays, and the page waits.
+            field = driver.find_element(By.CSS_SELECTOR, "#view input[name=name]")
+            field.send_keys("Half a na")
+            status, second, _ = server.call("POST", "/v1/crates", {"name": "Made elsewhere too"})
+            self.assertEqual(status, 201)
+            driver.find_element(By.CSS_SELECTOR, "#tabs a[data-tab=crates]").click()
+            time.sleep(0.5)
+            self.assertEqual(driver.find_element(By.CSS_SELECTOR, "#view input[name=name]").get_attribute("value"), "Half a na")
+            self.assertNotIn("Made elsewhere too", driver.find_element(By.ID, "view").text)
+            server.call("DELETE", f"/v1/crates/{second['id']}")
         finally:
             server.call("DELETE", f"/v1/crates/{crate['id']}")
+
+    def test_the_collection_drawn_again_keeps_its_place(self):
+        signed_in()
+        harness.set_viewport(driver, 1366, 1024)
+        js("sessionStorage.clear()")
+        driver.get(server.base + "/collection")
+        grid_ready()
+        js("window.scrollTo(0, 2500)")
+        time.sleep(0.3)
+        before = top_album()
+        driver.find_element(By.CSS_SELECTOR, "#tabs a[data-tab=collection]").click()
+        wait(lambda: js("return document.querySelector('#view > .view')?.dataset.ready === 'true'"), message="drawn again")
+        grid_ready()
+        wait(lambda: before in first_row_albums(), message=lambda: f"the top album kept: {before} {first_row_albums()}")
 
     def test_a_cell_shows_what_its_grid_is_sorted_by_and_its_copies(self):
         signed_in()

@@ -263,7 +263,7 @@ extension AppDatabase {
         var arguments: StatementArguments = [userId]
         for prefix in prefixes { arguments += [prefix, successor(of: prefix)] }
         arguments += [limit]
-        return try AlbumListing.fetchAll(db.cachedStatement(sql: """
+        let listings = try AlbumListing.fetchAll(db.cachedStatement(sql: """
             SELECT listed.*, \(AlbumCover.columns) FROM (
                 SELECT a.id AS album_id, a.title, a.artist_credit, a.year, ca.copies
                 FROM collection_album ca JOIN album a ON a.id = ca.album_id
@@ -271,13 +271,17 @@ extension AppDatabase {
                 ORDER BY ca.title_key, ca.album_id LIMIT ?) AS listed
             \(AlbumCover.joins(album: "listed.album_id"))
             """), arguments: arguments)
+        // The key drops a number's leading zeros (`007` is keyed as `7`), which the title keeps.
+        guard initial.isNumber, initial != "0" else { return listings }
+        return listings.filter { $0.title.first(where: \.isNumber) != "0" }
     }
 
     /// The title keys of titles that start with `initial` start with one of these. A number is
     /// written in the key behind its length (`DiscogsText.numbersByValue`: `2` is `12`, `2004` is
     /// `42004`), so a digit has one prefix per length; numbers of 9 digits or more, which no title
-    /// starts with in practice, are left to the other matches, and so are leading zeros (`007`
-    /// is keyed `17`). A letter is its own prefix.
+    /// starts with in practice, are left to the other matches. Leading zeros are dropped (`007` is
+    /// keyed `17`): such titles come under `7` here, and `titles(startingWith:)` leaves them out.
+    /// A letter is its own prefix.
     private static func titleKeyPrefixes(startingWith initial: Character) -> [String] {
         guard let digit = initial.asciiValue, (0x30...0x39).contains(digit) else { return [String(initial)] }
         // Zero itself (`0`, `00`) is the one number whose value starts with 0.
@@ -285,7 +289,8 @@ extension AppDatabase {
         return (1...8).map { "\($0)\(Character(UnicodeScalar(digit)))" }
     }
 
-    /// The least string after every string that starts with `prefix`.
+    /// The least string after every string that starts with `prefix` (the prefix itself, an empty
+    /// range, when its last scalar has no successor).
     private static func successor(of prefix: String) -> String {
         guard let last = prefix.unicodeScalars.last, let next = Unicode.Scalar(last.value + 1) else { return prefix }
         return String(prefix.unicodeScalars.dropLast()) + String(Character(next))

@@ -90,7 +90,7 @@ async function render({ keepScroll = false } = {}) {
     // A page below a tab's root names itself: the album, artist, crate or genre it shows.
     const named = top ? view.querySelector('h1')?.textContent : null;
     if (named) document.title = `${named} · ${titles[route.tab]} · crated`;
-    if (keepScroll) window.scrollTo(0, scroll);
+    if (keepScroll && !stop?.restoresPlace) window.scrollTo(0, scroll);
   } catch (error) {
     if (count !== renderCount) return;
     view.append(message(error.status === 404 ? 'Not found: it may have been removed.' : `Could not load this page: ${error.message}`, 'alert'));
@@ -131,6 +131,7 @@ signInForm.addEventListener('submit', async (event) => {
     const current = await session.signIn(data.get('name'), data.get('password'));
     signInForm.reset();
     startApp(current);
+    main.focus({ preventScroll: true });
   } catch (failure) {
     // A new alert each time: a screen reader announces an element added with its text, where the
     // same text set again on a quick answer may never be seen to change.
@@ -166,8 +167,12 @@ document.addEventListener('click', (event) => {
   if (link.classList.contains('back') && history.state?.from === href) { history.back(); return; }
   const tab = link.dataset.tab;
   if (tab) href = tab === parseRoute(location).tab ? `/${tab}` : (sessionStorage.getItem(`tab:${tab}`) ?? `/${tab}`);
-  // The page shown, asked for again, is drawn again: a history with the plays since, say.
-  if (href === location.pathname + location.search) { render({ keepScroll: true }); return; }
+  if (href === location.pathname + location.search) {
+    // The tab shown, asked for again, is drawn again (a history with the plays since, say), unless
+    // that would throw away what is being typed.
+    if (tab && !hasUnsavedInput()) render({ keepScroll: true });
+    return;
+  }
   app.navigate(href);
   if (!link.dataset.tab) main.focus({ preventScroll: true });
 });
@@ -214,8 +219,22 @@ window.addEventListener('pageshow', async (event) => {
   if (!document.hidden) player.resume();
   // Shown again as it was left, signed in: the session may have ended or changed meanwhile (in the
   // page that came after this one), and so may what the page shows (a crate deleted there).
-  if (await recheckSession()) render({ keepScroll: true });
+  if (await recheckSession() && !hasUnsavedInput()) render({ keepScroll: true });
 });
+
+/** Whether a field of the page shown holds something other than what it was drawn with. */
+function hasUnsavedInput() {
+  return [...viewElement.querySelectorAll('input, textarea, select')].some((field) => {
+    if (field instanceof HTMLSelectElement) {
+      if (!field.options.length) return false;
+      // Drawn with the last option marked selected, else the first.
+      const drawn = Math.max(0, [...field.options].findLastIndex((option) => option.defaultSelected));
+      return field.selectedIndex !== drawn;
+    }
+    if (field.type === 'checkbox' || field.type === 'radio') return field.checked !== field.defaultChecked;
+    return field.value !== field.defaultValue;
+  });
+}
 onUnauthorized(showSignIn);
 
 session.current().then(startApp, showSignIn);

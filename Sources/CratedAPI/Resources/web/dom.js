@@ -9,7 +9,11 @@ export function h(tag, props = {}, ...children) {
     if (key.startsWith('on') && typeof value === 'function') element.addEventListener(key.slice(2), value);
     else if (key === 'class') element.className = value;
     else if (key === 'dataset') Object.assign(element.dataset, value);
-    else if (key === 'value') element.value = value;
+    else if (key === 'value') {
+      // Also as the field's default: an edit since is told from what it was drawn with.
+      if (element instanceof HTMLInputElement || element instanceof HTMLTextAreaElement) element.defaultValue = String(value);
+      element.value = value;
+    }
     else if (value === true) element.setAttribute(key, '');
     else element.setAttribute(key, String(value));
   }

@@ -154,6 +154,15 @@ export class AlbumGrid {
   async load(position, albumId) {
     const generation = ++this.generation;
     this.restoring = albumId;
+    try {
+      await this.draw(generation, position, albumId);
+    } finally {
+      // Brought back or failed: a resize from now keeps what the reader sees.
+      if (generation === this.generation) this.restoring = undefined;
+    }
+  }
+
+  async draw(generation, position, albumId) {
     this.observer.disconnect();
     clearTimeout(this.retryTimer);
     this.retryTimer = 0;
@@ -186,7 +195,6 @@ export class AlbumGrid {
     this.observer.observe(this.bottom);
     this.observer.observe(this.top);
     this.rememberTop();
-    this.restoring = undefined;
   }
 
   applyLayout(layout) {

@@ -117,9 +117,10 @@ export class MiniPlayer {
         button('Next', 'next', '▶|', state.needsFlip),
         button('Flip', 'flip', state.needsFlip ? 'Flip ↻' : '↻'),
         button('Stop', 'stop', '■')));
-    // A control the new state disables (Next at a side's end) hands the keyboard to Flip.
+    // A control the end of a side disables (Next, Play) hands the keyboard to Flip.
     if (focused) {
-      (this.region.querySelector(`[data-control="${focused}"]:not(:disabled)`) ?? this.region.querySelector('[data-control="flip"]'))?.focus();
+      (this.region.querySelector(`[data-control="${focused}"]:not(:disabled)`)
+        ?? (state.needsFlip ? this.region.querySelector('[data-control="flip"]') : null))?.focus();
     }
     this.region.dataset.state = state.state;
     this.region.dataset.revision = String(state.revision);

@@ -49,7 +49,10 @@ async function mountGrid(view, grid) {
     grid.stop();
     throw error;
   }
-  return () => grid.stop();
+  const stop = () => grid.stop();
+  // The grid brings its top album back itself: a redraw must not scroll the window after it.
+  stop.restoresPlace = true;
+  return stop;
 }
 
 const sorts = [['artist', 'Artist'], ['title', 'Title'], ['year', 'Year'], ['dateAdded', 'Date added'], ['rating', 'Rating']];
