@@ -252,7 +252,10 @@ public struct SyncRunner: Sendable {
             }
             let (outcome, hostFailure) = try await bringInCollection(of: discogsUser, userId: collectionOwner)
             if let hostFailure {
-                // The releases would meet the same answer.
+                // The releases would meet the same answer. Whose collection it was is said to its
+                // user and the operator alone.
+                report.collectionsByUser[collectionOwner] = CollectionOutcome(
+                    error: SyncError.collection(user: discogsUser, reason: hostFailure).description)
                 report.error = "Discogs failed while a collection was brought in step: \(hostFailure)"
                 report.finishedAt = Timestamp.string(from: clock.date)
                 return report

@@ -160,6 +160,11 @@ import Testing
 
             #expect(report.error?.hasPrefix("Discogs failed while a collection was brought in step: HTTP 401") == true, "\(report.error ?? "")")
             #expect(report.synced == 0 && h.fake.requests(to: "/releases/").isEmpty)
+            // Whose collection it was, the operator and its user read; anyone else, only that Discogs failed.
+            let collector = try #require(try h.database.user(named: "collector")?.id)
+            #expect(report.seen(byUser: nil).error?.contains("collection of Discogs user 'dj': HTTP 401") == true, "\(report.seen(byUser: nil).error ?? "")")
+            #expect(report.seen(byUser: collector).error?.contains("collection of Discogs user 'dj'") == true)
+            #expect(report.seen(byUser: collector + 1000).error?.contains("'dj'") == false)
         }
     }
 
