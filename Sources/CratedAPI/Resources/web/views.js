@@ -141,6 +141,7 @@ export async function crate(view, route, app, id) {
       // The window's title leads with the name shown (`Name · Crates · crated`).
       if (document.title.startsWith(title.textContent)) document.title = renamed.name + document.title.slice(title.textContent.length);
       title.textContent = renamed.name;
+      renameInput.defaultValue = renamed.name;
       // The grid's name for a screen reader, given when it was drawn.
       view.querySelector('ol.grid')?.setAttribute('aria-label', `Albums in ${renamed.name}`);
       error.textContent = '';
@@ -371,6 +372,11 @@ function copyEditor(copy, crateList, app, { removed }) {
         rating: values.rating ? Number(values.rating) : null, mediaCondition: values.mediaCondition || null,
         sleeveCondition: values.sleeveCondition || null, notes: values.notes || null } });
       status.textContent = 'Saved.';
+      // What was saved is what the form now holds unedited.
+      for (const field of form.elements) {
+        if (field instanceof HTMLSelectElement) for (const option of field.options) option.defaultSelected = option.selected;
+        else if ('defaultValue' in field) field.defaultValue = field.value;
+      }
     } catch (failure) { status.textContent = said(failure); }
   });
   // "Saved." speaks of the fields as they were sent: an edit since is not saved.
