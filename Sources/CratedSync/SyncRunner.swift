@@ -219,11 +219,13 @@ public struct SyncRunner: Sendable {
     /// One pass. `shouldStop` is asked before each album starts: once it says yes, the albums in
     /// flight finish and no more begin. Cancelling the task instead abandons the albums in flight,
     /// which stay as they were. Throws only for database and user errors; problems with Discogs
-    /// end up in the report.
+    /// end up in the report. `collectionStarted` is told each Discogs collection as it begins to be
+    /// read, which at Discogs' rate can take minutes.
     public func runPass(
         _ options: SyncPassOptions = SyncPassOptions(),
         shouldStop: @escaping @Sendable () -> Bool = { false },
-        progress: (@Sendable (SyncProgress) -> Void)? = nil
+        progress: (@Sendable (SyncProgress) -> Void)? = nil,
+        collectionStarted: (@Sendable (_ discogsUser: String) -> Void)? = nil
     ) async throws -> SyncPassReport {
         var report = SyncPassReport(startedAt: Timestamp.string(from: clock.date), finishedAt: "")
         defer {
@@ -250,6 +252,7 @@ public struct SyncRunner: Sendable {
                 report.stoppedEarly = true
                 break
             }
+            collectionStarted?(discogsUser)
             let (outcome, hostFailure) = try await bringInCollection(of: discogsUser, userId: collectionOwner)
             if let hostFailure {
                 // The releases would meet the same answer. Whose collection it was is said to its

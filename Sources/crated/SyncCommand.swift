@@ -99,7 +99,8 @@ struct SyncCommand: AsyncParsableCommand {
                         bar.update(done: progress.albumsDone, total: progress.albumsTotal,
                                    label: "\(progress.albumsDone)/\(progress.albumsTotal) albums, \(progress.failed) failed")
                     }
-                })
+                },
+                collectionStarted: json ? nil : Self.sayCollectionStarted)
             bar?.finish()
         } catch {
             bar?.finish()
@@ -140,6 +141,11 @@ struct SyncCommand: AsyncParsableCommand {
         if report.failed > 0 {
             throw CommandFailure("\(report.failed) album\(report.failed == 1 ? "" : "s") failed; each is tried again at its next attempt time")
         }
+    }
+
+    /// Reading a collection takes a request per 100 copies at Discogs' rate: said as it starts.
+    @Sendable static func sayCollectionStarted(_ discogsUser: String) {
+        FileHandle.standardError.write(Data("crated: reading the Discogs collection of '\(discogsUser)'\n".utf8))
     }
 
     static func describe(_ report: SyncPassReport, linkedCollections: [LinkedCollection] = [], source: String) -> String {

@@ -65,6 +65,7 @@ import Testing
                     collection      1 copies on Discogs: 0 added, 1 matched to imported copies, 0 updated, 0 removed
                 """), "\(collectorsOnly.stdout)")
             #expect(h.fake.requests(to: "/users/private-dj/").isEmpty)
+            #expect(collectorsOnly.stderr.contains("crated: reading the Discogs collection of 'dj'"), "\(collectorsOnly.stderr)")
             #expect(try h.database.copies(ofUser: try #require(try h.database.user(named: "collector")?.id)).map(\.rating) == [4])
 
             // Every link: Alice's private collection fails hers alone, and the command says so.
