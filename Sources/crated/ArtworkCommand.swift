@@ -11,9 +11,7 @@ struct ArtworkCommand: AsyncParsableCommand {
         subcommands: [Status.self, Prune.self]
     )
 
-    static func service(_ global: GlobalOptions) async throws -> ArtworkService {
-        let configuration = try await global.loadConfiguration()
-        let database = try global.openExistingDatabase(configuration)
+    static func service(database: AppDatabase, configuration: CratedConfiguration) throws -> ArtworkService {
         var logger = Logger(label: "crated.artwork")
         logger.logLevel = .warning
         do {
@@ -32,6 +30,7 @@ struct ArtworkCommand: AsyncParsableCommand {
         func run() async throws {
             let configuration = try await global.loadConfiguration()
             let database = try global.openExistingDatabase(configuration)
+            defer { try? database.close() }
             let files = ArtworkFiles(root: configuration.artworkDirectoryPath)
             // Status reports a directory it cannot write rather than failing on it, and makes nothing.
             let problem: String?
@@ -76,7 +75,10 @@ struct ArtworkCommand: AsyncParsableCommand {
         }
 
         func run() async throws {
-            let service = try await ArtworkCommand.service(global)
+            let configuration = try await global.loadConfiguration()
+            let database = try global.openExistingDatabase(configuration)
+            defer { try? database.close() }
+            let service = try ArtworkCommand.service(database: database, configuration: configuration)
             let report = try await service.prune(target: target, sweep: true)
             print("""
                 Pruned \(service.files.root)

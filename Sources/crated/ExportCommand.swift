@@ -34,6 +34,7 @@ struct ExportCommand: AsyncParsableCommand {
     func run() async throws {
         let configuration = try await global.loadConfiguration()
         let database = try global.openExistingDatabase(configuration)
+        defer { try? database.close() }
         let toFile = out.flatMap { $0 == "-" ? nil : $0 }
         let summary: ExportSummary
         do {

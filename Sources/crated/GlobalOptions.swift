@@ -42,7 +42,8 @@ struct GlobalOptions: ParsableArguments {
         throw CommandFailure("crated serve\(serving.pid.map { " (pid \($0))" } ?? "") is running on \(configuration.databasePath)\(reason)")
     }
 
-    /// Opens the database, creating it if there is none: for the commands that make one.
+    /// Opens the database, creating it if there is none: for the commands that make one. A command
+    /// closes it when done (`AppDatabase.close`), which leaves no `-wal` and `-shm` files behind.
     func openDatabase(_ configuration: CratedConfiguration) throws -> AppDatabase {
         do {
             return try AppDatabase.open(path: configuration.databasePath, busyTimeoutMs: configuration.databaseBusyTimeoutMs)

@@ -60,6 +60,7 @@ struct ImportCommand: AsyncParsableCommand {
     /// Imports `file` into the configured database; the database is closed when this returns.
     private func importFile(_ configuration: CratedConfiguration) throws -> ImportSummary {
         let database = try global.openDatabase(configuration)
+        defer { try? database.close() }
         let options = ImportOptions(userName: user, dryRun: dryRun, skipInvalid: skipInvalid, defaultUserName: configuration.defaultUserName)
         let bar = ProgressBar.forStandardError()
         defer { bar?.finish() }

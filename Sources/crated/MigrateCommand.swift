@@ -11,7 +11,7 @@ struct MigrateCommand: AsyncParsableCommand {
 
     func run() async throws {
         let configuration = try await global.loadConfiguration()
-        _ = try global.openDatabase(configuration)
+        try global.openDatabase(configuration).close()
         let applied = Migration.embedded.map(\.fileName)
         print("database \(configuration.databasePath) is at migration \(applied.last ?? "none") (\(applied.count) applied)")
     }

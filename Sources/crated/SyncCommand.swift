@@ -50,6 +50,7 @@ struct SyncCommand: AsyncParsableCommand {
         // Two processes syncing would each spend Discogs' whole budget for this address.
         try global.refuseWhileServing(configuration, " and syncs it in the background; start a pass now with POST /v1/sync")
         let database = try global.openDatabase(configuration)
+        defer { try? database.close() }
         var logger = Logger(label: "crated.sync")
         // Failures are listed in the summary; the log adds detail only when asked for.
         let configured = Logger.Level(rawValue: configuration.logLevel.lowercased()) ?? .info

@@ -21,6 +21,7 @@ struct TokenCommand: AsyncParsableCommand {
         func run() async throws {
             // A new database has no user to give a token to: a mistyped path is refused, not made.
             let database = try global.openExistingDatabase(try await global.loadConfiguration())
+            defer { try? database.close() }
             do {
                 let issued = try database.createToken(userName: user, scope: scope, label: label)
                 print(issued.token)
@@ -40,6 +41,7 @@ struct TokenCommand: AsyncParsableCommand {
         func run() async throws {
             let configuration = try await global.loadConfiguration()
             let database = try global.openExistingDatabase(configuration)
+            defer { try? database.close() }
             let tokens = try database.tokens(userName: user)
             // On standard error, as `user list` says it has none: standard output stays the list, empty.
             guard !tokens.isEmpty else {
@@ -69,6 +71,7 @@ struct TokenCommand: AsyncParsableCommand {
 
         func run() async throws {
             let database = try global.openExistingDatabase(try await global.loadConfiguration())
+            defer { try? database.close() }
             do {
                 let revoked = try database.revokeToken(token)
                 if revoked.wasActive {

@@ -20,6 +20,7 @@ struct UserCommand: AsyncParsableCommand {
 
         func run() async throws {
             let database = try global.openDatabase(try await global.loadConfiguration())
+            defer { try? database.close() }
             do {
                 let user = try database.addUser(named: name)
                 print("added user \(user.name)")
@@ -36,6 +37,7 @@ struct UserCommand: AsyncParsableCommand {
         func run() async throws {
             let configuration = try await global.loadConfiguration()
             let database = try global.openExistingDatabase(configuration)
+            defer { try? database.close() }
             let users = try database.users()
             // On standard error: standard output stays the list, empty.
             if users.isEmpty { FileHandleOutput.standardError("no users in \(configuration.databasePath)\n") }
@@ -58,6 +60,7 @@ struct UserCommand: AsyncParsableCommand {
 
         func run() async throws {
             let database = try global.openExistingDatabase(try await global.loadConfiguration())
+            defer { try? database.close() }
             guard try database.user(named: name) != nil else { throw CommandFailure(UserError.notFound(name).description) }
             let password: String
             if isatty(STDIN_FILENO) == 1 {
@@ -116,6 +119,7 @@ struct UserCommand: AsyncParsableCommand {
 
         func run() async throws {
             let database = try global.openExistingDatabase(try await global.loadConfiguration())
+            defer { try? database.close() }
             do {
                 let user = try database.linkDiscogsUser(discogsUser, toUserNamed: name)
                 print("linked \(user.name) to the Discogs user \(AppDatabase.validDiscogsUser(discogsUser) ?? discogsUser)")
@@ -134,6 +138,7 @@ struct UserCommand: AsyncParsableCommand {
 
         func run() async throws {
             let database = try global.openExistingDatabase(try await global.loadConfiguration())
+            defer { try? database.close() }
             do {
                 let (user, linked) = try database.unlinkDiscogsUser(ofUserNamed: name)
                 print(linked.map { "unlinked \(user.name) from the Discogs user \($0)" } ?? "\(user.name) was linked to no Discogs user")
@@ -160,6 +165,7 @@ struct UserCommand: AsyncParsableCommand {
             let configuration = try await global.loadConfiguration()
             try global.refuseWhileServing(configuration, "; stop it to remove a user")
             let database = try global.openExistingDatabase(configuration)
+            defer { try? database.close() }
             do {
                 guard yes else {
                     let (user, holdings) = try database.holdings(ofUserNamed: name)

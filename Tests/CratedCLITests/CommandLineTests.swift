@@ -98,6 +98,9 @@ import Testing
         let noTokens = try run(Paths.cratedBinary, ["token", "list", "--database", empty])
         #expect(noTokens.status == 0 && noTokens.stdout.isEmpty)
         #expect(noTokens.stderr.contains("no tokens in \(empty)"), "\(noTokens.stderr)")
+        // A command done leaves the database alone in its folder: no -wal or -shm file.
+        #expect(try run(Paths.cratedBinary, ["artwork", "status", "--database", empty]).status == 0)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.url.path).filter { $0.hasPrefix("empty") } == ["empty.sqlite"])
     }
 
     /// `user link` ties a user to the Discogs account whose collection theirs is, which `user list`

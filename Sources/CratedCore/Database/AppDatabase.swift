@@ -99,6 +99,15 @@ public struct AppDatabase: Sendable {
         return "user \(String(cString: name)) (id \(uid))"
     }
 
+    /// Closes every connection, the writer last: the last connection to close checkpoints the WAL
+    /// and removes the `-wal` and `-shm` files, which a read-only one cannot do. For a command that
+    /// is done; the daemon's connections end with the process.
+    public func close() throws {
+        try readConnections?.closeIdle()
+        try checkpointConnection.close()
+        if let pool = writer as? DatabasePool { try pool.close() } else if let queue = writer as? DatabaseQueue { try queue.close() }
+    }
+
     /// Applies the migrations that this database lacks; returns the file names applied.
     @discardableResult
     public func migrate(_ migrations: [Migration] = Migration.embedded) throws -> [String] {
@@ -289,6 +298,13 @@ private final class CheckpointConnection: Sendable {
 
     init(path: String) {
         self.path = path
+    }
+
+    func close() throws {
+        try opened.withLock { queue in
+            try queue?.close()
+            queue = nil
+        }
     }
 
     func connection() throws -> DatabaseQueue {

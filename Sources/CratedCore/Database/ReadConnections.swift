@@ -52,6 +52,13 @@ final class ReadConnections: Sendable {
         try withConnection { try $0.unsafeRead(body) }
     }
 
+    /// Closes the connections kept open; a read after this opens one again.
+    func closeIdle() throws {
+        for connection in idle.withLock({ connections in defer { connections.removeAll() }; return connections }) {
+            try connection.close()
+        }
+    }
+
     private func withConnection<T>(_ body: (DatabaseQueue) throws -> T) throws -> T {
         let connection = try idle.withLock { $0.popLast() } ?? DatabaseQueue(path: path, configuration: configuration)
         defer {
