@@ -191,6 +191,18 @@ def top_album():
     """)
 
 
+def scrolled_grid(path):
+    """Opens the grid at `path` afresh (no place remembered), scrolls it well down, and returns the
+    album then at its top."""
+    js("sessionStorage.clear()")
+    driver.get(server.base + path)
+    grid_ready()
+    wait(lambda: grid_state()["width"] == page_width(), message="laid out for the window")
+    js("window.scrollTo(0, 2500)")
+    time.sleep(0.3)
+    return top_album()
+
+
 class T1SignIn(unittest.TestCase):
     def test_sign_in_wrong_password_csrf_and_sign_out(self):
         driver.delete_all_cookies()
@@ -1252,13 +1264,7 @@ class T9Review(unittest.TestCase):
         # scrollbar's gutter comes and goes: the width changes under the album being brought back.
         signed_in()
         harness.set_viewport(driver, 1366, 1024)
-        js("sessionStorage.clear()")
-        driver.get(server.base + "/collection?sort=title")
-        grid_ready()
-        wait(lambda: grid_state()["width"] == page_width(), message="laid out for the window")
-        js("window.scrollTo(0, 2500)")
-        time.sleep(0.3)
-        before = top_album()
+        before = scrolled_grid("/collection?sort=title")
         self.assertIsNotNone(before)
         # Opened from the grid, so that Back draws the grid again (not the browser's cached page).
         js("document.querySelector(`ol.grid > li[data-album-id='${arguments[0]}'] a`).click()", before)
@@ -1337,12 +1343,7 @@ class T9Review(unittest.TestCase):
     def test_the_collection_drawn_again_keeps_its_place(self):
         signed_in()
         harness.set_viewport(driver, 1366, 1024)
-        js("sessionStorage.clear()")
-        driver.get(server.base + "/collection")
-        grid_ready()
-        js("window.scrollTo(0, 2500)")
-        time.sleep(0.3)
-        before = top_album()
+        before = scrolled_grid("/collection")
         driver.find_element(By.CSS_SELECTOR, "#tabs a[data-tab=collection]").click()
         wait(lambda: js("return document.querySelector('#view > .view')?.dataset.ready === 'true'"), message="drawn again")
         grid_ready()
@@ -1387,11 +1388,7 @@ class T9Review(unittest.TestCase):
     def test_a_cover_reached_by_the_keyboard_is_not_left_under_the_bar(self):
         signed_in()
         harness.set_viewport(driver, 1366, 1024)
-        js("sessionStorage.clear()")
-        driver.get(server.base + "/collection?sort=title")
-        grid_ready()
-        js("window.scrollTo(0, 2500)")
-        time.sleep(0.3)
+        scrolled_grid("/collection?sort=title")
         # The cell of the row above the first one in full view: Shift+Tab's next stop, under the bar.
         placed = js("""const bar = document.getElementById('bar').getBoundingClientRect().bottom;
                        const cells = [...document.querySelectorAll('ol.grid > li')];
