@@ -1353,7 +1353,7 @@ class T9Review(unittest.TestCase):
         signed_in()
         harness.set_viewport(driver, 1366, 1024)
         js("sessionStorage.clear()")
-        for sort in ["year", "rating", "title"]:
+        for sort in ["year", "rating", "dateAdded", "title"]:
             driver.get(f"{server.base}/collection?sort={sort}")
             grid_ready()
             drawn = js("""return [...document.querySelectorAll('ol.grid > li')].slice(0, 40)
@@ -1363,7 +1363,8 @@ class T9Review(unittest.TestCase):
             for album_id, text in drawn:
                 item = items[album_id]
                 lead = {"year": str(item.get("year", "Year unknown")) if item.get("year") else "Year unknown",
-                        "rating": f"★ {item['rating']}" if item.get("rating") else "Not rated"}.get(sort)
+                        "rating": f"★ {item['rating']}" if item.get("rating") else "Not rated",
+                        "dateAdded": f"Added {item['dateAdded'][:10]}"}.get(sort)
                 copies = f"{item['copyCount']} copies" if item["copyCount"] > 1 else None
                 expected = " · ".join(part for part in [lead, item.get("artist") or None, copies] if part)
                 self.assertEqual(text, expected, f"sorted by {sort}: {item}")

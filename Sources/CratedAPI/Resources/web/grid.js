@@ -332,10 +332,11 @@ export class AlbumGrid {
  * A cell's second line: the artist, led by what the grid is sorted by when that is not the artist or
  * the title (where the reader could not see the order otherwise), and the copies when more than one.
  */
-export function cellDetail(item, sort) {
+function cellDetail(item, sort) {
   let lead = null;
   if (sort === 'year') lead = item.year ? String(item.year) : 'Year unknown';
-  else if (sort === 'dateAdded' && item.dateAdded) lead = `Added ${new Date(item.dateAdded).toLocaleDateString()}`;
+  // The day as Discogs gives it, as the copy's own page shows it: not moved into this browser's zone.
+  else if (sort === 'dateAdded' && item.dateAdded) lead = `Added ${item.dateAdded.slice(0, 10)}`;
   // One star and the number: a row of stars would be read out star by star.
   else if (sort === 'rating') lead = item.rating ? `★ ${item.rating}` : 'Not rated';
   const copies = item.copyCount > 1 ? `${item.copyCount} copies` : null;
