@@ -20,7 +20,7 @@ import Testing
     /// be told from the user's own and wait for an import to name their folder.
     @Test func cratesLinkedToAFolderBecomeFolderCrates() throws {
         let directory = try TemporaryDirectory()
-        let before = Array(Migration.embedded.prefix { $0.fileName < "0014" })
+        let before = Migration.embedded(before: "0014")
         let database = try AppDatabase.open(path: directory.path("crated.sqlite"), migrations: before)
         try database.writer.write { db in
             try db.execute(sql: "INSERT INTO user (id, name, created_at) VALUES (1, 'collector', '2026-01-01T00:00:00Z')")
@@ -168,7 +168,7 @@ import Testing
     @Test func migration0018RewritesTheSortKeysThatChanged() throws {
         let directory = try TemporaryDirectory()
         let path = directory.path("crated.sqlite")
-        let before = Array(Migration.embedded.prefix { $0.fileName < "0018" })
+        let before = Migration.embedded(before: "0018")
         let old = try AppDatabase.open(path: path, migrations: before)
         let (eroica, beatles) = try old.writer.write { db in
             let user = try db.insertUser("collector")
@@ -183,7 +183,7 @@ import Testing
             return (eroica, beatles)
         }
 
-        let migrated = try AppDatabase.open(path: path, migrations: Array(Migration.embedded.prefix { $0.fileName < "0019" }))
+        let migrated = try AppDatabase.open(path: path, migrations: Migration.embedded(before: "0019"))
         let keys = try migrated.writer.read { db in
             try Row.fetchAll(db, sql: """
                 SELECT a.sort_title, a.artist_sort_name, c.title_key, c.artist_key FROM album a JOIN collection_album c ON c.album_id = a.id
@@ -200,7 +200,7 @@ import Testing
     @Test func migration0019NamesImportedFormatsAsTheAPIDoes() throws {
         let directory = try TemporaryDirectory()
         let path = directory.path("crated.sqlite")
-        let before = Array(Migration.embedded.prefix { $0.fileName < "0019" })
+        let before = Migration.embedded(before: "0019")
         let old = try AppDatabase.open(path: path, migrations: before)
         let (imported, synced, generation) = try old.writer.write { db in
             let artist = try db.insertArtist("Sleater-Kinney")
@@ -235,7 +235,7 @@ import Testing
     @Test func migration0020ShowsLabelNamesWithoutTheirSuffix() throws {
         let directory = try TemporaryDirectory()
         let path = directory.path("crated.sqlite")
-        let before = Array(Migration.embedded.prefix { $0.fileName < "0020" })
+        let before = Migration.embedded(before: "0020")
         let old = try AppDatabase.open(path: path, migrations: before)
         let (imported, synced, generation) = try old.writer.write { db in
             let artist = try db.insertArtist("Mogwai")
@@ -272,7 +272,7 @@ import Testing
     @Test func migration0024KeepsEveryRowAndNeverGivesAnIdTwice() async throws {
         let directory = try TemporaryDirectory()
         let path = directory.path("crated.sqlite")
-        let before = Array(Migration.embedded.prefix { $0.fileName < "0024" })
+        let before = Migration.embedded(before: "0024")
         let old = try AppDatabase.open(path: path, migrations: before)
         let (user, album) = try await old.writer.write { db in
             let user = try db.insertUser("collector")
@@ -317,7 +317,7 @@ import Testing
     @Test func migration0026FetchesTheSyncedTracklistsAgain() throws {
         let directory = try TemporaryDirectory()
         let path = directory.path("crated.sqlite")
-        let old = try AppDatabase.open(path: path, migrations: Array(Migration.embedded.prefix { $0.fileName < "0026" }))
+        let old = try AppDatabase.open(path: path, migrations: Migration.embedded(before: "0026"))
         let now = Date(timeIntervalSince1970: 1_790_000_000)
         let syncedAt = Timestamp.string(from: now.addingTimeInterval(-3600))
         let (withTracks, withoutTracks) = try old.writer.write { db in
@@ -349,7 +349,7 @@ import Testing
     @Test func migration0027FetchesTheTracksWithArtistsOfTheirOwnAgain() throws {
         let directory = try TemporaryDirectory()
         let path = directory.path("crated.sqlite")
-        let old = try AppDatabase.open(path: path, migrations: Array(Migration.embedded.prefix { $0.fileName < "0027" }))
+        let old = try AppDatabase.open(path: path, migrations: Migration.embedded(before: "0027"))
         let now = Date(timeIntervalSince1970: 1_790_000_000)
         let syncedAt = Timestamp.string(from: now.addingTimeInterval(-3600))
         let (compilation, album) = try old.writer.write { db in
@@ -367,7 +367,7 @@ import Testing
         }
 
         // Up to 0027 only: 0030 fetches every synced tracklist again for its credits.
-        let migrated = try AppDatabase.open(path: path, migrations: Array(Migration.embedded.prefix { $0.fileName < "0028" }))
+        let migrated = try AppDatabase.open(path: path, migrations: Migration.embedded(before: "0028"))
         let due = try migrated.albumsDueForSync(now: now, staleBefore: now.addingTimeInterval(-30 * 86_400))
         #expect(due.map(\.albumId) == [compilation])
         #expect(due.first?.etag == nil)
@@ -384,7 +384,7 @@ import Testing
     @Test func migration0030FetchesTheSyncedReleasesAgainForTheirCredits() throws {
         let directory = try TemporaryDirectory()
         let path = directory.path("crated.sqlite")
-        let old = try AppDatabase.open(path: path, migrations: Array(Migration.embedded.prefix { $0.fileName < "0030" }))
+        let old = try AppDatabase.open(path: path, migrations: Migration.embedded(before: "0030"))
         let now = Date(timeIntervalSince1970: 1_790_000_000)
         let syncedAt = Timestamp.string(from: now.addingTimeInterval(-3600))
         let retryAt = Timestamp.string(from: now.addingTimeInterval(600))
@@ -431,7 +431,7 @@ import Testing
     @Test func migration0032MarksTheSyncedAlbumsWithoutImages() throws {
         let directory = try TemporaryDirectory()
         let path = directory.path("crated.sqlite")
-        let old = try AppDatabase.open(path: path, migrations: Array(Migration.embedded.prefix { $0.fileName < "0032" }))
+        let old = try AppDatabase.open(path: path, migrations: Migration.embedded(before: "0032"))
         let now = Date(timeIntervalSince1970: 1_790_000_000)
         let syncedAt = Timestamp.string(from: now.addingTimeInterval(-3600))
         let (bare, pictured) = try old.writer.write { db in
@@ -461,7 +461,7 @@ import Testing
     @Test func migration0028SortsNumbersByValueAndAnArtistsAlbumsByYear() throws {
         let directory = try TemporaryDirectory()
         let path = directory.path("crated.sqlite")
-        let old = try AppDatabase.open(path: path, migrations: Array(Migration.embedded.prefix { $0.fileName < "0028" }))
+        let old = try AppDatabase.open(path: path, migrations: Migration.embedded(before: "0028"))
         let (user, wall, piper, bootleg, volumeTen, volumeTwo) = try old.writer.write { db in
             let user = try db.insertUser("collector")
             let floyd = try db.insertArtist("Pink Floyd")
@@ -585,4 +585,3 @@ import Testing
         return (attributes[.size] as? NSNumber)?.intValue ?? 0
     }
 }
-

@@ -194,7 +194,7 @@ import Testing
     func aDatabaseMigratedTo0024TakesAnImportAtOnce(mode: ImportWriteMode) throws {
         let directory = try TemporaryDirectory()
         let path = directory.path("crated.sqlite")
-        let old = try AppDatabase.open(path: path, migrations: Array(Migration.embedded.prefix { $0.fileName < "0024" }))
+        let old = try AppDatabase.open(path: path, migrations: Migration.embedded(before: "0024"))
         _ = try DiscogsImporter(database: old).importFile(at: directory.write("first.csv", [exportHeader, exportRow()].joined(separator: "\n") + "\n"))
         try old.writer.close()
 

@@ -67,7 +67,7 @@ import Testing
     @Test func migration0015SpellsOutTheRowsIndexedBeforeIt() throws {
         let directory = try TemporaryDirectory()
         let path = directory.path("crated.sqlite")
-        let before = Array(Migration.embedded.prefix { $0.fileName < "0015" })
+        let before = Migration.embedded(before: "0015")
         // Indexed as crated did before 0015: the text as stored.
         _ = try DiscogsImporter(database: try AppDatabase.open(path: path, migrations: before)).importFile(at: export(in: directory))
         let old = try AppDatabase.open(path: path, migrations: before)
@@ -96,7 +96,7 @@ import Testing
     @Test func migration0016AddsTheNamesTheCreditLacks() throws {
         let directory = try TemporaryDirectory()
         let path = directory.path("crated.sqlite")
-        let before = Array(Migration.embedded.prefix { $0.fileName < "0016" })
+        let before = Migration.embedded(before: "0016")
         _ = try DiscogsImporter(database: try AppDatabase.open(path: path, migrations: before)).importFile(at: export(in: directory))
         let old = try AppDatabase.open(path: path, migrations: before)
         let variation = try old.writer.write { db -> Int64 in
@@ -162,7 +162,7 @@ import Testing
     @Test func migration0021JoinsTheInitialismsIndexedBeforeIt() throws {
         let directory = try TemporaryDirectory()
         let path = directory.path("crated.sqlite")
-        let before = Array(Migration.embedded.prefix { $0.fileName < "0021" })
+        let before = Migration.embedded(before: "0021")
         let rows = Self.initialisms.enumerated().map { exportRow(artist: $0.element.artist, title: $0.element.title, label: "Elektra", releaseId: "\(200 + $0.offset)") }
         _ = try DiscogsImporter(database: try AppDatabase.open(path: path, migrations: before))
             .importFile(at: try directory.write("initialisms.csv", ([exportHeader] + rows).joined(separator: "\n") + "\n"))
@@ -175,7 +175,7 @@ import Testing
         }
 
         // To 0021 and the migrations after it that leave search rows be: 0025 writes catalogue numbers again.
-        let database = try AppDatabase.open(path: path, migrations: Array(Migration.embedded.prefix { $0.fileName < "0025" }))
+        let database = try AppDatabase.open(path: path, migrations: Migration.embedded(before: "0025"))
         try expectInitialismsFound(database)
         let indexed = try database.writer.read { db in try String.fetchAll(db, sql: "SELECT title || ' | ' || artists FROM album_search ORDER BY rowid") }
         #expect(indexed == ["LA Woman | The Doors", "The Revolution | KURO", "Let HIM Arise / Emotion | The Shanti-Ites", "Woman On A Mission | Misty In Roots"])

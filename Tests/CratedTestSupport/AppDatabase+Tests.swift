@@ -16,3 +16,10 @@ extension AppDatabase {
         }
     }
 }
+
+extension Migration {
+    /// The embedded migrations before `fileName`: a database as a release without that one left it.
+    public static func embedded(before fileName: String) -> [Migration] {
+        Array(embedded.prefix { $0.fileName < fileName })
+    }
+}

@@ -27,7 +27,7 @@ struct SearchExport {
     func migrated(in directory: TemporaryDirectory, before migration: String, searchBefore: String,
                   indexAsBefore: (AppDatabase) throws -> Void) throws -> AppDatabase {
         let path = directory.path("crated.sqlite")
-        let before = Array(Migration.embedded.prefix { $0.fileName < migration })
+        let before = Migration.embedded(before: migration)
         _ = try DiscogsImporter(database: try AppDatabase.open(path: path, migrations: before)).importFile(at: try write(in: directory))
         let old = try AppDatabase.open(path: path, migrations: before)
         try indexAsBefore(old)
