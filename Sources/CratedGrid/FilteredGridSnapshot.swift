@@ -46,7 +46,7 @@ struct FilteredGridSnapshot: GridPositions {
             return FilteredGridSnapshot(base: base, baseSQL: baseSQL, basePositions: [], sections: [])
         }
         let sets = try sql.memberQueries.map { try members($0, base.maxAlbumId) }
-        let baseRuns = base.letterRuns ?? []
+        let baseRuns = base.sectionRuns ?? []
         var baseRun = 0
         var runs: [GridSection] = []
         var positions: [Int32] = []
@@ -60,7 +60,7 @@ struct FilteredGridSnapshot: GridPositions {
         }
         return FilteredGridSnapshot(
             base: base, baseSQL: baseSQL, basePositions: positions,
-            sections: withSections ? GridSnapshot.sections(fromLetterRuns: runs) : nil)
+            sections: withSections ? GridSnapshot.sections(fromRuns: runs) : nil)
     }
 
     func albumIds(from start: Int, count: Int) -> [Int64] {

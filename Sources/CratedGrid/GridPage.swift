@@ -150,9 +150,11 @@ extension GridItem: Codable {
 
 /// The image variant chosen for a cell: the smallest at least `itemWidth * scale` pixels wide, else
 /// the largest there is.
-/// A jump-bar entry: the first letter of the sort key (`#` for digits and symbols) and the absolute
-/// position of the first album under it.
+/// A jump-bar entry: its label and the absolute position of the first album under it.
 public struct GridSection: Codable, Sendable, Equatable {
+    /// By artist or title the key's first letter (`#` for digits, symbols and other scripts), by year
+    /// the decade (`1970s`), by date added the year (`2024`), by rating the stars (`5`); `?` for
+    /// albums of unknown year, or unrated.
     public var letter: String
     public var position: Int
 }

@@ -45,8 +45,9 @@ public enum GridSort: String, Codable, Sendable, CaseIterable {
         self = match
     }
 
-    /// Whether the grid has a jump bar: sorts by a name have letters to jump to.
-    public var hasSections: Bool { self == .artist || self == .title }
+    /// Whether the grid has a jump bar: every sort but a crate's own order, whose places are the
+    /// owner's and have no labels (`SectionScheme`).
+    public var hasSections: Bool { SectionScheme(self) != nil }
 
     /// The order a grid has when the request names none: a crate's own on a crate's grid.
     static func standard(for scope: GridScope) -> GridSort {
@@ -119,7 +120,7 @@ public struct GridRequest: Sendable, Equatable {
     public var filters: GridFilters
     public var layout: LayoutRequest
     public var position: GridPosition
-    /// Whether to include the jump bar's sections (artist and title sorts only). Nil: only on pages
+    /// Whether to include the jump bar's sections (every sort but `crate`). Nil: only on pages
     /// that do not continue from a cursor, where a client builds its jump bar.
     public var includeSections: Bool?
 

@@ -246,11 +246,15 @@ struct GridSQL {
             """, condition.arguments + arguments(lower) + arguments(upper))
     }
 
-    /// The first anchor whose key is at least `key` (sorts with sections are ascending).
-    func firstAnchorStatement(keyAtLeast key: String) -> (sql: String, arguments: [DatabaseValue]) {
+    /// The first anchor past a jump-bar section's `bound` (`SectionScheme.nextSectionBound`): whose
+    /// key is at least it in an ascending sort, below it in a descending one. Nil: the grid's first.
+    func firstAnchorStatement(pastSectionBound bound: SortKey?) -> (sql: String, arguments: [DatabaseValue]) {
         let condition = fromWhere(.probe)
-        return ("SELECT ca.\(keyColumn), ca.album_id \(condition.sql) AND ca.\(keyColumn) >= ? \(orderBy) LIMIT 1",
-                condition.arguments + [key.databaseValue])
+        guard let bound else {
+            return ("SELECT ca.\(keyColumn), ca.album_id \(condition.sql) \(orderBy) LIMIT 1", condition.arguments)
+        }
+        return ("SELECT ca.\(keyColumn), ca.album_id \(condition.sql) AND ca.\(keyColumn) \(descending ? "<" : ">=") ? \(orderBy) LIMIT 1",
+                condition.arguments + [bound.databaseValue])
     }
 
     /// The anchor of one album, when it is in the grid.

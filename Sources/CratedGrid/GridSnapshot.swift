@@ -25,10 +25,10 @@ struct GridSnapshot: GridPositions {
     /// Every album of the grid, in grid order: 8 bytes each, 1.6 MB for 200,000 albums.
     var albumIds: [Int64]
     var sections: [GridSection]?
-    /// Where each run of albums under one jump-bar letter begins, in grid order (`#` can begin two:
-    /// digits first, other scripts after `z`). The sections are the first run of each letter; a
+    /// Where each run of albums under one jump-bar label begins, in grid order (`#` can begin two:
+    /// digits first, other scripts after `z`). The sections are the first run of each label; a
     /// restricted grid derives its own from these.
-    var letterRuns: [GridSection]?
+    var sectionRuns: [GridSection]?
     /// The largest album id in the grid (0 when empty).
     var maxAlbumId: Int64 = 0
 
@@ -73,17 +73,17 @@ struct GridSnapshot: GridPositions {
             snapshot.leading = Array(everyAnchor.prefix(tuning.leadingAnchors))
         }
         snapshot.maxAlbumId = albumIds.max() ?? 0
-        if withSections { snapshot.setLetterRuns(try snapshot.computeLetterRuns(db, sql: sql)) }
+        if withSections { snapshot.setSectionRuns(try snapshot.computeSectionRuns(db, sql: sql)) }
         return snapshot
     }
 
-    private mutating func setLetterRuns(_ runs: [GridSection]) {
-        letterRuns = runs
-        sections = Self.sections(fromLetterRuns: runs)
+    private mutating func setSectionRuns(_ runs: [GridSection]) {
+        sectionRuns = runs
+        sections = Self.sections(fromRuns: runs)
     }
 
-    /// The jump bar: each letter once, at its first run.
-    static func sections(fromLetterRuns runs: [GridSection]) -> [GridSection] {
+    /// The jump bar: each label once, at its first run.
+    static func sections(fromRuns runs: [GridSection]) -> [GridSection] {
         var sections: [GridSection] = []
         for run in runs where !sections.contains(where: { $0.letter == run.letter }) { sections.append(run) }
         return sections
@@ -150,51 +150,27 @@ struct GridSnapshot: GridPositions {
         return position % stride == 0 ? checkpoints[position / stride] : nil
     }
 
-    /// The jump bar's letters: `A`...`Z` for keys starting with a Latin letter (sort keys are folded,
-    /// so `É` is under E), the capital of a letter of the other cased alphabets up to Cyrillic (`Ω`,
-    /// `К`), `#` for digits, symbols and other scripts; here every run of albums under one
-    /// letter, with the position of its first album.
-    private func computeLetterRuns(_ db: Database, sql: GridSQL) throws -> [GridSection] {
+    /// Every run of albums under one jump-bar label, with the position of its first album.
+    private func computeSectionRuns(_ db: Database, sql: GridSQL) throws -> [GridSection] {
+        guard let scheme = SectionScheme(sql.sort) else { return [] }
         var sections: [GridSection] = []
         func note(_ key: SortKey, at position: Int) {
-            let letter = Self.sectionLetter(key)
-            if sections.last?.letter != letter {
-                sections.append(GridSection(letter: letter, position: position))
+            let label = scheme.label(key)
+            if sections.last?.letter != label {
+                sections.append(GridSection(letter: label, position: position))
             }
         }
         if stride == 1 {
             for (position, anchor) in checkpoints.enumerated() { note(anchor.key, at: position) }
             return sections
         }
-        // Skip scan: seek to the first album of each initial, then past every key that starts with it.
-        var lowerBound = ""
-        while let first = try sql.fetchAnchors(db, sql.firstAnchorStatement(keyAtLeast: lowerBound)).first {
+        // Skip scan: seek to the first album of each section, then past every key of that section.
+        var bound: SortKey?
+        while let first = try sql.fetchAnchors(db, sql.firstAnchorStatement(pastSectionBound: bound)).first {
             note(first.key, at: try position(ofAlbumAt: first, sql: sql))
-            guard let initial = Self.initial(first.key) else {
-                lowerBound = "\u{1}"  // past the empty key
-                continue
-            }
-            // Past Cyrillic every initial is a `#`: the rest of the grid adds nothing.
-            if initial.value >= Self.lettersEnd { break }
-            lowerBound = String(Character(Unicode.Scalar(initial.value + 1)!))
+            guard let next = scheme.nextSectionBound(after: first.key) else { break }
+            bound = next
         }
         return sections
     }
-
-    private static func initial(_ key: SortKey) -> Unicode.Scalar? {
-        guard case .text(let text) = key else { return nil }
-        return text.unicodeScalars.first
-    }
-
-    static func sectionLetter(_ key: SortKey) -> String {
-        guard let initial = initial(key), initial.value < lettersEnd, initial.properties.isAlphabetic else { return "#" }
-        // A letter with a capital of its own: Latin, Greek, Cyrillic (not `ß`, whose capital is two).
-        let capital = String(initial).uppercased()
-        if initial.isASCII || (capital.unicodeScalars.count == 1 && capital != String(initial)) { return capital }
-        return "#"
-    }
-
-    /// Where the alphabets that have letters of their own in the jump bar end: after Cyrillic, so
-    /// that a Russian or Greek collection can be jumped through; other scripts are `#`.
-    private static let lettersEnd: UInt32 = 0x0530
 }

@@ -32,7 +32,7 @@ import Testing
                 try db.execute(sql: "INSERT INTO album_genre (album_id, kind, name, position) SELECT id, 'genre', 'Rock', 0 FROM album WHERE id % 2 = 0")
                 try db.execute(sql: """
                     INSERT INTO collection_item (user_id, album_id, date_added, rating)
-                    SELECT ?, id, printf('2020-%02d-%02dT00:00:00Z', 1 + id % 12, 1 + id % 28), CASE WHEN id % 4 = 0 THEN NULL ELSE 1 + id % 5 END
+                    SELECT ?, id, printf('%04d-%02d-%02dT00:00:00Z', 2015 + id % 7, 1 + id % 12, 1 + id % 28), CASE WHEN id % 4 = 0 THEN NULL ELSE 1 + id % 5 END
                     FROM album
                     """, arguments: [userId])
                 // Another collection in the same tables, which the seeks must step over.
@@ -56,6 +56,7 @@ import Testing
     @Test func aCollectionOf155000Albums() throws {
         let big = try BigCollection()
         try pages150000DeepAreRight(big)
+        try everySortsJumpBarIsFoundBySeeking(big)
         for request in [
             GridRequest(sort: .artist),
             GridRequest(sort: .title),
@@ -122,8 +123,48 @@ import Testing
             let key = { (id: Int64) in try big.temporary.database.reader.read { db in
                 try String.fetchOne(db, sql: "SELECT artist_key FROM collection_album WHERE album_id = ? AND user_id = ?", arguments: [id, big.userId])!
             } }
-            #expect(GridSnapshot.sectionLetter(.text(try key(first))) == section.letter)
-            if let before { #expect(GridSnapshot.sectionLetter(.text(try key(before))) != section.letter) }
+            #expect(SectionScheme.letter(.text(try key(first))) == section.letter)
+            if let before { #expect(SectionScheme.letter(.text(try key(before))) != section.letter) }
+        }
+    }
+
+    /// Years, dates added and ratings have jump bars too, found by one seek a section in a grid this
+    /// large (its snapshot keeps every 64th key only): each section starts where a walk of every key
+    /// says its label begins, on the whole collection and on a restricted grid.
+    func everySortsJumpBarIsFoundBySeeking(_ big: BigCollection) throws {
+        let service = GridService(database: big.temporary.database)
+        let cases: [(GridRequest, column: String, order: String, filter: String, labels: [String])] = [
+            (GridRequest(sort: .year), "year_key", "year_key, album_id", "",
+             ["1950s", "1960s", "1970s", "1980s", "1990s", "2000s", "2010s", "?"]),
+            (GridRequest(sort: .dateAdded), "latest_added", "latest_added DESC, album_id DESC", "",
+             ["2021", "2020", "2019", "2018", "2017", "2016", "2015"]),
+            (GridRequest(sort: .rating), "best_rating", "best_rating DESC, album_id DESC", "", ["5", "4", "3", "2", "1", "?"]),
+            (GridRequest(sort: .year, filters: GridFilters(genre: "Rock", yearFrom: 1975)), "year_key", "year_key, album_id",
+             "AND year_key BETWEEN 1975 AND 9999 AND album_id IN (SELECT album_id FROM album_genre WHERE name = 'Rock')",
+             ["1970s", "1980s", "1990s", "2000s", "2010s"]),
+        ]
+        for (request, column, order, filter, labels) in cases {
+            let page = try service.page(userId: big.userId, request: request)
+            let sections = try #require(page.sections, "\(request.sort)")
+            #expect(sections.map(\.letter) == labels, "\(request.sort) \(request.filters)")
+            let scheme = try #require(SectionScheme(request.sort))
+            let expected = try big.temporary.database.reader.read { db in
+                var expected: [GridSection] = []
+                let keys = try Row.fetchCursor(db, sql: "SELECT \(column) FROM collection_album ca WHERE user_id = ? \(filter) ORDER BY \(order)",
+                                               arguments: [big.userId])
+                var position = 0
+                while let row = try keys.next() {
+                    let key: SortKey = switch (row[0] as DatabaseValue).storage {
+                    case .int64(let value): .integer(value)
+                    default: .text(row[0])
+                    }
+                    let label = scheme.label(key)
+                    if !expected.contains(where: { $0.letter == label }) { expected.append(GridSection(letter: label, position: position)) }
+                    position += 1
+                }
+                return expected
+            }
+            #expect(sections == expected, "\(request.sort) \(request.filters)")
         }
     }
 
@@ -137,7 +178,7 @@ import Testing
             let statements = [
                 "position": sql.countStatement(from: checkpoint, to: anchor, including: true),
                 "around": sql.albumAnchorStatement(albumId: 4242),
-                "section": sql.firstAnchorStatement(keyAtLeast: "m"),
+                "section": sql.firstAnchorStatement(pastSectionBound: key),
                 "snapshot": sql.gridStatement(),
             ]
             return try statements.mapValues { statement in

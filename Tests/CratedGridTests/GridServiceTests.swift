@@ -479,6 +479,27 @@ import Testing
         #expect(some.hex != none.hex)
     }
 
+    /// Years by decade, dates added by year, ratings by stars; `?` gathers unknown years and unrated
+    /// albums at the end.
+    @Test func sectionsOfOtherSortsAreDecadesYearsAndStars() throws {
+        let fixture = try Fixture()
+        // Blue Train 1957, Revolver 1966, Abbey Road 1969, A Love Supreme of unknown year.
+        #expect(try fixture.page(["sort": "year"]).sections == [
+            GridSection(letter: "1950s", position: 0), GridSection(letter: "1960s", position: 1), GridSection(letter: "?", position: 3)])
+        // Newest first: 2024, 2023 (Abbey Road's latest copy), 2020, 2019.
+        #expect(try fixture.page(["sort": "dateAdded"]).sections == [
+            GridSection(letter: "2024", position: 0), GridSection(letter: "2023", position: 1),
+            GridSection(letter: "2020", position: 2), GridSection(letter: "2019", position: 3)])
+        // Abbey Road 5 (its best copy), Revolver 4, A Love Supreme 2, Blue Train unrated.
+        #expect(try fixture.page(["sort": "rating"]).sections == [
+            GridSection(letter: "5", position: 0), GridSection(letter: "4", position: 1),
+            GridSection(letter: "2", position: 2), GridSection(letter: "?", position: 3)])
+        // A filtered grid keeps its own positions.
+        #expect(try fixture.page(["sort": "year", "genre": "Rock"]).sections == [GridSection(letter: "1960s", position: 0)])
+        #expect(try fixture.page(["sort": "rating", "format": "LP"]).sections == [
+            GridSection(letter: "5", position: 0), GridSection(letter: "2", position: 1), GridSection(letter: "?", position: 2)])
+    }
+
     @Test func sectionsIndexTheFirstLetterOfTheSortKey() throws {
         let fixture = try Fixture()
         let sections = try #require(try fixture.page(["sort": "title"]).sections)
@@ -486,7 +507,6 @@ import Testing
         #expect(sections == [GridSection(letter: "A", position: 0), GridSection(letter: "B", position: 1),
                              GridSection(letter: "L", position: 2), GridSection(letter: "R", position: 3)])
         #expect(try fixture.page(["sort": "artist"]).sections == [GridSection(letter: "B", position: 0), GridSection(letter: "J", position: 2)])
-        #expect(try fixture.page(["sort": "year"]).sections == nil)
         #expect(try fixture.page(["sort": "title", "sections": "false"]).sections == nil)
         let next = try #require(try fixture.page(["sort": "title", "limit": "2"]).next)
         #expect(try fixture.page(["sort": "title", "limit": "2", "cursor": next]).sections == nil)

@@ -79,7 +79,7 @@ import Testing
             #expect(sections.map(\.letter) == ["#", "A", "O", "Z", "Ω", "А", "К"], "stride \(snapshot.stride)")
             #expect(sections.map(\.position) == [0, 1, 2, 3, 4, 5, 6], "stride \(snapshot.stride)")
         }
-        #expect(GridSnapshot.sectionLetter(.text("ßach")) == "#")
+        #expect(SectionScheme.letter(.text("ßach")) == "#")
     }
 
     /// A restricted grid filtered from its collection's snapshot answers as a walk of the restricted

@@ -450,6 +450,26 @@ class T3Scroll(unittest.TestCase):
             return js("return document.querySelector('ol.grid > li').dataset.position") == "0"
         wait(at_start, timeout=60, message=lambda: "previous pages: first is " + js("return document.querySelector('ol.grid > li').dataset.position"))
 
+    def test_a_grid_by_year_jumps_by_decade_and_one_by_rating_by_stars(self):
+        signed_in()
+        harness.set_viewport(driver, 1366, 1024)
+        for sort, expected, label, aria in [
+            ("year", ["50s", "60s", "70s", "80s", "90s", "00s", "10s"], "70s", "Jump to the 1970s"),
+            ("rating", ["5★", "4★", "3★", "2★", "1★", "?"], "3★", "Jump to 3 stars"),
+        ]:
+            driver.get(server.base + f"/collection?sort={sort}")
+            grid_ready()
+            _, page, _ = server.call("GET", f"/v1/grid/collection?sort={sort}&sections=true&width=1366&height=1024")
+            buttons = "return [...document.querySelectorAll('nav.jump button')].map((b) => [b.textContent, b.getAttribute('aria-label')])"
+            wait(lambda: [text for text, _ in js(buttons)] == expected, message=lambda: f"the jump bar by {sort}: {js(buttons)}")
+            self.assertIn([label, aria], js(buttons))
+            section = page["sections"][expected.index(label)]
+            js("[...document.querySelectorAll('nav.jump button')].find((b) => b.textContent === arguments[0]).click()", label)
+            wait(lambda: js("return document.querySelector(`ol.grid > li[data-position='${arguments[0]}']`) !== null", section["position"])
+                 and js("return document.querySelector(`ol.grid > li[data-position='${arguments[0]}']`).getBoundingClientRect().top",
+                        section["position"]) < 400,
+                 message=f"jumped to {label} at {section}")
+
 
 class T4Flows(unittest.TestCase):
     def test_search_open_album_add_to_new_crate_and_see_it_there(self):

@@ -103,7 +103,7 @@ struct RandomLibrary {
         if random.chance(0.85) { owners += Array(repeating: collector, count: random.chance(0.2) ? Int.random(in: 2...3, using: &random) : 1) }
         if random.chance(0.3) { owners.append(other) }
         let copyPlans = owners.map { owner in
-            (owner: owner, date: "2020-01-0\(Int.random(in: 1...9, using: &random))T12:00:00Z",
+            (owner: owner, date: "\(2018 + Int.random(in: 0...3, using: &random))-01-0\(Int.random(in: 1...9, using: &random))T12:00:00Z",
              rating: random.chance(0.5) ? nil : Int.random(in: 1...5, using: &random),
              crates: owner == collector ? Set(crates.filter { _ in random.chance(0.35) }) : (random.chance(0.5) ? [otherUsersCrate] : []))
         }
@@ -180,16 +180,32 @@ struct RandomLibrary {
         }
     }
 
-    /// The jump bar a grid in this order should have.
+    private func collectorsCopies(of albumId: Int64) -> [Copy] {
+        copies.values.filter { $0.userId == collector && $0.albumId == albumId }
+    }
+
+    /// The jump bar the collector's grid in this order should have.
     func expectedSections(_ grid: [Int64], sort: GridSort) -> [GridSection] {
         var sections: [GridSection] = []
         for (position, albumId) in grid.enumerated() {
             let album = albums[albumId]!
-            let key = DiscogsText.sortKey(sort == .artist ? album.credit : album.title)
-            let first = key.unicodeScalars.first
-            // Latin letters, and the Greek and Cyrillic ones (U+0370 to U+052F), have letters of their own.
-            let greekOrCyrillic = first.map { (0x0370..<0x0530).contains($0.value) && $0.properties.isLowercase } ?? false
-            let letter = first.map { ($0.isASCII && $0.properties.isAlphabetic) || greekOrCyrillic ? String($0).uppercased() : "#" } ?? "#"
+            let letter: String
+            switch sort {
+            case .artist, .title:
+                let key = DiscogsText.sortKey(sort == .artist ? album.credit : album.title)
+                let first = key.unicodeScalars.first
+                // Latin letters, and the Greek and Cyrillic ones (U+0370 to U+052F), have letters of their own.
+                let greekOrCyrillic = first.map { (0x0370..<0x0530).contains($0.value) && $0.properties.isLowercase } ?? false
+                letter = first.map { ($0.isASCII && $0.properties.isAlphabetic) || greekOrCyrillic ? String($0).uppercased() : "#" } ?? "#"
+            case .year:
+                letter = album.year.map { "\($0 / 10 * 10)s" } ?? "?"
+            case .dateAdded:
+                letter = String(collectorsCopies(of: albumId).map(\.dateAdded).max()!.prefix(4))
+            case .rating:
+                letter = collectorsCopies(of: albumId).compactMap(\.rating).max().map { "\($0)" } ?? "?"
+            case .crate:
+                return []
+            }
             if !sections.contains(where: { $0.letter == letter }) { sections.append(GridSection(letter: letter, position: position)) }
         }
         return sections

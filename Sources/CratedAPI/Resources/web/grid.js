@@ -21,6 +21,17 @@ export function windowLayoutParameters() {
   return { width: root.clientWidth, height: root.clientHeight, scale: screenScale() };
 }
 
+/**
+ * A jump-bar label as the narrow bar shows it and as it is read out: a decade (`1970s`) as `70s`,
+ * a year added (`2024`) as `’24`, stars (`5`) as `5★`; `?` gathers unknown years and unrated albums.
+ */
+export function sectionLabel(letter, sort) {
+  if (sort === 'year') return letter === '?' ? { short: '?', spoken: 'unknown year' } : { short: letter.slice(2), spoken: `the ${letter}` };
+  if (sort === 'dateAdded') return letter === '?' ? { short: '?', spoken: 'unknown date' } : { short: `’${letter.slice(2)}`, spoken: `added in ${letter}` };
+  if (sort === 'rating') return letter === '?' ? { short: '?', spoken: 'unrated' } : { short: `${letter}★`, spoken: letter === '1' ? '1 star' : `${letter} stars` };
+  return { short: letter, spoken: letter };
+}
+
 export class AlbumGrid {
   /**
    * @param endpoint `/v1/grid/collection`, `/v1/grid/crates/3`, ...
@@ -302,11 +313,15 @@ export class AlbumGrid {
     this.jump.hidden = false;
     // The letters are drawn anew for each page a letter starts: the keyboard stays on the one pressed.
     const focused = this.jump.contains(document.activeElement) ? document.activeElement.textContent : null;
-    const draw = (shown) => this.jump.replaceChildren(h('ul', {}, shown.map((section) =>
-      h('li', {}, h('button', {
-        type: 'button', 'aria-label': `Jump to ${section.letter}`,
+    const sort = this.params.sort;
+    this.jump.setAttribute('aria-label', { year: 'Jump to decade', dateAdded: 'Jump to year added', rating: 'Jump to rating' }[sort] ?? 'Jump to letter');
+    const draw = (shown) => this.jump.replaceChildren(h('ul', {}, shown.map((section) => {
+      const { short, spoken } = sectionLabel(section.letter, sort);
+      return h('li', {}, h('button', {
+        type: 'button', 'aria-label': `Jump to ${spoken}`, title: spoken, class: short.length > 2 ? 'long' : undefined,
         onclick: () => this.reload({ at: section.position }),
-      }, section.letter)))));
+      }, short));
+    })));
     draw(sections);
     // A bar too short for every letter (a phone held sideways, the player showing) keeps every
     // second or third, as iOS's index does, rather than scrolling or shrinking them past reading.
