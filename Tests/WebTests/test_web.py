@@ -657,6 +657,15 @@ class T6CrateEditing(unittest.TestCase):
         driver.find_element(By.CSS_SELECTOR, f"button[aria-label='Remove {first[1]} from the crate']").click()
         wait(lambda: order() == [third[2], second[2]], message=lambda: f"removed: {order()}")
         wait(lambda: grid_titles() == [third[1], second[1]], message=lambda: f"the grid after removing: {grid_titles()}")
+        # The panel stays open, counts what is left, and the keyboard is on the record that took the place.
+        wait(lambda: shown() == [third[2], second[2]], message=lambda: f"the panel after removing: {shown()}")
+        self.assertEqual(js("const panel = document.querySelector('details.order-panel'); return [panel.open, panel.querySelector('summary').textContent]"),
+                         [True, "Order (2)"])
+        self.assertEqual(js("return document.activeElement.getAttribute('aria-label')"), f"Remove {third[1]} from the crate")
+        # And open again when the page is drawn anew (back from one of its albums, or reloaded).
+        driver.refresh()
+        wait(lambda: driver.find_element(By.CSS_SELECTOR, "#view h1").text == "Sunday morning", message="the crate's page again")
+        self.assertTrue(js("return document.querySelector('details.order-panel').open"), "the panel as it was left")
 
         # Deleting asks first; declined, nothing happens.
         js("window.confirm = () => false")

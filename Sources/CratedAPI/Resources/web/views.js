@@ -160,6 +160,8 @@ export async function crate(view, route, app, id) {
   const grid = albumGrid(`/v1/grid/crates/${id}`, gridParams(route.params), route, `Albums in ${detail.name}`, 'This crate is empty.');
   // The crate's order, editable: move a copy up or down (before/after its neighbour) or take it out.
   const order = h('ol', { class: 'rows order', 'aria-label': 'Crate order' });
+  // All the crate's copies, of which the panel lists the first 500.
+  let copies = detail.copies;
   const renderOrder = (items) => {
     order.replaceChildren(...items.map((item, index) => h('li', { dataset: { copyId: String(item.copyId) } },
       cover(item.album.artwork, ''),
@@ -172,14 +174,23 @@ export async function crate(view, route, app, id) {
         h('button', { type: 'button', 'aria-label': `Remove ${item.album.title} from the crate`,
           onclick: () => orderChange(async () => {
             await api(`/v1/crates/${id}/copies/${item.copyId}`, { method: 'DELETE' });
-            app.refresh();
+            copies -= 1;
+            items.splice(index, 1);
+            renderOrder(items);
+            grid.redraw();
+            // The keyboard goes on to the record that took its place (the one above, at the end).
+            const rows = order.querySelectorAll('li');
+            (rows[Math.min(index, rows.length - 1)]?.querySelector('button:last-child') ?? summary).focus();
           }) }, 'Remove')))));
+    summary.textContent = `Order (${copies})`;
   };
   // A change refused (another device took the copy out first) is said, and the order shown as it is now.
   const orderChange = (change) => change().catch(async (failure) => {
     error.textContent = said(failure);
     try {
-      renderOrder((await api(`/v1/crates/${id}${query({ limit: 500, scale: screenScale() })}`)).items);
+      const now = await api(`/v1/crates/${id}${query({ limit: 500, scale: screenScale() })}`);
+      copies = now.copies;
+      renderOrder(now.items);
       grid.redraw();
     } catch { /* the refusal is said already */ }
   });
@@ -194,8 +205,13 @@ export async function crate(view, route, app, id) {
     const buttons = order.querySelectorAll(`li[data-copy-id="${moved.copyId}"] button`);
     (step < 0 ? buttons[0] : buttons[1])?.focus();
   });
+  const summary = h('summary', {});
+  // Open as it was left, for this crate in this tab: after a visit to one of its albums, too.
+  const panelKey = `crate-order-open:${id}`;
+  const panel = h('details', { class: 'order-panel', open: sessionStorage.getItem(panelKey) === '1' }, summary, order);
+  panel.addEventListener('toggle', () => sessionStorage.setItem(panelKey, panel.open ? '1' : '0'));
   renderOrder(detail.items);
-  view.append(h('details', { class: 'order-panel' }, h('summary', {}, `Order (${detail.copies})`), order));
+  view.append(panel);
   return mountGrid(view, grid);
 }
 
