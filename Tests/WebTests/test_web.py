@@ -17,6 +17,7 @@ import harness  # noqa: E402
 
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.common.keys import Keys  # noqa: E402
+from selenium.webdriver.common.action_chains import ActionChains  # noqa: E402
 from selenium.common.exceptions import StaleElementReferenceException, TimeoutException  # noqa: E402
 from selenium.webdriver.support.ui import Select, WebDriverWait  # noqa: E402
 
@@ -1073,6 +1074,36 @@ class T9Keyboard(unittest.TestCase):
         driver.switch_to.active_element.send_keys(Keys.ARROW_DOWN)
         wait(lambda: driver.current_url.endswith("/collection?sort=year"), message=lambda: f"sorted by year: {driver.current_url}")
         wait(lambda: js("return document.activeElement.name") == "sort", message="focus stays on the sort")
+
+    def test_the_jump_bar_is_one_tab_stop_walked_with_arrow_keys(self):
+        signed_in()
+        harness.set_viewport(driver, 1366, 1024)
+        driver.get(server.base + "/collection?sort=title")
+        grid_ready()
+        wait(lambda: js("return !document.querySelector('nav.jump').hidden"), message="the jump bar")
+        active = lambda: js("const e = document.activeElement; return e.closest('nav.jump') ? e.getAttribute('aria-label') : e.closest('ol.grid') ? 'grid ' + e.closest('li').dataset.position : e.outerHTML.slice(0, 80)")
+        letters = js("return [...document.querySelectorAll('nav.jump button')].map((b) => b.getAttribute('aria-label'))")
+        # From the filters' last control, Tab reaches the bar's first letter, and the next Tab the first album.
+        js("document.querySelector('form.filters button[type=submit]').focus()")
+        # Keys go to whatever has focus, as a person's do (a cell half out of view included).
+        ActionChains(driver).send_keys(Keys.TAB).perform()
+        self.assertEqual(active(), letters[0])
+        ActionChains(driver).send_keys(Keys.TAB).perform()
+        self.assertEqual(active(), "grid 0", "one Tab stop for the whole bar")
+        # Arrows walk the bar; coming back with Shift+Tab finds the letter last reached.
+        ActionChains(driver).key_down(Keys.SHIFT).send_keys(Keys.TAB).key_up(Keys.SHIFT).perform()
+        self.assertEqual(active(), letters[0])
+        ActionChains(driver).send_keys(Keys.ARROW_DOWN).perform()
+        ActionChains(driver).send_keys(Keys.ARROW_DOWN).perform()
+        self.assertEqual(active(), letters[2])
+        ActionChains(driver).send_keys(Keys.END).perform()
+        self.assertEqual(active(), letters[-1])
+        ActionChains(driver).send_keys(Keys.ARROW_UP).perform()
+        self.assertEqual(active(), letters[-2])
+        ActionChains(driver).send_keys(Keys.TAB).perform()
+        self.assertEqual(active(), "grid 0")
+        ActionChains(driver).key_down(Keys.SHIFT).send_keys(Keys.TAB).key_up(Keys.SHIFT).perform()
+        self.assertEqual(active(), letters[-2])
 
     def test_enter_on_a_letter_keeps_focus_on_it(self):
         signed_in()

@@ -46,7 +46,7 @@ export class AlbumGrid {
     this.empty = empty;
     this.storageKey = `grid-top:${location.pathname}${location.search}`;
     this.list = h('ol', { class: 'grid', 'aria-label': label });
-    this.jump = h('nav', { class: 'jump', 'aria-label': 'Jump to letter', hidden: true });
+    this.jump = h('nav', { class: 'jump', 'aria-label': 'Jump to letter', hidden: true, onkeydown: (event) => this.jumpKey(event) });
     this.status = h('p', { class: 'grid-status', role: 'status' });
     this.top = h('div', { class: 'sentinel', 'aria-hidden': 'true' });
     this.bottom = h('div', { class: 'sentinel', 'aria-hidden': 'true' });
@@ -319,7 +319,7 @@ export class AlbumGrid {
       const { short, spoken } = sectionLabel(section.letter, sort);
       return h('li', {}, h('button', {
         type: 'button', 'aria-label': `Jump to ${spoken}`, title: spoken, class: short.length > 2 ? 'long' : undefined,
-        onclick: () => this.reload({ at: section.position }),
+        onclick: () => { this.jumpCurrent = short; this.reload({ at: section.position }); },
       }, short));
     })));
     draw(sections);
@@ -331,7 +331,25 @@ export class AlbumGrid {
       const step = Math.ceil(sections.length / fits);
       draw(sections.filter((_, index) => index % step === 0));
     }
-    if (focused) [...this.jump.querySelectorAll('button')].find((button) => button.textContent === focused)?.focus({ preventScroll: true });
+    // One Tab stop for the whole bar (the letter last used, else the first); arrows move along it.
+    const buttons = [...this.jump.querySelectorAll('button')];
+    const current = buttons.find((button) => button.textContent === (focused ?? this.jumpCurrent)) ?? buttons[0];
+    for (const button of buttons) button.tabIndex = button === current ? 0 : -1;
+    if (focused) current.focus({ preventScroll: true });
+  }
+
+  /** Arrow keys, Home and End on the jump bar: the next letter takes the bar's one Tab stop. */
+  jumpKey(event) {
+    const buttons = [...this.jump.querySelectorAll('button')];
+    const index = buttons.indexOf(document.activeElement);
+    if (index < 0) return;
+    const target = { ArrowDown: index + 1, ArrowRight: index + 1, ArrowUp: index - 1, ArrowLeft: index - 1, Home: 0, End: buttons.length - 1 }[event.key];
+    if (target === undefined) return;
+    event.preventDefault();
+    const next = buttons[Math.max(0, Math.min(buttons.length - 1, target))];
+    for (const button of buttons) button.tabIndex = button === next ? 0 : -1;
+    this.jumpCurrent = next.textContent;
+    next.focus();
   }
 
   cell(item) {
