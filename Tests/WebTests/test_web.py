@@ -1446,6 +1446,24 @@ class T9Review(unittest.TestCase):
         # Without a reload: the player's events lead the page to read its newest plays again.
         wait(lambda: rows() > shown, message=lambda: f"the new play shown: {shown} {rows()}")
 
+    def test_an_albums_play_count_follows_its_plays(self):
+        signed_in()
+        harness.set_viewport(driver, 1366, 1024)
+        server.call("POST", "/v1/player/stop")
+        driver.get(f"{server.base}/collection/albums/{server.short_album}")
+        wait(lambda: js("return document.querySelector('#view > .view')?.dataset.ready === 'true'"), message="the album's page")
+        before = server.call("GET", f"/v1/albums/{server.short_album}")[1]["playCount"]
+        plays = lambda: driver.find_element(By.CSS_SELECTOR, "#view p.plays").text
+        self.assertEqual(plays(), f"Played {before} times" if before > 1 else "Played 1 time" if before == 1 else "")
+        # Played from the page: its count moves as the plays are written, without a reload.
+        driver.find_element(By.XPATH, "//button[text()='Play']").click()
+        try:
+            wait(lambda: server.call("GET", f"/v1/albums/{server.short_album}")[1]["playCount"] > before, timeout=10, message="a play written")
+        finally:
+            server.call("POST", "/v1/player/stop")
+        after = server.call("GET", f"/v1/albums/{server.short_album}")[1]["playCount"]
+        wait(lambda: plays() == (f"Played {after} times" if after > 1 else "Played 1 time"), message=lambda: f"the count shown: {plays()!r}, {after}")
+
     def test_a_cover_reached_by_the_keyboard_is_not_left_under_the_bar(self):
         signed_in()
         harness.set_viewport(driver, 1366, 1024)

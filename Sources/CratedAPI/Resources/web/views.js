@@ -320,10 +320,12 @@ export async function album(view, route, app, id) {
     .filter(Boolean).join(' · ');
   const playError = h('p', { class: 'error', role: 'alert' });
   const play = h('button', { type: 'button', onclick: () => playing(app.player.command('play', { albumId: Number(id) }), playError) }, 'Play');
+  const playsText = (count) => count ? `Played ${count} ${count === 1 ? 'time' : 'times'}` : '';
+  const plays = h('p', { class: 'plays' }, playsText(data.playCount));
   view.append(h('header', { class: 'album-head' }, cover(data.artwork, data.title),
     h('div', {}, backLink(route, app), h('h1', {}, data.title), artists, h('p', { class: 'facts' }, facts),
       h('p', { class: 'tags' }, [...data.genres, ...data.styles].join(', ')),
-      h('p', { class: 'plays' }, data.playCount ? `Played ${data.playCount} ${data.playCount === 1 ? 'time' : 'times'}` : ''),
+      plays,
       data.sides.length ? [play, playError] : message('No tracklist yet: sync fills it in from Discogs.'))));
 
   for (const side of data.sides) {
@@ -356,6 +358,20 @@ export async function album(view, route, app, id) {
       // Without its last copy the album is no longer in the collection: its page goes too.
       removed: () => data.copies.length > 1 ? app.refresh() : app.navigate(app.withQuery(route.parent ?? '/'), { replace: true }),
     }))));
+
+  // A play is written as the turntable moves on from a track (the next one, a stop): when it moves
+  // on from this album's, the count is read again, shortly after, as a command's answer and its
+  // event come together.
+  let timer = 0;
+  let onThisAlbum = app.player.state?.album?.id === data.id;
+  const unsubscribe = app.player.subscribe((state) => {
+    const wasOnThisAlbum = onThisAlbum;
+    onThisAlbum = state.album?.id === data.id;
+    if (!wasOnThisAlbum) return;
+    clearTimeout(timer);
+    timer = setTimeout(() => api(`/v1/albums/${id}`).then((now) => { plays.textContent = playsText(now.playCount); }).catch(() => {}), 300);
+  });
+  return () => { clearTimeout(timer); unsubscribe(); };
 }
 
 /** A track's own credits as one line, `Remix: A Remixer · Piano: Bill Evans`; empty without any. */
