@@ -21,6 +21,8 @@ public struct AppServices: Sendable {
     public var signInThrottle = SignInThrottle()
     /// How long a web sign-in lasts (`web.sessionDays`).
     public var sessionLifetime: TimeInterval
+    /// When API tokens stop (`tokens.signInIdleDays`, and each token's own expiry date).
+    public var tokenExpiry: TokenExpiry
     /// The reverse proxies whose `X-Forwarded-For` names the client the throttle counts.
     public var trustedProxies: TrustedProxies
     /// What `GET /metrics` reports; its instruments are the database's (`AppDatabase.metrics`).
@@ -47,6 +49,7 @@ public struct AppServices: Sendable {
         self.grids = GridService(database: database)
         self.keepAliveInterval = keepAliveInterval
         self.sessionLifetime = configuration.webSessionLifetime
+        self.tokenExpiry = configuration.tokenExpiry
         self.trustedProxies = configuration.trustedProxies
     }
 }
@@ -102,7 +105,7 @@ public func buildRouter(services: AppServices) -> Router<AppRequestContext> {
     router.get("v1/openapi.json") { _, _ in OpenAPIDocument.response() }
     if let registry = services.metrics.registry {
         let metrics = MetricsController(registry: registry, instruments: services.metrics.instruments, token: services.metrics.token,
-                                        database: database, sync: services.sync)
+                                        database: database, tokenExpiry: services.tokenExpiry, sync: services.sync)
         router.get("metrics", use: metrics.metrics)
     }
     router.get("v1/openapi.yaml") { _, _ in OpenAPIDocument.yamlResponse() }
@@ -117,10 +120,10 @@ public func buildRouter(services: AppServices) -> Router<AppRequestContext> {
     let tokens = TokensController(database: database, passwords: passwords)
     router.addRoutes(tokens.signInEndpoints, atPath: "v1/tokens")
 
-    router.group("v1/tokens").add(middleware: BearerAuthMiddleware(database: database, readScopeMayChange: true))
+    router.group("v1/tokens").add(middleware: BearerAuthMiddleware(database: database, expiry: services.tokenExpiry, readScopeMayChange: true))
         .addRoutes(tokens.signOutEndpoints)
 
-    let v1 = router.group("v1").add(middleware: BearerAuthMiddleware(database: database))
+    let v1 = router.group("v1").add(middleware: BearerAuthMiddleware(database: database, expiry: services.tokenExpiry))
     v1.addRoutes(CatalogueController(database: database, playback: services.playback).endpoints)
     v1.addRoutes(CratesController(database: database, playback: services.playback).endpoints, atPath: "crates")
     v1.addRoutes(CopiesController(database: database).endpoints, atPath: "copies")

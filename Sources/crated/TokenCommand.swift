@@ -17,13 +17,22 @@ struct TokenCommand: AsyncParsableCommand {
         @Option(help: "The user the token acts for.") var user: String
         @Option(help: "read or write.") var scope: TokenScope = .write
         @Option(name: .customLong("name"), help: "A label to tell the token apart.") var label: String?
+        @Option(help: "Days until the token stops opening the API (1 to 36500); without it, it lasts until revoked.")
+        var expiresInDays: Int?
+
+        func validate() throws {
+            if let expiresInDays, !(1...36_500).contains(expiresInDays) {
+                throw ValidationError("--expires-in-days must be from 1 to 36500, not \(expiresInDays)")
+            }
+        }
 
         func run() async throws {
             // A new database has no user to give a token to: a mistyped path is refused, not made.
             let database = try global.openExistingDatabase(try await global.loadConfiguration())
             defer { try? database.close() }
             do {
-                let issued = try database.createToken(userName: user, scope: scope, label: label)
+                let expiresAt = expiresInDays.map { Date().addingTimeInterval(TimeInterval($0) * 24 * 3600) }
+                let issued = try database.createToken(userName: user, scope: scope, label: label, expiresAt: expiresAt)
                 print(issued.token)
             } catch let error as UserError {
                 throw CommandFailure(error.description)
@@ -48,15 +57,20 @@ struct TokenCommand: AsyncParsableCommand {
                 FileHandleOutput.standardError(user.map { "no tokens for \($0)\n" } ?? "no tokens in \(configuration.databasePath)\n")
                 return
             }
-            print("PREFIX        USER          SCOPE  CREATED               LAST USED             STATUS   LABEL")
+            print("PREFIX        USER          SCOPE  CREATED               LAST USED             EXPIRES               STATUS   LABEL")
+            let now = Date()
             for (token, userName) in tokens {
+                // An app's sign-in expires as it goes unused: its date moves with each use.
+                let end = configuration.tokenExpiry.end(of: token)
+                let status = token.revokedAt != nil ? "revoked" : end.map { $0.date <= now } == true ? "expired" : "active"
                 let columns = [
                     token.tokenPrefix.padding(toLength: 13, withPad: " ", startingAt: 0),
                     userName.padding(toLength: 13, withPad: " ", startingAt: 0),
                     token.scope.rawValue.padding(toLength: 6, withPad: " ", startingAt: 0),
                     token.createdAt.padding(toLength: 21, withPad: " ", startingAt: 0),
                     (token.lastUsedAt ?? "never").padding(toLength: 21, withPad: " ", startingAt: 0),
-                    (token.revokedAt == nil ? "active" : "revoked").padding(toLength: 8, withPad: " ", startingAt: 0),
+                    (end.map { Timestamp.string(from: $0.date) } ?? "never").padding(toLength: 21, withPad: " ", startingAt: 0),
+                    status.padding(toLength: 8, withPad: " ", startingAt: 0),
                     token.label ?? "",
                 ]
                 print(columns.joined(separator: " "))

@@ -21,7 +21,8 @@ import Testing
         let clock: TestClock
         let services: AppServices
 
-        init(sessionDays: Int? = nil, throttle policy: SignInThrottle.Policy = .init(), trustedProxies: String = "") throws {
+        init(sessionDays: Int? = nil, throttle policy: SignInThrottle.Policy = .init(), trustedProxies: String = "",
+             tokenExpiry: TokenExpiry? = nil) throws {
             server = try TestServer()
             try server.database.setPassword(userName: "collector", password: WebSessionTests.password, cost: 4)
             clock = TestClock()
@@ -29,6 +30,7 @@ import Testing
             let clock = self.clock
             services.signInThrottle = SignInThrottle(policy: policy, now: { clock.now })
             services.trustedProxies = try TrustedProxies(parsing: trustedProxies)
+            if let tokenExpiry { services.tokenExpiry = tokenExpiry }
             if let sessionDays {
                 var configuration = try CratedConfiguration.defaults()
                 configuration.webSessionDays = sessionDays

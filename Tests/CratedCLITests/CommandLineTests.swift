@@ -157,6 +157,27 @@ import Testing
         let unknown = try run(Paths.cratedBinary, ["token", "revoke", "000000000000", "--database", database])
         #expect(unknown.status != 0)
         #expect(unknown.stderr.contains("000000000000"), "\(unknown.stderr)")
+
+        // A token made to expire lists the day it stops; one made without, "never".
+        #expect(row.split(separator: " ", omittingEmptySubsequences: true).contains("never"), "\(row)")
+        let expiring = try run(Paths.cratedBinary, ["token", "create", "--user", "collector", "--expires-in-days", "30", "--database", database])
+        #expect(expiring.status == 0, "\(expiring.stderr)")
+        let expiringPrefix = String(expiring.stdout.dropFirst(4).prefix(12))
+        let in30Days = String(Timestamp.string(from: Date().addingTimeInterval(30 * 24 * 3600)).prefix(10))
+        let expiringRow = try #require(try run(Paths.cratedBinary, ["token", "list", "--database", database]).stdout
+            .split(separator: "\n").first { $0.hasPrefix(expiringPrefix) })
+        #expect(expiringRow.contains(" \(in30Days)T") && expiringRow.contains("active"), "\(expiringRow)")
+        let opened = try AppDatabase.open(path: database)
+        try opened.writer.write { db in
+            try db.execute(sql: "UPDATE api_token SET expires_at = '2020-01-01T00:00:00Z' WHERE token_prefix = ?", arguments: [expiringPrefix])
+        }
+        try opened.close()
+        #expect(try run(Paths.cratedBinary, ["token", "list", "--database", database]).stdout.split(separator: "\n")
+            .first { $0.hasPrefix(expiringPrefix) }.map { $0.contains(" 2020-01-01T00:00:00Z ") && $0.contains(" expired ") } == true)
+        for days in ["0", "36501", "soon"] {
+            let refused = try run(Paths.cratedBinary, ["token", "create", "--user", "collector", "--expires-in-days", days, "--database", database])
+            #expect(refused.status != 0 && refused.stderr.contains("expires-in-days"), "\(days): \(refused.stderr)")
+        }
     }
 
     /// `--user` names the owner, and makes them when there is none of that name: the summary says so,

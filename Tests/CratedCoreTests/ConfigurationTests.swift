@@ -198,6 +198,8 @@ import Testing
             ("CRATED_ARTWORK_SIZES_AHEAD", "artwork.sizesAhead", "-1", "must be from 0 to 8, got -1"),
             ("CRATED_WEB_SESSION_DAYS", "web.sessionDays", "0", "must be from 1 to 365, got 0"),
             ("CRATED_WEB_SESSION_DAYS", "web.sessionDays", "366", "must be from 1 to 365, got 366"),
+            ("CRATED_TOKENS_SIGN_IN_IDLE_DAYS", "tokens.signInIdleDays", "-1", "must be from 0 (never) to 3650, got -1"),
+            ("CRATED_TOKENS_SIGN_IN_IDLE_DAYS", "tokens.signInIdleDays", "3651", "must be from 0 (never) to 3650, got 3651"),
             // Once silently clamped to a pass every second, or taken as they came.
             ("CRATED_SYNC_INTERVAL_SECONDS", "sync.intervalSeconds", "0", "must be from 60 to 2592000 (30 days), got 0"),
             ("CRATED_SYNC_INTERVAL_SECONDS", "sync.intervalSeconds", "-1", "must be from 60 to 2592000 (30 days), got -1"),

@@ -10,6 +10,7 @@ struct MetricsController {
     let instruments: CratedMetrics
     let token: String
     let database: AppDatabase
+    let tokenExpiry: TokenExpiry
     let sync: SyncService
 
     static let contentType = "text/plain; version=0.0.4; charset=utf-8"
@@ -30,7 +31,7 @@ struct MetricsController {
             throw APIError.unauthorized("the Authorization header must be 'Bearer <token>'")
         }
         let presented = String(parts[1].drop { $0 == " " })
-        let valid = token.isEmpty ? try database.authenticate(bearer: presented) != nil
+        let valid = token.isEmpty ? try BearerAuthMiddleware.authenticate(presented, database: database, expiry: tokenExpiry) != nil
                                   : SessionCookie.constantTimeEquals(presented, token)
         guard valid else { throw APIError.unauthorized(token.isEmpty ? "the token is not valid or has been revoked" : "the token is not the metrics token") }
     }

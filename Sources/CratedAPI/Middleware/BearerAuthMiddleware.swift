@@ -6,6 +6,7 @@ import Hummingbird
 /// cache may keep them, and a client's own cache asks again before using one.
 struct BearerAuthMiddleware: RouterMiddleware {
     let database: AppDatabase
+    let expiry: TokenExpiry
     /// Lets a read-scope token make the changes of the routes behind it: for the route a token
     /// revokes itself with, which changes nothing else.
     var readScopeMayChange = false
@@ -32,7 +33,7 @@ struct BearerAuthMiddleware: RouterMiddleware {
         let presented = parts[1]
         let start = presented.firstIndex { !$0.isWhitespace } ?? presented.endIndex
         let end = presented.lastIndex { !$0.isWhitespace }.map(presented.index(after:)) ?? start
-        guard let principal = try database.authenticate(bearer: String(presented[start..<end])) else {
+        guard let principal = try Self.authenticate(String(presented[start..<end]), database: database, expiry: expiry) else {
             throw APIError.unauthorized("the token is not valid or has been revoked")
         }
         if request.method != .get && request.method != .head && principal.scope != .write && !readScopeMayChange {
@@ -42,6 +43,15 @@ struct BearerAuthMiddleware: RouterMiddleware {
         context.principal = principal
         context.logger[metadataKey: "user"] = "\(principal.userName)"
         return try await Self.privately(request, context, next)
+    }
+
+    /// The principal of a bearer token; nil for one unknown or revoked; 401 saying so for one expired.
+    static func authenticate(_ token: String, database: AppDatabase, expiry: TokenExpiry) throws -> Principal? {
+        do {
+            return try database.authenticate(bearer: token, expiry: expiry)
+        } catch let error as TokenError {
+            throw APIError.unauthorized(error.description)
+        }
     }
 
     /// The route's answer, or its error's (a refused player command carries the user's state), marked

@@ -48,6 +48,8 @@ public struct CratedConfiguration: Sendable, Equatable {
     public var artworkSizesAhead: Int
     /// Days a web sign-in lasts before the browser must sign in again.
     public var webSessionDays: Int
+    /// Days a token an app signed in for may go unused before it stops (0: it never stops so).
+    public var tokensSignInIdleDays: Int
     public var logLevel: String
     /// Whether `GET /metrics` answers and the instruments record (off: no route, nothing recorded).
     public var metricsEnabled: Bool
@@ -88,6 +90,7 @@ public struct CratedConfiguration: Sendable, Equatable {
         artworkFetchDuringSync = try reader.requiredBool(forKey: "artwork.fetchDuringSync")
         artworkSizesAhead = try int("artwork.sizesAhead")
         webSessionDays = try int("web.sessionDays")
+        tokensSignInIdleDays = try int("tokens.signInIdleDays")
         logLevel = try string("log.level")
         metricsEnabled = try reader.requiredBool(forKey: "metrics.enabled")
         metricsToken = try string("metrics.token")
@@ -148,6 +151,9 @@ public struct CratedConfiguration: Sendable, Equatable {
         guard (1...365).contains(webSessionDays) else {
             throw ConfigurationError.invalidValue(key: "web.sessionDays", reason: "must be from 1 to 365, got \(webSessionDays)")
         }
+        guard (0...3650).contains(tokensSignInIdleDays) else {
+            throw ConfigurationError.invalidValue(key: "tokens.signInIdleDays", reason: "must be from 0 (never) to 3650, got \(tokensSignInIdleDays)")
+        }
         guard (60...2_592_000).contains(syncIntervalSeconds) else {
             throw ConfigurationError.invalidValue(key: "sync.intervalSeconds", reason: "must be from 60 to 2592000 (30 days), got \(syncIntervalSeconds)")
         }
@@ -170,6 +176,11 @@ public struct CratedConfiguration: Sendable, Equatable {
 
     /// `web.sessionDays` in seconds.
     public var webSessionLifetime: TimeInterval { TimeInterval(webSessionDays) * 24 * 3600 }
+
+    /// When tokens stop: an app's sign-in after `tokens.signInIdleDays` unused.
+    public var tokenExpiry: TokenExpiry {
+        TokenExpiry(signInIdleLimit: tokensSignInIdleDays == 0 ? nil : TimeInterval(tokensSignInIdleDays) * 24 * 3600)
+    }
 
     /// The values that command-line flags set, as configuration keys (`server.port`, `database.path`, ...).
     public typealias Overrides = [String: ConfigValue]

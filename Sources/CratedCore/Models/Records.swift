@@ -47,8 +47,11 @@ public struct APIToken: CratedRecord, Identifiable, Equatable {
     public var createdAt: String
     public var lastUsedAt: String?
     public var revokedAt: String?
-    /// Issued to an app for its user's password (migration 0033): a new password revokes it.
+    /// Issued to an app for its user's password (migration 0033): a new password revokes it, and
+    /// it stops once unused for `tokens.signInIdleDays`.
     public var fromSignIn = false
+    /// When it stops opening the API, if it was made to (migration 0034).
+    public var expiresAt: String?
 
     public static let databaseTableName = "api_token"
     public mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
@@ -56,6 +59,7 @@ public struct APIToken: CratedRecord, Identifiable, Equatable {
     public enum CodingKeys: String, CodingKey, CaseIterable {
         case id, userId = "user_id", label, tokenHash = "token_hash", tokenPrefix = "token_prefix", scope
         case createdAt = "created_at", lastUsedAt = "last_used_at", revokedAt = "revoked_at", fromSignIn = "from_sign_in"
+        case expiresAt = "expires_at"
     }
 
     public enum Columns {
@@ -69,6 +73,7 @@ public struct APIToken: CratedRecord, Identifiable, Equatable {
         public static let lastUsedAt = Column(CodingKeys.lastUsedAt)
         public static let revokedAt = Column(CodingKeys.revokedAt)
         public static let fromSignIn = Column(CodingKeys.fromSignIn)
+        public static let expiresAt = Column(CodingKeys.expiresAt)
     }
 }
 

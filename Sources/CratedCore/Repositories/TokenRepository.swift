@@ -17,14 +17,54 @@ public struct Principal: Sendable, Equatable {
     public var scope: TokenScope
 }
 
+/// When tokens stop opening the API: each at its own `expires_at`, if it has one, and a token an
+/// app signed in for (`POST /v1/tokens`) once it has gone unused for `signInIdleLimit`, so that the
+/// token of a phone lost or sold stops by itself while one in use never does.
+public struct TokenExpiry: Sendable, Equatable {
+    /// Nil: a token an app signed in for does not stop for being unused.
+    public var signInIdleLimit: TimeInterval?
+
+    public init(signInIdleLimit: TimeInterval?) {
+        self.signInIdleLimit = signInIdleLimit
+    }
+
+    /// Tokens stop at their own dates only.
+    public static let byDateOnly = TokenExpiry(signInIdleLimit: nil)
+
+    /// When a token stops, in seconds since 1970 (nil: never), from its expiry date, whether an app
+    /// signed in for it, and its last use (its creation when never used).
+    func end(expiresAt: Int64?, fromSignIn: Bool, lastUsedOrCreated: Int64) -> (seconds: Int64, forIdleness: Bool)? {
+        let idleEnd = fromSignIn ? signInIdleLimit.map { lastUsedOrCreated + Int64($0) } : nil
+        switch (expiresAt, idleEnd) {
+        case (let date?, let idle?): return idle < date ? (idle, true) : (date, false)
+        case (let date?, nil): return (date, false)
+        case (nil, let idle?): return (idle, true)
+        case (nil, nil): return nil
+        }
+    }
+
+    /// When `token` stops (nil: never), and whether for going unused.
+    public func end(of token: APIToken) -> (date: Date, forIdleness: Bool)? {
+        let seconds = { (text: String?) in text.flatMap(Timestamp.date(from:)).map { Int64($0.timeIntervalSince1970) } }
+        let lastUsedOrCreated = seconds(token.lastUsedAt) ?? seconds(token.createdAt) ?? 0
+        return end(expiresAt: seconds(token.expiresAt), fromSignIn: token.fromSignIn, lastUsedOrCreated: lastUsedOrCreated)
+            .map { (Date(timeIntervalSince1970: TimeInterval($0.seconds)), $0.forIdleness) }
+    }
+}
+
 public enum TokenError: Error, Equatable, CustomStringConvertible {
     case notFound(String)
     case invalidLabel(String)
     /// A whole token whose prefix names a token but whose secret is not that token's.
     case notThisToken(prefix: String)
+    /// A token past its expiry date, or an app's unused for too long (`TokenExpiry`); `at` is RFC 3339.
+    case expired(at: String, forIdleness: Bool)
 
     public var description: String {
         switch self {
+        case .expired(let at, let forIdleness):
+            forIdleness ? "the token expired at \(at), unused for longer than the server keeps an app's sign-in; sign in again"
+                        : "the token expired at \(at); ask the server's operator for a new one"
         case .notFound(let prefix): "no token with the prefix '\(prefix)'"
         case .notThisToken(let prefix): "the token given is not token \(prefix) (its secret differs): nothing revoked; give the prefix alone to revoke \(prefix)"
         case .invalidLabel(let reason): "invalid token label: \(reason)"
@@ -35,11 +75,12 @@ public enum TokenError: Error, Equatable, CustomStringConvertible {
 extension AppDatabase {
     /// Creates a token: 12 random hex digits of public prefix (to find it) and 32 random bytes of
     /// secret. Only the SHA-256 of the whole token is stored.
-    public func createToken(userName: String, scope: TokenScope, label: String?) throws -> IssuedToken {
+    /// - Parameter expiresAt: when it stops opening the API; nil, never.
+    public func createToken(userName: String, scope: TokenScope, label: String?, expiresAt: Date? = nil) throws -> IssuedToken {
         if let label, label.count > 100 { throw TokenError.invalidLabel("longer than 100 characters") }
         return try writeBlocking { db in
             guard let user = try User.fetch(db, named: userName) else { throw UserError.notFound(userName) }
-            return try Self.createToken(db, userId: user.id!, scope: scope, label: label)
+            return try Self.createToken(db, userId: user.id!, scope: scope, label: label, expiresAt: expiresAt)
         }
     }
 
@@ -49,12 +90,14 @@ extension AppDatabase {
         try await write { db in try Self.createToken(db, userId: userId, scope: scope, label: label, fromSignIn: true) }
     }
 
-    static func createToken(_ db: Database, userId: Int64, scope: TokenScope, label: String?, fromSignIn: Bool = false) throws -> IssuedToken {
+    static func createToken(_ db: Database, userId: Int64, scope: TokenScope, label: String?, fromSignIn: Bool = false,
+                            expiresAt: Date? = nil) throws -> IssuedToken {
         let prefix = TokenSecret.randomHex(bytes: 6)
         let token = "crt_\(prefix)_\(TokenSecret.random(bytes: 32))"
         var record = APIToken(
             id: nil, userId: userId, label: label, tokenHash: TokenSecret.hash(token), tokenPrefix: prefix,
-            scope: scope, createdAt: Timestamp.now(), lastUsedAt: nil, revokedAt: nil, fromSignIn: fromSignIn)
+            scope: scope, createdAt: Timestamp.now(), lastUsedAt: nil, revokedAt: nil, fromSignIn: fromSignIn,
+            expiresAt: expiresAt.map(Timestamp.string(from:)))
         try record.insert(db)
         return IssuedToken(token: token, record: record)
     }
@@ -109,28 +152,36 @@ extension AppDatabase {
         }
     }
 
-    /// The principal for a presented bearer token, or nil when it is unknown, malformed or revoked.
+    /// The principal for a presented bearer token, or nil when it is unknown, malformed or revoked;
+    /// throws `TokenError.expired` for one that `expiry` has ended.
     /// `last_used_at` is written at most once a minute per token, so reads stay reads.
-    public func authenticate(bearer token: String) throws -> Principal? {
+    public func authenticate(bearer token: String, expiry: TokenExpiry = .byDateOnly, now: Date = Date()) throws -> Principal? {
         guard let prefix = TokenSecret.prefix(of: token) else { return nil }
         // Every API request runs this: one cached statement, read outside a transaction (a single
         // SELECT is consistent on its own, and BEGIN/COMMIT would double the work). SQLite reads
-        // the last use as seconds, cheaper than parsing the timestamp here.
+        // the times as seconds, cheaper than parsing the timestamps here.
         let found = try unsafeRead { db in
             try db.firstRow("""
                 SELECT api_token.id, api_token.user_id, api_token.scope, api_token.token_hash,
-                       unixepoch(api_token.last_used_at), user.name
+                       unixepoch(api_token.last_used_at), user.name, unixepoch(api_token.created_at),
+                       api_token.from_sign_in, unixepoch(api_token.expires_at)
                 FROM api_token JOIN user ON user.id = api_token.user_id
                 WHERE token_prefix = ? AND revoked_at IS NULL
                 """, arguments: [prefix]) { columns in
                 (Principal(userId: try columns.int64(1), userName: try columns.string(5), tokenId: try columns.int64(0),
                            scope: try columns.value(2)),
-                 hash: try columns.data(3), lastUsed: try columns.optionalInt64(4))
+                 hash: try columns.data(3), lastUsed: try columns.optionalInt64(4), created: try columns.int64(6),
+                 fromSignIn: try columns.int64(7) != 0, expiresAt: try columns.optionalInt64(8))
             }
         }
-        guard let (principal, hash, lastUsed) = found, TokenSecret.token(token, hasHash: hash) else { return nil }
-        noteUse(tokenId: principal.tokenId, lastUsed: lastUsed, now: Int64(Date().timeIntervalSince1970))
-        return principal
+        guard let found, TokenSecret.token(token, hasHash: found.hash) else { return nil }
+        let seconds = Int64(now.timeIntervalSince1970)
+        if let end = expiry.end(expiresAt: found.expiresAt, fromSignIn: found.fromSignIn, lastUsedOrCreated: found.lastUsed ?? found.created),
+           seconds >= end.seconds {
+            throw TokenError.expired(at: Timestamp.string(fromEpochSeconds: end.seconds), forIdleness: end.forIdleness)
+        }
+        noteUse(tokenId: found.0.tokenId, lastUsed: found.lastUsed, now: seconds)
+        return found.0
     }
 
     /// Notes a use of the token when its last recorded one is a minute old or more (or none).
@@ -158,13 +209,14 @@ extension AppDatabase {
         }
     }
 
-    /// Whether the token still opens the API: not revoked, its user still there, and not the token
-    /// of a web session that has expired (a session's row stays until its user signs in again).
+    /// Whether the token still opens the API: not revoked, not past its expiry date, its user still
+    /// there, and not the token of a web session that has expired (a session's row stays until its
+    /// user signs in again). A stream open on the token is a use: it does not go idle.
     public func isTokenActive(id: Int64, now: Date = Date()) throws -> Bool {
         try unsafeRead { db in
             try Bool.fetchOne(db.cachedStatement(sql: """
-                SELECT EXISTS (SELECT 1 FROM api_token WHERE id = ? AND revoked_at IS NULL
-                               AND NOT EXISTS (SELECT 1 FROM web_session WHERE token_id = api_token.id AND expires_at <= ?))
+                SELECT EXISTS (SELECT 1 FROM api_token WHERE id = ?1 AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > ?2)
+                               AND NOT EXISTS (SELECT 1 FROM web_session WHERE token_id = api_token.id AND expires_at <= ?2))
                 """), arguments: [id, Timestamp.string(from: now)]) ?? false
         }
     }
