@@ -18,7 +18,7 @@ import harness  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.common.keys import Keys  # noqa: E402
 from selenium.webdriver.common.action_chains import ActionChains  # noqa: E402
-from selenium.common.exceptions import StaleElementReferenceException, TimeoutException  # noqa: E402
+from selenium.common.exceptions import NoAlertPresentException, StaleElementReferenceException, TimeoutException  # noqa: E402
 from selenium.webdriver.support.ui import Select, WebDriverWait  # noqa: E402
 
 ALBUMS = 2000
@@ -782,6 +782,61 @@ class T7CopyAndArtist(unittest.TestCase):
         wait(lambda: form().find_element(By.CSS_SELECTOR, "p.status").text == "Saved.", message="cleared")
         cleared = copy()
         self.assertEqual([key for key in ("rating", "mediaCondition", "sleeveCondition", "notes") if cleared.get(key) is not None], [])
+
+    def test_leaving_edits_not_saved_asks_first(self):
+        signed_in()
+        harness.set_viewport(driver, 1366, 1024)
+        album_id, title, _ = albums_by_title(1, offset=21)[0]
+        album_page = f"{server.base}/collection/albums/{album_id}"
+        form = lambda: driver.find_element(By.CSS_SELECTOR, "form.copy-form")
+        driver.get(server.base + "/collection")
+        grid_ready()
+        # Opened from the grid, in the page: Back is the page's own.
+        js("const link = document.createElement('a'); link.href = arguments[0]; document.body.append(link); link.click(); link.remove();",
+           f"/collection/albums/{album_id}")
+        wait(lambda: driver.find_element(By.CSS_SELECTOR, "#view h1").text == title and form(), message="the album page")
+        form().find_element(By.NAME, "notes").send_keys("not saved yet")
+        tab = lambda: driver.find_element(By.CSS_SELECTOR, "#tabs a[data-tab=crates]")
+
+        def alert():
+            try:
+                return driver.switch_to.alert
+            except NoAlertPresentException:
+                return None
+
+        def answer(accept):
+            asked = wait(alert, message="asked before leaving")
+            self.assertIn("not saved", asked.text)
+            asked.accept() if accept else asked.dismiss()
+
+        # A link: staying keeps the page and what was typed.
+        tab().click()
+        answer(accept=False)
+        self.assertEqual(driver.current_url, album_page)
+        self.assertEqual(form().find_element(By.NAME, "notes").get_attribute("value").endswith("not saved yet"), True)
+        # Back: the page is put back, as it was.
+        driver.back()
+        answer(accept=False)
+        wait(lambda: driver.current_url == album_page, message=lambda: f"still on the album: {driver.current_url}")
+        self.assertTrue(form().find_element(By.NAME, "notes").get_attribute("value").endswith("not saved yet"))
+        # Closing or reloading the tab: the page asks the browser to ask (headless Chromium shows no
+        # such dialog, so the event is sent here as the browser would send it).
+        unload = "const event = new Event('beforeunload', { cancelable: true }); window.dispatchEvent(event); return event.defaultPrevented;"
+        self.assertTrue(js(unload), "the page holds the tab while edits are not saved")
+        # Saved, nothing is asked.
+        form().find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+        wait(lambda: form().find_element(By.CSS_SELECTOR, "p.status").text == "Saved.", message="saved")
+        self.assertFalse(js(unload), "nothing to lose once saved")
+        tab().click()
+        wait(lambda: driver.current_url.startswith(server.base + "/crates"), message=lambda: f"left without asking: {driver.current_url}")
+        # Leaving anyway goes.
+        driver.get(album_page)
+        wait(lambda: form(), message="the album page again")
+        form().find_element(By.NAME, "notes").send_keys(" and more")
+        tab().click()
+        answer(accept=True)
+        wait(lambda: driver.current_url.startswith(server.base + "/crates"), message=lambda: f"left: {driver.current_url}")
+        server.call("PATCH", f"/v1/copies/{albums_by_title(1, offset=21)[0][2]}", {"notes": None})
 
     def test_saving_a_copy_keeps_its_sleeve_grade_and_shows_its_custom_fields(self):
         """Discogs grades a sleeve `Generic`, `No Cover` or `Not Graded` as well (58 of the 316 copies

@@ -14,6 +14,10 @@ const signInForm = document.getElementById('sign-in');
 const player = new MiniPlayer(document.getElementById('player'));
 let stopView = null;
 let renderCount = 0;
+/** The entry of the page drawn: where Back returns to when the reader keeps their edits. */
+let shown = null;
+/** Set when the reader was asked already, before a move that ends in `popstate` (‹ Back). */
+let leaveAsked = false;
 
 /**
  * `/discover/genres/Jazz/artists/3/albums/5` -> tab `discover` and the stack
@@ -63,6 +67,8 @@ async function render({ keepScroll = false } = {}) {
   const count = ++renderCount;
   stopView?.();
   stopView = null;
+  shown = { href: location.pathname + location.search, state: history.state };
+  window.removeEventListener('beforeunload', askBeforeUnload);
   const route = parseRoute(location);
   app.rememberTab();
   for (const link of document.querySelectorAll('#tabs a')) {
@@ -146,6 +152,7 @@ signInForm.addEventListener('submit', async (event) => {
 });
 
 document.getElementById('sign-out').addEventListener('click', async () => {
+  if (!mayLeave()) return;
   try { await session.signOut(); } catch { /* signed out already */ }
   // The next to sign in here starts from the start, not at the places the last one left.
   sessionStorage.clear();
@@ -163,8 +170,9 @@ document.addEventListener('click', (event) => {
   let href = link.getAttribute('href');
   // The skip link only moves the keyboard to the content: no navigation, no redraw.
   if (href.startsWith('#')) { document.getElementById(href.slice(1))?.focus(); return; }
+  if (!mayLeave()) return;
   // ‹ Back to the entry this one was opened from goes back in history, where the list was scrolled.
-  if (link.classList.contains('back') && history.state?.from === href) { history.back(); return; }
+  if (link.classList.contains('back') && history.state?.from === href) { leaveAsked = true; history.back(); return; }
   const tab = link.dataset.tab;
   if (tab) href = tab === parseRoute(location).tab ? `/${tab}` : (sessionStorage.getItem(`tab:${tab}`) ?? `/${tab}`);
   if (href === location.pathname + location.search) {
@@ -177,7 +185,14 @@ document.addEventListener('click', (event) => {
   if (!link.dataset.tab) main.focus({ preventScroll: true });
 });
 
-window.addEventListener('popstate', () => render());
+// Back and Forward cannot be called off: with edits the reader chose to keep, the page they were
+// on is put back as a new entry, unchanged.
+window.addEventListener('popstate', () => {
+  const asked = leaveAsked;
+  leaveAsked = false;
+  if (shown && !asked && !mayLeave()) { history.pushState(shown.state, '', shown.href); return; }
+  render();
+});
 
 // A browser opens at most six HTTP/1.1 connections to a host, shared by all its tabs, and the
 // player's event stream holds one while it is open: a hidden tab, or a page kept in the back-forward
@@ -223,8 +238,8 @@ window.addEventListener('pageshow', async (event) => {
 });
 
 /** Whether a field of the page shown holds something other than what it was drawn with. */
-function hasUnsavedInput() {
-  return [...viewElement.querySelectorAll('input, textarea, select')].some((field) => {
+function hasUnsavedInput(root = viewElement) {
+  return [...root.querySelectorAll('input, textarea, select')].some((field) => {
     if (field instanceof HTMLSelectElement) {
       if (!field.options.length) return false;
       // Drawn with the last option marked selected, else the first.
@@ -235,6 +250,31 @@ function hasUnsavedInput() {
     return field.value !== field.defaultValue;
   });
 }
+
+/** Whether a form that saves what is typed in it (a copy's, a crate's name) holds edits not saved. */
+function hasUnsavedEdits() {
+  return [...viewElement.querySelectorAll('form[data-edits]')].some((form) => hasUnsavedInput(form));
+}
+
+/** Whether to go on to another page: yes, unless there are edits to lose and the reader says stay. */
+function mayLeave() {
+  return !hasUnsavedEdits() || window.confirm('Your changes on this page are not saved. Leave it anyway?');
+}
+
+// Closing or reloading the tab with edits not saved asks first. Listened for only while there are
+// some: a page with a beforeunload listener is kept out of some browsers' back-forward cache.
+const askBeforeUnload = (event) => {
+  if (!hasUnsavedEdits()) return;
+  event.preventDefault();
+  event.returnValue = true;  // what browsers before preventDefault's support read
+};
+function guardUnload() {
+  if (hasUnsavedEdits()) window.addEventListener('beforeunload', askBeforeUnload);
+  else window.removeEventListener('beforeunload', askBeforeUnload);
+}
+viewElement.addEventListener('input', guardUnload);
+viewElement.addEventListener('change', guardUnload);
+
 onUnauthorized(showSignIn);
 
 session.current().then(startApp, showSignIn);

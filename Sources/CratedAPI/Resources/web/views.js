@@ -133,7 +133,7 @@ export async function crate(view, route, app, id) {
   const title = h('h1', {}, detail.name);
   const renameInput = h('input', { value: detail.name, 'aria-label': 'Crate name', required: true, maxlength: 100 });
   const error = h('p', { class: 'error', role: 'alert' });
-  const rename = h('form', { class: 'inline-form' }, renameInput, h('button', { type: 'submit' }, 'Rename'));
+  const rename = h('form', { class: 'inline-form', 'data-edits': true }, renameInput, h('button', { type: 'submit' }, 'Rename'));
   rename.addEventListener('submit', async (event) => {
     event.preventDefault();
     try {
@@ -386,7 +386,7 @@ function copyEditor(copy, crateList, app, { removed }) {
     h('option', { value: '' }, '—'), [...grades, ...(value && !grades.includes(value) ? [value] : [])]
       .map((text) => h('option', { value: text, selected: value === text }, text)));
   const fields = Object.entries(copy.customFields ?? {}).map(([name, value]) => `${name}: ${value}`);
-  const form = h('form', { class: 'copy-form', 'aria-label': `Copy added ${copy.dateAdded.slice(0, 10)}` },
+  const form = h('form', { class: 'copy-form', 'aria-label': `Copy added ${copy.dateAdded.slice(0, 10)}`, 'data-edits': true },
     h('p', { class: 'facts' }, [`Added ${copy.dateAdded.slice(0, 16).replace('T', ' ')}`, ...fields].join(' · ')),
     h('label', {}, 'Rating ', h('select', { name: 'rating' }, h('option', { value: '' }, 'None'),
       // Read out as a number: a screen reader says "black star" for each ★.
