@@ -42,6 +42,27 @@ import Testing
         #expect(SearchText.soleInitial("bl") == nil)
         #expect(SearchText.soleInitial("a b") == nil)
         #expect(SearchText.soleInitial("Ä") == "a")
+        #expect(SearchText.soleInitial("Æ") == "ae")
+    }
+
+    /// A letter that keys spell out (`æ` as `ae`, `ø` as `o`, `þ` as `th`) finds the titles that
+    /// start with it first, where the key puts them: with the titles that start so spelled.
+    @Test func oneSpelledOutLetterFindsTitlesStartingWithIt() throws {
+        let directory = try TemporaryDirectory()
+        let database = try directory.database()
+        let titles = ["Ægte Vare", "Aerial", "Øresund", "Ostara", "Þursaflokkurinn", "Thriller", "Kind Of Blue", "Abbey Road"]
+        let rows = [exportHeader] + titles.enumerated().map {
+            exportRow(catalog: "none", artist: "Artist " + String(UnicodeScalar(65 + UInt8($0.offset))), title: $0.element, released: "",
+                      releaseId: "\(100 + $0.offset)")
+        }
+        _ = try DiscogsImporter(database: database).importFile(at: directory.write("mine.csv", rows.joined(separator: "\n")),
+                                                                options: ImportOptions(userName: "ann"))
+        let ann = try #require(try database.user(named: "ann")).id!
+        func search(_ text: String) throws -> [String] { try database.searchAlbums(userId: ann, text: text, limit: 20).map(\.title) }
+        let ae = try search("æ")
+        #expect(Array(ae.prefix(2)) == ["Ægte Vare", "Aerial"], "\(ae)")
+        #expect(Array(try search("Ø").prefix(2)) == ["Øresund", "Ostara"])
+        #expect(Array(try search("þ").prefix(2)) == ["Thriller", "Þursaflokkurinn"])
     }
 
     /// One digit finds the titles whose first number starts with it, by value, though the title

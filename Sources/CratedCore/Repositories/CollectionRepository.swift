@@ -254,8 +254,8 @@ extension AppDatabase {
         }
     }
 
-    /// The user's albums whose sort title starts with `initial` (a folded character), in title order.
-    private static func titles(_ db: Database, startingWith initial: Character, userId: Int64, limit: Int) throws -> [AlbumListing] {
+    /// The user's albums whose sort title starts with `initial` (`SearchText.soleInitial`), in title order.
+    private static func titles(_ db: Database, startingWith initial: String, userId: Int64, limit: Int) throws -> [AlbumListing] {
         let prefixes = titleKeyPrefixes(startingWith: initial)
         guard !prefixes.isEmpty else { return [] }
         // One range of the (user, title key) index per prefix.
@@ -272,7 +272,7 @@ extension AppDatabase {
             \(AlbumCover.joins(album: "listed.album_id"))
             """), arguments: arguments)
         // The key drops a number's leading zeros (`007` is keyed as `7`), which the title keeps.
-        guard initial.isNumber, initial != "0" else { return listings }
+        guard let digit = initial.first, initial.count == 1, digit.isNumber, digit != "0" else { return listings }
         return listings.filter { $0.title.first(where: \.isNumber) != "0" }
     }
 
@@ -281,9 +281,9 @@ extension AppDatabase {
     /// `42004`), so a digit has one prefix per length; numbers of 9 digits or more, which no title
     /// starts with in practice, are left to the other matches. Leading zeros are dropped (`007` is
     /// keyed `17`): such titles come under `7` here, and `titles(startingWith:)` leaves them out.
-    /// A letter is its own prefix.
-    private static func titleKeyPrefixes(startingWith initial: Character) -> [String] {
-        guard let digit = initial.asciiValue, (0x30...0x39).contains(digit) else { return [String(initial)] }
+    /// A letter is its own prefix, as the key spells it (`ae` for `æ`).
+    private static func titleKeyPrefixes(startingWith initial: String) -> [String] {
+        guard initial.count == 1, let digit = initial.first?.asciiValue, (0x30...0x39).contains(digit) else { return [initial] }
         // Zero itself (`0`, `00`) is the one number whose value starts with 0.
         if digit == 0x30 { return ["10"] }
         return (1...8).map { "\($0)\(Character(UnicodeScalar(digit)))" }

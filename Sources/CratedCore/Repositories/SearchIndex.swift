@@ -291,12 +291,14 @@ public enum SearchText {
         return searchableArtists(credit: credit, names: String.fromDatabaseValue(values[1]))
     }
 
-    /// The folded character, when `text` is one word of one character (a search as its first key is
-    /// typed), which `searchAlbums` answers from the title index.
-    public static func soleInitial(_ text: String) -> Character? {
+    /// When `text` is one word of one character (a search as its first key is typed), which
+    /// `searchAlbums` answers from the title index: the character as title keys begin with it,
+    /// folded and spelled out as they are (`Ä` is `a`, `æ` is `ae`, `Ø` is `o`).
+    public static func soleInitial(_ text: String) -> String? {
         let words = text.split { !($0.isLetter || $0.isNumber) }
         guard words.count == 1, words[0].count == 1 else { return nil }
-        return DiscogsText.fold(String(words[0])).first
+        let key = DiscogsText.fold(spelledOut(String(words[0])))
+        return key.isEmpty ? nil : key
     }
 }
 
