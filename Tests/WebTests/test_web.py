@@ -42,10 +42,12 @@ def setUpModule():
     crated = Path(os.environ.get("CRATED_BINARY", harness.ROOT / ".build/debug/crated"))
     server = harness.Server(crated, ALBUMS)
     server.start()
-    status, page, _ = server.call("GET", "/v1/grid/collection?limit=2&sort=title")
+    status, page, _ = server.call("GET", "/v1/grid/collection?limit=3&sort=title")
     server.played_album = page["items"][0]["albumId"]
     # An album of two-second tracks, so that a play counts (half a track heard) within the test.
     server.short_album = page["items"][1]["albumId"]
+    # And one of eight-second tracks, whose play counts well before the turntable moves on.
+    server.eight_second_album = page["items"][2]["albumId"]
     # The daemon reads tracks from the database: add them with the daemon stopped, then start again.
     server.process.terminate()
     server.process.wait(10)
@@ -55,6 +57,7 @@ def setUpModule():
     image_host = harness.ImageHost(harness.solid_png(300, 300, COVER_RGB))
     server.add_cover(server.played_album, image_host.url, 300, 300)
     server.add_tracks(server.short_album, {"A": [("Short", 2_000), ("Shorter", 2_000)]})
+    server.add_tracks(server.eight_second_album, {"A": [("Eight", 8_000), ("Eight more", 8_000)]})
     server.add_cover(server.short_album, image_host.url, 300, 300)
     server.start()
     ARTEFACTS.mkdir(parents=True, exist_ok=True)
@@ -1133,6 +1136,9 @@ class T9Keyboard(unittest.TestCase):
     def test_the_jump_bar_is_one_tab_stop_walked_with_arrow_keys(self):
         signed_in()
         harness.set_viewport(driver, 1366, 1024)
+        # From the grid's start: no place kept from an earlier visit.
+        driver.get(server.base + "/history")
+        js("sessionStorage.clear()")
         driver.get(server.base + "/collection?sort=title")
         grid_ready()
         wait(lambda: js("return !document.querySelector('nav.jump').hidden"), message="the jump bar")
@@ -1159,6 +1165,17 @@ class T9Keyboard(unittest.TestCase):
         self.assertEqual(active(), "grid 0")
         ActionChains(driver).key_down(Keys.SHIFT).send_keys(Keys.TAB).key_up(Keys.SHIFT).perform()
         self.assertEqual(active(), letters[-2])
+        # After a jump, Tab goes on to the albums jumped to, not back to the first ones loaded.
+        _, page, _ = server.call("GET", "/v1/grid/collection?sort=title&sections=true&width=1366&height=1024")
+        position = next(s["position"] for s in page["sections"] if f"Jump to {s['letter']}" == letters[-2])
+        ActionChains(driver).send_keys(Keys.ENTER).perform()
+        columns = int(js("return document.querySelector('ol.grid').dataset.columns"))
+        first_in_row = position - position % columns
+        top = f"return document.querySelector(`ol.grid > li[data-position='{first_in_row}']`)?.getBoundingClientRect().top"
+        wait(lambda: (js(top) or -1) > 0 and js(top) < 400, message=lambda: f"jumped to {position}: {js(top)}")
+        self.assertEqual(active(), letters[-2])
+        ActionChains(driver).send_keys(Keys.TAB).perform()
+        self.assertEqual(active(), f"grid {first_in_row}")
 
     def test_enter_on_a_letter_keeps_focus_on_it(self):
         signed_in()
@@ -1505,19 +1522,22 @@ class T9Review(unittest.TestCase):
         signed_in()
         harness.set_viewport(driver, 1366, 1024)
         server.call("POST", "/v1/player/stop")
-        driver.get(f"{server.base}/collection/albums/{server.short_album}")
+        album = server.eight_second_album
+        driver.get(f"{server.base}/collection/albums/{album}")
         wait(lambda: js("return document.querySelector('#view > .view')?.dataset.ready === 'true'"), message="the album's page")
-        before = server.call("GET", f"/v1/albums/{server.short_album}")[1]["playCount"]
+        before = server.call("GET", f"/v1/albums/{album}")[1]["playCount"]
         plays = lambda: driver.find_element(By.CSS_SELECTOR, "#view p.plays").text
-        self.assertEqual(plays(), f"Played {before} times" if before > 1 else "Played 1 time" if before == 1 else "")
-        # Played from the page: its count moves as the plays are written, without a reload.
+        said = lambda count: f"Played {count} times" if count > 1 else "Played 1 time" if count == 1 else ""
+        self.assertEqual(plays(), said(before))
+        # Played from the page: the count moves once half the first track is heard (4 s), without a
+        # reload, while that track still plays (the player moves on at 8 s).
         driver.find_element(By.XPATH, "//button[text()='Play']").click()
         try:
-            wait(lambda: server.call("GET", f"/v1/albums/{server.short_album}")[1]["playCount"] > before, timeout=10, message="a play written")
+            wait(lambda: plays() == said(before + 1), timeout=10, message=lambda: f"the count shown: {plays()!r} after {before}")
+            state = server.call("GET", "/v1/player")[1]
+            self.assertEqual((state["album"]["id"], state["trackIndex"]), (album, 1), "read as the play was written, not as the player moved on")
         finally:
             server.call("POST", "/v1/player/stop")
-        after = server.call("GET", f"/v1/albums/{server.short_album}")[1]["playCount"]
-        wait(lambda: plays() == (f"Played {after} times" if after > 1 else "Played 1 time"), message=lambda: f"the count shown: {plays()!r}, {after}")
 
     def test_a_cover_reached_by_the_keyboard_is_not_left_under_the_bar(self):
         signed_in()

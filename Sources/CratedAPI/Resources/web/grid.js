@@ -215,6 +215,8 @@ export class AlbumGrid {
     style.setProperty('--columns', String(layout.columns));
     style.setProperty('--spacing', `${layout.spacing}px`);
     style.setProperty('--padding', `${layout.padding}px`);
+    // A phone's padding leaves the jump bar room for a letter: longer labels are drawn smaller.
+    this.jump.classList.toggle('narrow', layout.padding < 24);
     this.list.dataset.columns = String(layout.columns);
     this.list.dataset.environment = layout.environment;
     this.list.dataset.width = String(this.size.width);
@@ -300,6 +302,15 @@ export class AlbumGrid {
     return null;
   }
 
+  /** The link of the first album whose cell starts below the bar: where the keyboard enters the grid. */
+  firstCellInView() {
+    const headerBottom = document.getElementById('bar')?.getBoundingClientRect().bottom ?? 0;
+    for (const item of this.list.children) {
+      if (item.getBoundingClientRect().top >= headerBottom - 1) return item.querySelector('a');
+    }
+    return null;
+  }
+
   rememberTop() {
     const top = window.scrollY > 0 ? this.topItem() : null;
     this.topAlbum = top;
@@ -343,6 +354,12 @@ export class AlbumGrid {
     const buttons = [...this.jump.querySelectorAll('button')];
     const index = buttons.indexOf(document.activeElement);
     if (index < 0) return;
+    // Tab goes on to the albums in view (after a jump, the ones jumped to), not to the first loaded.
+    if (event.key === 'Tab' && !event.shiftKey) {
+      const inView = this.firstCellInView();
+      if (inView) { event.preventDefault(); inView.focus({ preventScroll: true }); }
+      return;
+    }
     const target = { ArrowDown: index + 1, ArrowRight: index + 1, ArrowUp: index - 1, ArrowLeft: index - 1, Home: 0, End: buttons.length - 1 }[event.key];
     if (target === undefined) return;
     event.preventDefault();

@@ -53,8 +53,8 @@ export class MiniPlayer {
     if (this.state && state.revision < this.state.revision) return;
     const changed = state.revision !== this.state?.revision;
     this.state = state;
-    if (changed) for (const listener of this.listeners) listener(state);
     this.clockOffset = Date.now() - state.serverTimeMs;
+    if (changed) for (const listener of this.listeners) listener(state);
     clearInterval(this.tick);
     if (!state.hasActiveTrack) {
       this.region.hidden = true;

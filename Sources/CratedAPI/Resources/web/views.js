@@ -359,19 +359,29 @@ export async function album(view, route, app, id) {
       removed: () => data.copies.length > 1 ? app.refresh() : app.navigate(app.withQuery(route.parent ?? '/'), { replace: true }),
     }))));
 
-  // A play is written as the turntable moves on from a track (the next one, a stop): when it moves
-  // on from this album's, the count is read again, shortly after, as a command's answer and its
-  // event come together.
-  let timer = 0;
+  // A play counts, and is written, once half its track is heard (4 minutes at most), without a new
+  // player state: the count is read again then, and when the turntable moves on from one of this
+  // album's tracks (shortly after, as a command's answer and its event come together).
+  let moved = 0;
+  let counted = 0;
+  const readCount = () => api(`/v1/albums/${id}`).then((now) => { plays.textContent = playsText(now.playCount); }).catch(() => {});
+  const awaitCount = (state) => {
+    clearTimeout(counted);
+    if (state?.album?.id !== data.id || !state.isPlaying) return;
+    const left = Math.min((state.durationMs ?? Infinity) / 2, 240_000) - app.player.position();
+    if (left >= 0) counted = setTimeout(readCount, left + 500);
+  };
+  awaitCount(app.player.state);
   let onThisAlbum = app.player.state?.album?.id === data.id;
   const unsubscribe = app.player.subscribe((state) => {
+    awaitCount(state);
     const wasOnThisAlbum = onThisAlbum;
     onThisAlbum = state.album?.id === data.id;
     if (!wasOnThisAlbum) return;
-    clearTimeout(timer);
-    timer = setTimeout(() => api(`/v1/albums/${id}`).then((now) => { plays.textContent = playsText(now.playCount); }).catch(() => {}), 300);
+    clearTimeout(moved);
+    moved = setTimeout(readCount, 300);
   });
-  return () => { clearTimeout(timer); unsubscribe(); };
+  return () => { clearTimeout(moved); clearTimeout(counted); unsubscribe(); };
 }
 
 /** A track's own credits as one line, `Remix: A Remixer · Piano: Bill Evans`; empty without any. */
