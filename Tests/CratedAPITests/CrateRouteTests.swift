@@ -254,6 +254,61 @@ import Testing
         }
     }
 
+    /// An app's grid lists albums: `POST /v1/crates/{id}/albums` files a copy of each, the first
+    /// copy of an album the crate does not hold, all or nothing.
+    @Test func albumsAreAddedAsACopyOfEach() async throws {
+        let server = try TestServer()
+        let (collector, alice) = try await server.database.reader.read { db in
+            (try Int64.fetchOne(db, sql: "SELECT id FROM user WHERE name = 'collector'")!, try Int64.fetchOne(db, sql: "SELECT id FROM user WHERE name = 'alice'")!)
+        }
+        // Each album of the collector's with its copies, first copy first.
+        let copiesByAlbum = try await server.database.reader.read { db in
+            Dictionary(grouping: try Row.fetchAll(db, sql: "SELECT album_id, id FROM collection_item WHERE user_id = ? ORDER BY id", arguments: [collector]),
+                       by: { $0["album_id"] as Int64 }).mapValues { $0.map { $0["id"] as Int64 } }
+        }
+        let twoCopies = try #require(copiesByAlbum.first { $0.value.count == 2 }?.key, "Kind Of Blue, twice in the sample")
+        let others = copiesByAlbum.keys.filter { $0 != twoCopies }.sorted().prefix(2)
+        let (second, third) = (others.first!, others.last!)
+        let alicesOnly = try await server.database.reader.read { db in
+            try Int64.fetchOne(db, sql: """
+                SELECT album_id FROM collection_item WHERE user_id = ? AND album_id NOT IN (SELECT album_id FROM collection_item WHERE user_id = ?)
+                """, arguments: [alice, collector])!
+        }
+        try await server.test { client in
+            let id = try await client.decoded(CrateDTO.self, "/v1/crates", method: .post, token: server.writeToken, json: #"{"name": "From the grid"}"#,
+                                              expecting: .created).id
+            let add = { @Sendable (json: String, token: String) async throws -> APIResponse in
+                try await client.call(.post, "/v1/crates/\(id)/albums", token: token, json: json)
+            }
+            let items = { @Sendable () async throws -> [Int64] in
+                try await client.decoded(CrateDetailDTO.self, "/v1/crates/\(id)", token: server.writeToken).items.map(\.copyId)
+            }
+            let added = try await add("{\"albumIds\": [\(twoCopies), \(second), \(twoCopies)]}", server.writeToken)
+            #expect(added.status == .ok)
+            #expect(try added.decode(AddedDTO.self).added == 2)
+            #expect(try await items() == [copiesByAlbum[twoCopies]![0], copiesByAlbum[second]![0]])
+            // An album the crate holds a copy of adds nothing, its other copy included.
+            #expect(try await add("{\"albumIds\": [\(twoCopies)]}", server.writeToken).decode(AddedDTO.self).added == 0)
+
+            // An album not in the collection: 404, and the others of the request are not added.
+            let foreign = try await add("{\"albumIds\": [\(third), \(alicesOnly)]}", server.writeToken)
+            #expect(foreign.status == .notFound)
+            #expect(foreign.error?.message.contains("album \(alicesOnly)") == true, "\(foreign.error?.message ?? "")")
+            #expect(try await items().count == 2)
+
+            #expect(try await add(#"{"albumIds": []}"#, server.writeToken).status == .unprocessableContent)
+            let tooMany = "{\"albumIds\": [\(Array(repeating: String(third), count: 1001).joined(separator: ","))]}"
+            #expect(try await add(tooMany, server.writeToken).status == .unprocessableContent)
+            #expect(try await add(#"{"albumIds": ["1"]}"#, server.writeToken).status == .badRequest)
+            #expect(try await add(#"{"albumIds": [1], "copyIds": [1]}"#, server.writeToken).status == .badRequest)
+            #expect(try await add("{\"albumIds\": [\(third)]}", server.readToken).status == .forbidden)
+            // Another user's crate is not there for them.
+            #expect(try await add("{\"albumIds\": [\(alicesOnly)]}", server.aliceToken).status == .notFound)
+            #expect(try await client.call(.post, "/v1/crates/999999/albums", token: server.writeToken, json: "{\"albumIds\": [\(third)]}").status == .notFound)
+            #expect(try await items().count == 2)
+        }
+    }
+
     /// Every copy of the crate, walking its pages by `next`.
     static func walk(_ client: some TestClientProtocol, crate id: Int64, token: String, limit: Int) async throws -> [Int64] {
         var copies: [Int64] = []

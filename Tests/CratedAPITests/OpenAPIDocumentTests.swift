@@ -120,7 +120,7 @@ import Yams
         var nullBranches: [String] = []
         var closedAnswers: [String] = []
         var fractionalTimes: [String] = []
-        let requestBodies: Set<String> = ["CopyIdsBody", "CrateMoveBefore", "CrateMoveAfter", "CrateNameBody", "CrateOrderBody",
+        let requestBodies: Set<String> = ["AlbumIdsBody", "CopyIdsBody", "CrateMoveBefore", "CrateMoveAfter", "CrateNameBody", "CrateOrderBody",
                                           "EditCopyBody", "PlayAlbum", "PlayAlbumSide", "PlayAlbumTrack", "PlayCrate", "RevisionBody",
                                           "SeekBody", "SignIn", "StartSyncBody", "TokenSignIn"]
         func walk(_ value: Any, _ path: String) {

@@ -689,6 +689,37 @@ class T6CrateEditing(unittest.TestCase):
         self.assertNotEqual(driver.current_url, f"{server.base}/crates/{crate['id']}")
 
 
+    def test_a_crate_is_filled_from_its_own_page(self):
+        signed_in()
+        harness.set_viewport(driver, 1366, 1024)
+        status, crate, _ = server.call("POST", "/v1/crates", {"name": "Filled here"})
+        self.assertEqual(status, 201)
+        try:
+            driver.get(f"{server.base}/crates/{crate['id']}")
+            wait(lambda: driver.find_element(By.CSS_SELECTOR, "#view h1").text == "Filled here", message="the crate's page")
+            driver.find_element(By.CSS_SELECTOR, "details.add-panel summary").click()
+            driver.find_element(By.CSS_SELECTOR, "input[aria-label='Find albums to add']").send_keys("01234")
+            add = lambda: driver.find_element(By.CSS_SELECTOR, "ol.add-results li button")
+            # Titles are generated as `<letter>ecord <number>`.
+            wait(lambda: add().get_attribute("aria-label").endswith("ecord 01234"), message="found as typed")
+            add().click()
+            wait(lambda: add().text == "Added", message=lambda: f"added: {add().text}")
+            # In the crate (a copy of the album), in its grid and in its Order panel's count.
+            items = server.call("GET", f"/v1/crates/{crate['id']}")[1]["items"]
+            self.assertEqual([item["album"]["title"][1:] for item in items], ["ecord 01234"])
+            grid_titles = lambda: [li.get_attribute("aria-label")[1:] for li in driver.find_elements(By.CSS_SELECTOR, "ol.grid > li")]
+            wait(lambda: grid_titles() == ["ecord 01234"], message=lambda: f"the grid: {grid_titles()}")
+            self.assertEqual(driver.find_element(By.CSS_SELECTOR, "details.order-panel summary").text, "Order (1)")
+            # Found again: already there, and said so.
+            search = driver.find_element(By.CSS_SELECTOR, "input[aria-label='Find albums to add']")
+            search.send_keys(Keys.ENTER)
+            wait(lambda: add().text == "Add", message="found again")
+            add().click()
+            wait(lambda: add().text == "In the crate", message=lambda: f"already there: {add().text}")
+            self.assertEqual(len(server.call("GET", f"/v1/crates/{crate['id']}")[1]["items"]), 1)
+        finally:
+            server.call("DELETE", f"/v1/crates/{crate['id']}")
+
     def test_an_order_change_another_device_overtook_is_said(self):
         signed_in()
         harness.set_viewport(driver, 1366, 1024)

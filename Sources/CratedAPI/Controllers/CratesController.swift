@@ -16,6 +16,7 @@ struct CratesController {
             .patch(":id", use: rename)
             .delete(":id", use: delete)
             .post(":id/copies", use: addCopies)
+            .post(":id/albums", use: addAlbums)
             .put(":id/copies", use: reorder)
             .patch(":id/copies/:copyId", use: moveCopy)
             .delete(":id/copies/:copyId", use: removeCopy)
@@ -98,6 +99,15 @@ struct CratesController {
         var request = request
         let body = try await request.decodeStrict(CopyIdsBody.self, context: context)
         return AddedDTO(added: try await database.addToCrate(id: id, userId: principal.userId, copyIds: body.copyIds))
+    }
+
+    /// A copy of each album, for a client that lists albums: see `AppDatabase.addAlbumsToCrate`.
+    @Sendable func addAlbums(request: Request, context: AppRequestContext) async throws -> AddedDTO {
+        let principal = try context.requirePrincipal()
+        let id = try context.id("id")
+        var request = request
+        let body = try await request.decodeStrict(AlbumIdsBody.self, context: context)
+        return AddedDTO(added: try await database.addAlbumsToCrate(id: id, userId: principal.userId, albumIds: body.albumIds))
     }
 
     @Sendable func reorder(request: Request, context: AppRequestContext) async throws -> CrateDetailDTO {

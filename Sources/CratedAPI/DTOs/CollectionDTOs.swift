@@ -108,6 +108,11 @@ struct CopyIdsBody: StrictBody {
     var copyIds: [Int64]
 }
 
+struct AlbumIdsBody: StrictBody {
+    static let fields: Set<String> = ["albumIds"]
+    var albumIds: [Int64]
+}
+
 /// PATCH semantics: a field left out is unchanged; `null` clears it.
 struct EditCopyBody: StrictBody {
     static let fields: Set<String> = ["rating", "mediaCondition", "sleeveCondition", "notes", "customFields", "crateIds", "clear"]

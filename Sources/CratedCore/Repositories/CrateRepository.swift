@@ -208,17 +208,47 @@ extension AppDatabase {
         try await write { db in
             _ = try Self.crate(db, id: id, userId: userId)
             try Self.ensureCopiesBelong(db, copyIds: copyIds, userId: userId)
-            var next = try Int.fetchOne(db, sql: "SELECT COALESCE(MAX(position) + 1, 0) FROM crate_item WHERE crate_id = ?", arguments: [id]) ?? 0
-            var added = 0
-            let now = Timestamp.now()
-            for copyId in copyIds {
-                try db.execute(sql: "INSERT OR IGNORE INTO crate_item (crate_id, item_id, position, added_at) VALUES (?, ?, ?, ?)",
-                               arguments: [id, copyId, next, now])
-                if db.changesCount > 0 { next += 1; added += 1 }
-            }
-            try Self.touchCrate(db, id: id)
-            return added
+            return try Self.append(db, copyIds: copyIds, toCrate: id)
         }
+    }
+
+    /// Appends a copy of each album, in the order given: the user's first copy (by id) of an album
+    /// the crate does not hold yet; an album the crate holds a copy of already adds nothing. Grids
+    /// list albums, not copies: an app files an album without reading its copies first. Returns
+    /// how many were added.
+    @discardableResult
+    public func addAlbumsToCrate(id: Int64, userId: Int64, albumIds: [Int64]) async throws -> Int {
+        try await write { db in
+            _ = try Self.crate(db, id: id, userId: userId)
+            guard !albumIds.isEmpty else { throw CollectionError.invalid(field: "albumIds", message: "albumIds must name at least one album") }
+            guard albumIds.count <= 1000 else { throw CollectionError.invalid(field: "albumIds", message: "at most 1000 albums at once") }
+            var copyIds: [Int64] = []
+            for albumId in albumIds {
+                let copies = try Row.fetchAll(db.cachedStatement(sql: """
+                    SELECT ci.id, EXISTS (SELECT 1 FROM crate_item WHERE crate_id = ? AND item_id = ci.id) AS in_crate
+                    FROM collection_item ci WHERE ci.user_id = ? AND ci.album_id = ? ORDER BY ci.id
+                    """), arguments: [id, userId, albumId])
+                guard let first = copies.first else { throw CollectionError.notFound("album \(albumId) in your collection") }
+                if copies.contains(where: { $0["in_crate"] as Bool }) { continue }
+                let copyId: Int64 = first["id"]
+                if !copyIds.contains(copyId) { copyIds.append(copyId) }
+            }
+            return try Self.append(db, copyIds: copyIds, toCrate: id)
+        }
+    }
+
+    /// Appends the copies not in the crate yet, in order; touches the crate. Returns how many.
+    private static func append(_ db: Database, copyIds: [Int64], toCrate id: Int64) throws -> Int {
+        var next = try Int.fetchOne(db, sql: "SELECT COALESCE(MAX(position) + 1, 0) FROM crate_item WHERE crate_id = ?", arguments: [id]) ?? 0
+        var added = 0
+        let now = Timestamp.now()
+        for copyId in copyIds {
+            try db.execute(sql: "INSERT OR IGNORE INTO crate_item (crate_id, item_id, position, added_at) VALUES (?, ?, ?, ?)",
+                           arguments: [id, copyId, next, now])
+            if db.changesCount > 0 { next += 1; added += 1 }
+        }
+        try touchCrate(db, id: id)
+        return added
     }
 
     public func removeFromCrate(id: Int64, userId: Int64, copyId: Int64) async throws {

@@ -211,8 +211,60 @@ export async function crate(view, route, app, id) {
   const panel = h('details', { class: 'order-panel', open: sessionStorage.getItem(panelKey) === '1' }, summary, order);
   panel.addEventListener('toggle', () => sessionStorage.setItem(panelKey, panel.open ? '1' : '0'));
   renderOrder(detail.items);
-  view.append(panel);
+  view.append(panel, addAlbumsPanel(id, async () => {
+    // What was added shows in the grid, the Order panel and its count.
+    const now = await api(`/v1/crates/${id}${query({ limit: 500, scale: screenScale() })}`);
+    copies = now.copies;
+    renderOrder(now.items);
+    grid.redraw();
+  }));
   return mountGrid(view, grid);
+}
+
+/**
+ * Filling a crate from its own page: search the collection, add albums one by one (a copy of each,
+ * `POST /v1/crates/{id}/albums`), without opening each album's page.
+ */
+function addAlbumsPanel(crateId, added) {
+  const input = h('input', { type: 'search', 'aria-label': 'Find albums to add', placeholder: 'Find albums to add', autocomplete: 'off', maxlength: 200 });
+  const results = h('ol', { class: 'rows add-results', 'aria-label': 'Albums found' });
+  const status = h('p', { class: 'status', role: 'status' });
+  let timer = 0;
+  let asked = 0;
+  const find = async () => {
+    const text = input.value.trim();
+    const ask = ++asked;
+    if (!text) { results.replaceChildren(); status.textContent = ''; return; }
+    try {
+      const found = await api(`/v1/search${query({ q: text, limit: 10, scale: screenScale() })}`);
+      // A later letter's answer may have come first.
+      if (ask !== asked) return;
+      status.textContent = found.albums.length ? '' : 'Nothing in your collection matches.';
+      results.replaceChildren(...found.albums.map((album) => {
+        const button = h('button', { type: 'button', 'aria-label': `Add ${album.title}`, onclick: async () => {
+          button.disabled = true;
+          try {
+            const answer = await api(`/v1/crates/${crateId}/albums`, { method: 'POST', body: { albumIds: [album.id] } });
+            button.textContent = answer.added ? 'Added' : 'In the crate';
+            status.textContent = answer.added ? `Added ${album.title}.` : `${album.title} is in the crate already.`;
+            await added();
+          } catch (failure) {
+            button.disabled = false;
+            status.textContent = said(failure);
+          }
+        } }, 'Add');
+        return h('li', {}, cover(album.artwork, ''),
+          h('span', { class: 'listing' }, h('span', { class: 'title' }, album.title), h('span', { class: 'artist' }, album.artistCredit)),
+          h('span', { class: 'actions' }, button));
+      }));
+    } catch (failure) {
+      if (ask === asked) status.textContent = said(failure);
+    }
+  };
+  input.addEventListener('input', () => { clearTimeout(timer); timer = setTimeout(find, 200); });
+  return h('details', { class: 'add-panel' }, h('summary', {}, 'Add albums'),
+    h('form', { role: 'search', class: 'search', onsubmit: (event) => { event.preventDefault(); clearTimeout(timer); find(); } }, input),
+    status, results);
 }
 
 export async function discover(view) {
