@@ -80,7 +80,8 @@ public func buildApplication(
             serverName: "crated/\(CratedVersion.current)"
         ),
         // Shut down in reverse order after the server: sync finishes the album in flight.
-        services: [services.sync, PlaybackScheduler(playback: services.playback), TokenUseRecorder(database: services.database),
+        services: [services.sync, PlaybackScheduler(playback: services.playback),
+                   TokenUseRecorder(database: services.database, expiry: services.tokenExpiry, logger: logger),
                    services.artwork, WALCheckpointer(database: services.database, logger: logger)],
         onServerRunning: { channel in
             services.sync.serverIsListening()
@@ -145,16 +146,35 @@ struct PlaybackScheduler: Service {
 }
 
 /// Writes the token uses the bearer check noted, every few seconds and once more at shutdown, so
-/// that no request waits on the write lock to record one.
+/// that no request waits on the write lock to record one; and at start and hourly, stops the apps'
+/// sign-ins gone unused for too long for good (`settleIdleSignInTokens`).
 struct TokenUseRecorder: Service {
     let database: AppDatabase
+    let expiry: TokenExpiry
+    let logger: Logger
     var interval: Duration = .seconds(5)
+    var settleEvery = 720
 
     func run() async throws {
         await cancelWhenGracefulShutdown {
-            while (try? await Task.sleep(for: interval)) != nil { await database.recordTokenUses() }
+            var round = 0
+            repeat {
+                if round % settleEvery == 0 { await settleIdleTokens() }
+                round += 1
+                await database.recordTokenUses()
+            } while (try? await Task.sleep(for: interval)) != nil
         }
         await database.recordTokenUses()
+    }
+
+    private func settleIdleTokens() async {
+        do {
+            let stopped = try await database.settleIdleSignInTokens(expiry: expiry)
+            if stopped > 0 { logger.info("stopped \(stopped) app sign-in token(s) unused for longer than tokens.signInIdleDays") }
+        } catch {
+            // Tried again within the hour; meanwhile the bearer check refuses them all the same.
+            logger.warning("could not mark idle app tokens as expired: \(error)")
+        }
     }
 }
 

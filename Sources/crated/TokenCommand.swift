@@ -59,17 +59,19 @@ struct TokenCommand: AsyncParsableCommand {
             }
             print("PREFIX        USER          SCOPE  CREATED               LAST USED             EXPIRES               STATUS   LABEL")
             let now = Date()
-            for (token, userName) in tokens {
-                // An app's sign-in expires as it goes unused: its date moves with each use.
-                let end = configuration.tokenExpiry.end(of: token)
-                let status = token.revokedAt != nil ? "revoked" : end.map { $0.date <= now } == true ? "expired" : "active"
+            for (token, userName, sessionExpiresAt) in tokens {
+                // An app's sign-in expires as it goes unused: its date moves with each use. A web
+                // session's token ends with its session.
+                let session = sessionExpiresAt.flatMap(Timestamp.date(from:))
+                let end = [configuration.tokenExpiry.end(of: token)?.date, session].compactMap { $0 }.min()
+                let status = token.revokedAt != nil ? "revoked" : end.map { $0 <= now } == true ? "expired" : "active"
                 let columns = [
                     token.tokenPrefix.padding(toLength: 13, withPad: " ", startingAt: 0),
                     userName.padding(toLength: 13, withPad: " ", startingAt: 0),
                     token.scope.rawValue.padding(toLength: 6, withPad: " ", startingAt: 0),
                     token.createdAt.padding(toLength: 21, withPad: " ", startingAt: 0),
                     (token.lastUsedAt ?? "never").padding(toLength: 21, withPad: " ", startingAt: 0),
-                    (end.map { Timestamp.string(from: $0.date) } ?? "never").padding(toLength: 21, withPad: " ", startingAt: 0),
+                    (end.map { Timestamp.string(from: $0) } ?? "never").padding(toLength: 21, withPad: " ", startingAt: 0),
                     status.padding(toLength: 8, withPad: " ", startingAt: 0),
                     token.label ?? "",
                 ]

@@ -48,7 +48,8 @@ import Testing
             for token in [idle, neverUsed] {
                 let refused = try await client.call(.get, "/v1/me", token: token)
                 #expect(refused.status == .unauthorized)
-                #expect(refused.error?.code == "unauthorized")
+                #expect(refused.error?.code == "token_expired")
+                #expect(refused.headers[.wwwAuthenticate] == "Bearer realm=\"crated\"")
                 #expect(refused.error?.message.contains("expired") == true && refused.error?.message.contains("sign in again") == true,
                         "\(refused.error?.message ?? "")")
             }
@@ -88,11 +89,47 @@ import Testing
         try await server.test { client in
             #expect(try await client.call(.get, "/v1/me", token: lasting.token).status == .ok)
             let refused = try await client.call(.get, "/v1/me", token: past.token)
-            #expect(refused.status == .unauthorized)
+            #expect(refused.status == .unauthorized && refused.error?.code == "token_expired")
             #expect(refused.error?.message.contains("expired at 20") == true, "\(refused.error?.message ?? "")")
             // /metrics, which takes any API token, takes no expired one.
             #expect(try await client.call(.get, "/metrics", token: past.token).status == .unauthorized)
             #expect(try await client.call(.get, "/metrics", token: lasting.token).status == .ok)
         }
+    }
+
+    /// An app's sign-in gone unused past the idle days is given that moment as its expiry date (at
+    /// the daemon's start and hourly), so raising or turning off the setting later does not bring a
+    /// lost phone's token back; one still in use, and an operator's, are left as they are.
+    @Test func anIdleSignInStaysStoppedWhenTheSettingIsRaised() async throws {
+        let fixture = try Fixture()
+        let database = fixture.server.database
+        try await fixture.test { client in
+            let idle = try await signIn(client)
+            let used = try await signIn(client)
+            try age(database, token: idle, lastUsedDaysAgo: 181)
+            try age(database, token: used, lastUsedDaysAgo: 10)
+            try age(database, token: fixture.server.writeToken, lastUsedDaysAgo: 1000)
+            #expect(try await database.settleIdleSignInTokens(expiry: fixture.services.tokenExpiry) == 1)
+            #expect(try await database.settleIdleSignInTokens(expiry: fixture.services.tokenExpiry) == 0, "once")
+            let stored = try database.tokens(userName: "collector").map(\.token)
+            let pinned = try #require(stored.first { idle.contains($0.tokenPrefix) })
+            let lastUsed = try #require(pinned.lastUsedAt.flatMap(Timestamp.date(from:)))
+            #expect(pinned.expiresAt == Timestamp.string(from: lastUsed.addingTimeInterval(180 * Self.day)))
+            #expect(stored.first { used.contains($0.tokenPrefix) }?.expiresAt == nil)
+            #expect(stored.first { fixture.server.writeToken.contains($0.tokenPrefix) }?.expiresAt == nil)
+            // With the setting turned off, the stopped token stays stopped; the other works.
+            #expect(throws: TokenError.self) { try database.authenticate(bearer: idle, expiry: .byDateOnly) }
+            #expect(try database.authenticate(bearer: used, expiry: .byDateOnly) != nil)
+            #expect(try await client.call(.get, "/v1/me", token: idle).status == .unauthorized)
+        }
+    }
+
+    /// An event stream open on a token is a use of it: its checks note one, which the recorder writes.
+    @Test func aStreamOpenOnATokenUsesIt() async throws {
+        let server = try TestServer()
+        let created = try server.database.createToken(userName: "collector", scope: .read, label: "turntable display")
+        #expect(try server.database.isTokenActive(id: created.record.id!))
+        await server.database.recordTokenUses()
+        #expect(try server.database.tokens(userName: "collector").first { $0.token.id == created.record.id }?.token.lastUsedAt != nil)
     }
 }

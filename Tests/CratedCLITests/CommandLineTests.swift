@@ -131,7 +131,7 @@ import Testing
 
     /// A token is printed once at creation, listed by its prefix, and revoked by it; revoking it
     /// again says it already was, and an unknown prefix is an error.
-    @Test func tokensAreCreatedListedAndRevoked() throws {
+    @Test func tokensAreCreatedListedAndRevoked() async throws {
         let directory = try TemporaryDirectory()
         let database = directory.path("c.sqlite")
         #expect(try run(Paths.cratedBinary, ["import", Paths.ownFixture("sample-collection.csv"), "--database", database, "--user", "collector"]).status == 0)
@@ -168,12 +168,20 @@ import Testing
             .split(separator: "\n").first { $0.hasPrefix(expiringPrefix) })
         #expect(expiringRow.contains(" \(in30Days)T") && expiringRow.contains("active"), "\(expiringRow)")
         let opened = try AppDatabase.open(path: database)
-        try opened.writer.write { db in
+        try await opened.writer.write { db in
             try db.execute(sql: "UPDATE api_token SET expires_at = '2020-01-01T00:00:00Z' WHERE token_prefix = ?", arguments: [expiringPrefix])
         }
         try opened.close()
         #expect(try run(Paths.cratedBinary, ["token", "list", "--database", database]).stdout.split(separator: "\n")
             .first { $0.hasPrefix(expiringPrefix) }.map { $0.contains(" 2020-01-01T00:00:00Z ") && $0.contains(" expired ") } == true)
+        // A web session's token stops with its session.
+        let reopened = try AppDatabase.open(path: database)
+        let userId = try #require(try reopened.user(named: "collector")?.id)
+        let session = try await reopened.createSession(userId: userId, lifetime: 7 * 24 * 3600)
+        try reopened.close()
+        let sessionRow = try #require(try run(Paths.cratedBinary, ["token", "list", "--database", database]).stdout
+            .split(separator: "\n").first { $0.hasSuffix("web session") })
+        #expect(sessionRow.contains(" \(Timestamp.string(from: session.expiresAt)) ") && sessionRow.contains(" active "), "\(sessionRow)")
         for days in ["0", "36501", "soon"] {
             let refused = try run(Paths.cratedBinary, ["token", "create", "--user", "collector", "--expires-in-days", days, "--database", database])
             #expect(refused.status != 0 && refused.stderr.contains("expires-in-days"), "\(days): \(refused.stderr)")

@@ -24,8 +24,8 @@ public struct APIError: Error, APIErrorResponse, Equatable {
     public static func badBody(_ message: String, field: String? = nil) -> APIError {
         APIError(status: .badRequest, code: "bad_request", message: message, field: field)
     }
-    public static func unauthorized(_ message: String) -> APIError {
-        var error = APIError(status: .unauthorized, code: "unauthorized", message: message)
+    public static func unauthorized(_ message: String, code: String = "unauthorized") -> APIError {
+        var error = APIError(status: .unauthorized, code: code, message: message)
         error.headers[.wwwAuthenticate] = "Bearer realm=\"crated\""
         return error
     }

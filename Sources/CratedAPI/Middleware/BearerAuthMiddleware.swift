@@ -45,12 +45,13 @@ struct BearerAuthMiddleware: RouterMiddleware {
         return try await Self.privately(request, context, next)
     }
 
-    /// The principal of a bearer token; nil for one unknown or revoked; 401 saying so for one expired.
+    /// The principal of a bearer token; nil for one unknown or revoked; 401 `token_expired` for one
+    /// expired, so that an app can tell its user to sign in again rather than that something failed.
     static func authenticate(_ token: String, database: AppDatabase, expiry: TokenExpiry) throws -> Principal? {
         do {
             return try database.authenticate(bearer: token, expiry: expiry)
         } catch let error as TokenError {
-            throw APIError.unauthorized(error.description)
+            throw APIError.unauthorized(error.description, code: "token_expired")
         }
     }
 

@@ -111,9 +111,14 @@ extension AppDatabase {
         }
     }
 
-    public func tokens(userName: String? = nil) throws -> [(token: APIToken, userName: String)] {
+    /// Every token (or a user's), with its user's name and, for a web session's token, when the
+    /// session ends.
+    public func tokens(userName: String? = nil) throws -> [(token: APIToken, userName: String, sessionExpiresAt: String?)] {
         try read { db in
-            var sql = "SELECT api_token.*, user.name AS user_name FROM api_token JOIN user ON user.id = api_token.user_id"
+            var sql = """
+                SELECT api_token.*, user.name AS user_name, web_session.expires_at AS session_expires_at
+                FROM api_token JOIN user ON user.id = api_token.user_id LEFT JOIN web_session ON web_session.token_id = api_token.id
+                """
             var arguments: StatementArguments = []
             if let userName {
                 // A name no one has is a mistake to say, not an empty list.
@@ -122,7 +127,7 @@ extension AppDatabase {
                 arguments = [user.id!]
             }
             return try Row.fetchAll(db, sql: sql + " ORDER BY api_token.id", arguments: arguments).map {
-                (try APIToken(row: $0), $0["user_name"])
+                (try APIToken(row: $0), $0["user_name"], $0["session_expires_at"])
             }
         }
     }
@@ -209,16 +214,39 @@ extension AppDatabase {
         }
     }
 
+    /// Gives each token an app signed in for that has gone unused past `expiry`'s idle days an
+    /// expiry date of that moment, so that it stays stopped when the setting is raised or turned
+    /// off later: a lost phone's token must not come back. The daemon runs this at start and hourly.
+    /// Returns how many it stopped.
+    @discardableResult
+    public func settleIdleSignInTokens(expiry: TokenExpiry, now: Date = Date()) async throws -> Int {
+        guard let idle = expiry.signInIdleLimit else { return 0 }
+        return try await write { db in
+            try db.execute(sql: """
+                UPDATE api_token SET expires_at = strftime('%Y-%m-%dT%H:%M:%SZ', unixepoch(COALESCE(last_used_at, created_at)) + ?1, 'unixepoch')
+                WHERE from_sign_in = 1 AND revoked_at IS NULL
+                  AND unixepoch(COALESCE(last_used_at, created_at)) + ?1 <= ?2
+                  AND (expires_at IS NULL OR unixepoch(expires_at) > unixepoch(COALESCE(last_used_at, created_at)) + ?1)
+                """, arguments: [Int64(idle), Int64(now.timeIntervalSince1970)])
+            return db.changesCount
+        }
+    }
+
     /// Whether the token still opens the API: not revoked, not past its expiry date, its user still
     /// there, and not the token of a web session that has expired (a session's row stays until its
-    /// user signs in again). A stream open on the token is a use: it does not go idle.
+    /// user signs in again). An event stream asks this every few seconds while it is open, and a
+    /// stream open on a token is a use of it: an active token's use is noted, so it does not go idle.
     public func isTokenActive(id: Int64, now: Date = Date()) throws -> Bool {
-        try unsafeRead { db in
-            try Bool.fetchOne(db.cachedStatement(sql: """
-                SELECT EXISTS (SELECT 1 FROM api_token WHERE id = ?1 AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > ?2)
-                               AND NOT EXISTS (SELECT 1 FROM web_session WHERE token_id = api_token.id AND expires_at <= ?2))
-                """), arguments: [id, Timestamp.string(from: now)]) ?? false
+        // No row: not active. A row: active, last used then (nil: never).
+        let row: Int64?? = try unsafeRead { db in
+            try db.firstRow("""
+                SELECT unixepoch(last_used_at) FROM api_token WHERE id = ?1 AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > ?2)
+                AND NOT EXISTS (SELECT 1 FROM web_session WHERE token_id = api_token.id AND expires_at <= ?2)
+                """, arguments: [id, Timestamp.string(from: now)]) { try $0.optionalInt64(0) }
         }
+        guard let lastUsed = row else { return false }
+        noteUse(tokenId: id, lastUsed: lastUsed, now: Int64(now.timeIntervalSince1970))
+        return true
     }
 }
 
