@@ -8,7 +8,8 @@ import Synchronization
 /// What `SyncService.status()` reports, for `GET /v1/sync`.
 public struct SyncStatus: Codable, Sendable, Equatable {
     public var running: Bool
-    /// The pass under way, when one is.
+    /// The pass under way, when one is and it covers the reader's albums: a pass another user asked
+    /// for their own collection shows as `running` alone (its totals are the size of theirs).
     public var progress: SyncProgress?
     /// Albums by sync state.
     public var albums: SyncStateCounts
@@ -53,7 +54,21 @@ public final class SyncService: Service, Sendable {
         var isStopping = false
         var running = false
         var progress: SyncProgress?
-        var lastRun: SyncPassReport?
+        /// The user whose albums the running pass covers, when a user asked for it; nil: everyone's.
+        var runningFor: Int64?
+        /// The last pass of each kind, numbered in the order they ended (two may end in one second):
+        /// everyone's (a scheduled one) under nil, each user's own under their id. A user reads the
+        /// later of everyone's and their own.
+        var lastRuns: [Int64?: (number: Int, report: SyncPassReport)] = [:]
+        var passesEnded = 0
+
+        /// The last pass of all, whoever it was for.
+        var lastRun: SyncPassReport? { lastRuns.values.max { $0.number < $1.number }?.report }
+
+        func lastRun(seenBy userId: Int64?) -> SyncPassReport? {
+            guard let userId else { return lastRun }
+            return [lastRuns[nil], lastRuns[userId]].compactMap { $0 }.max { $0.number < $1.number }?.report
+        }
         var nextRunAt: Date?
         /// Options of a pass asked for by `triggerPass`; scheduled passes bring in the linked
         /// collections, then every due album.
@@ -107,6 +122,7 @@ public final class SyncService: Service, Sendable {
                 state.withLock { state in
                     state.running = false
                     state.progress = nil
+                    state.runningFor = nil
                     state.nextRunAt = nextRun
                 }
                 if isStopping { break }
@@ -141,7 +157,7 @@ public final class SyncService: Service, Sendable {
     /// only the failures among them; other users' albums are theirs to know.
     public func status(userId: Int64? = nil) async throws -> SyncStatus {
         let snapshot = state.withLock { $0 }
-        var lastRun = snapshot.lastRun?.seen(byUser: userId)
+        var lastRun = snapshot.lastRun(seenBy: userId)?.seen(byUser: userId)
         if let userId, var report = lastRun, !report.failures.isEmpty {
             let owned: Set<Int64>
             do {
@@ -155,7 +171,7 @@ public final class SyncService: Service, Sendable {
         let counts = try counts(userId: userId, running: snapshot.running, lastRunFinishedAt: snapshot.lastRun?.finishedAt)
         return SyncStatus(
             running: snapshot.running,
-            progress: snapshot.progress,
+            progress: userId == nil || snapshot.runningFor == nil || snapshot.runningFor == userId ? snapshot.progress : nil,
             albums: counts.albums,
             covers: counts.covers,
             lastRun: lastRun,
@@ -209,6 +225,9 @@ public final class SyncService: Service, Sendable {
 
     private func runOnePass(_ options: SyncPassOptions) async {
         let started = Timestamp.string(from: clock.date)
+        // A user's own pass (`POST /v1/sync`) covers their albums: theirs to follow.
+        let owner = options.userName.flatMap { try? runner.database.user(named: $0)?.id }
+        state.withLock { $0.runningFor = owner }
         let report: SyncPassReport
         do {
             report = try await runner.runPass(
@@ -228,7 +247,10 @@ public final class SyncService: Service, Sendable {
             failed.error = String(describing: error)
             report = failed
         }
-        state.withLock { $0.lastRun = report }
+        state.withLock { state in
+            state.passesEnded += 1
+            state.lastRuns[owner] = (state.passesEnded, report)
+        }
     }
 }
 

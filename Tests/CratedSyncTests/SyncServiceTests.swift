@@ -90,6 +90,7 @@ import Testing
             let group = ServiceGroup(services: [service], logger: h.logs.logger())
             let running = Task { try await group.run() }
             try await waitFor("the first pass") { try await service.status().lastRun != nil }
+            let firstPass = try #require(try await service.status().lastRun)
 
             // The fake has no collection for this Discogs user: the pass says so in its error.
             #expect(service.triggerPass(SyncPassOptions(userName: "collector", collectionUser: "nobody-here")) == .started)
@@ -99,8 +100,38 @@ import Testing
             let collectors = try await service.status(userId: collector)
             #expect(collectors.lastRun?.error?.contains("nobody-here") == true)
             let alices = try await service.status(userId: alice)
-            #expect(alices.lastRun != nil && alices.lastRun?.error == nil && alices.lastRun?.collection == nil)
+            // Alice's last pass is the last one that covered her albums, not the collector's own.
+            #expect(alices.lastRun == firstPass)
             #expect(h.logs.all.contains { $0.contains("sync pass:") && $0.contains("nobody-here") }, "the log says why too")
+            await group.triggerGracefulShutdown()
+            try await running.value
+        }
+    }
+
+    /// A pass a user asked for covers their albums: its progress (whose totals are the size of
+    /// their collection) is theirs and the operator's to follow; another user reads only that sync
+    /// is running.
+    @Test func aUsersOwnPassShowsItsProgressToThemAlone() async throws {
+        try await SyncHarness.run { h in
+            try h.importReleases([1, 2])
+            _ = try await h.database.resolveUser(named: "alice", defaultName: "alice", createIfMissing: true)
+            let users = Dictionary(uniqueKeysWithValues: try h.database.users().map { ($0.name, $0.id!) })
+            let (collector, alice) = (try #require(users["collector"]), try #require(users["alice"]))
+            for id: Int64 in 1...2 { h.fake.serveRelease(id, json: syntheticRelease(id: id)) }
+            let service = SyncService(runner: try h.runner(), interval: .seconds(3600), passAtStart: false, clock: SystemSyncClock(),
+                                      logger: h.logs.logger())
+            let group = ServiceGroup(services: [service], logger: h.logs.logger())
+            let running = Task { try await group.run() }
+            h.fake.inject(.slow(.seconds(3)), on: "/releases/1")
+            h.fake.inject(.slow(.seconds(3)), on: "/releases/2")
+            try await waitFor("the service") { service.triggerPass(SyncPassOptions(userName: "collector")) == .started }
+            try await waitFor("the pass under way") { try await service.status(userId: collector).progress != nil }
+            let alices = try await service.status(userId: alice)
+            #expect(alices.running && alices.progress == nil)
+            #expect(try await service.status().progress?.albumsTotal == 2, "the operator's view")
+            try await waitFor("the pass") { try await service.status().lastRun != nil }
+            #expect(try await service.status(userId: alice).lastRun == nil, "no pass has covered Alice's albums yet")
+            #expect(try await service.status(userId: collector).lastRun?.synced == 2)
             await group.triggerGracefulShutdown()
             try await running.value
         }
