@@ -173,8 +173,8 @@ extension AppDatabase {
                 FROM api_token JOIN user ON user.id = api_token.user_id
                 WHERE token_prefix = ? AND revoked_at IS NULL
                 """, arguments: [prefix]) { columns in
-                (Principal(userId: try columns.int64(1), userName: try columns.string(5), tokenId: try columns.int64(0),
-                           scope: try columns.value(2)),
+                (principal: Principal(userId: try columns.int64(1), userName: try columns.string(5), tokenId: try columns.int64(0),
+                                      scope: try columns.value(2)),
                  hash: try columns.data(3), lastUsed: try columns.optionalInt64(4), created: try columns.int64(6),
                  fromSignIn: try columns.int64(7) != 0, expiresAt: try columns.optionalInt64(8))
             }
@@ -185,8 +185,8 @@ extension AppDatabase {
            seconds >= end.seconds {
             throw TokenError.expired(at: Timestamp.string(fromEpochSeconds: end.seconds), forIdleness: end.forIdleness)
         }
-        noteUse(tokenId: found.0.tokenId, lastUsed: found.lastUsed, now: seconds)
-        return found.0
+        noteUse(tokenId: found.principal.tokenId, lastUsed: found.lastUsed, now: seconds)
+        return found.principal
     }
 
     /// Notes a use of the token when its last recorded one is a minute old or more (or none).
