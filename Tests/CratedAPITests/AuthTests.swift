@@ -24,7 +24,10 @@ import Testing
                 let response = try await client.call(.get, "/v1/crates", token: token)
                 #expect(response.status == .unauthorized, "token \(String(describing: token))")
                 #expect(response.error?.code == "unauthorized")
-                #expect(response.headers[.wwwAuthenticate] == "Bearer realm=\"crated\"")
+                // RFC 6750: a token presented and refused is `invalid_token`; without one, the realm alone.
+                let presented = !(token ?? "").isEmpty
+                #expect(response.headers[.wwwAuthenticate] == "Bearer realm=\"crated\"" + (presented ? ", error=\"invalid_token\"" : ""),
+                        "token \(String(describing: token))")
             }
             let basic = try await client.execute(uri: "/v1/crates", method: .get, headers: [.authorization: "Basic dXNlcjpwYXNz"]) { $0.status }
             #expect(basic == .unauthorized)

@@ -49,7 +49,7 @@ import Testing
                 let refused = try await client.call(.get, "/v1/me", token: token)
                 #expect(refused.status == .unauthorized)
                 #expect(refused.error?.code == "token_expired")
-                #expect(refused.headers[.wwwAuthenticate] == "Bearer realm=\"crated\"")
+                #expect(refused.headers[.wwwAuthenticate] == "Bearer realm=\"crated\", error=\"invalid_token\"")
                 #expect(refused.error?.message.contains("expired") == true && refused.error?.message.contains("sign in again") == true,
                         "\(refused.error?.message ?? "")")
             }

@@ -29,6 +29,14 @@ public struct APIError: Error, APIErrorResponse, Equatable {
         error.headers[.wwwAuthenticate] = "Bearer realm=\"crated\""
         return error
     }
+
+    /// A bearer token was presented and refused (unknown, revoked, expired): RFC 6750's
+    /// `error="invalid_token"` tells a client to get a new one rather than to send one.
+    public static func invalidToken(_ message: String, code: String = "unauthorized") -> APIError {
+        var error = unauthorized(message, code: code)
+        error.headers[.wwwAuthenticate] = "Bearer realm=\"crated\", error=\"invalid_token\""
+        return error
+    }
     public static func forbidden(_ message: String) -> APIError { APIError(status: .forbidden, code: "forbidden", message: message) }
     public static func notFound(_ message: String, field: String? = nil) -> APIError {
         APIError(status: .notFound, code: "not_found", message: message, field: field)

@@ -33,7 +33,7 @@ struct MetricsController {
         let presented = String(parts[1].drop { $0 == " " })
         let valid = token.isEmpty ? try BearerAuthMiddleware.authenticate(presented, database: database, expiry: tokenExpiry) != nil
                                   : SessionCookie.constantTimeEquals(presented, token)
-        guard valid else { throw APIError.unauthorized(token.isEmpty ? "the token is not valid or has been revoked" : "the token is not the metrics token") }
+        guard valid else { throw APIError.invalidToken(token.isEmpty ? "the token is not valid or has been revoked" : "the token is not the metrics token") }
     }
 
     /// The values read from their sources when scraped, rather than kept current on every change:

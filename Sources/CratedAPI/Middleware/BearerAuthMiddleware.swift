@@ -34,7 +34,7 @@ struct BearerAuthMiddleware: RouterMiddleware {
         let start = presented.firstIndex { !$0.isWhitespace } ?? presented.endIndex
         let end = presented.lastIndex { !$0.isWhitespace }.map(presented.index(after:)) ?? start
         guard let principal = try Self.authenticate(String(presented[start..<end]), database: database, expiry: expiry) else {
-            throw APIError.unauthorized("the token is not valid or has been revoked")
+            throw APIError.invalidToken("the token is not valid or has been revoked")
         }
         if request.method != .get && request.method != .head && principal.scope != .write && !readScopeMayChange {
             throw APIError.forbidden("this token has read scope; changes need a token with write scope")
@@ -51,7 +51,7 @@ struct BearerAuthMiddleware: RouterMiddleware {
         do {
             return try database.authenticate(bearer: token, expiry: expiry)
         } catch let error as TokenError {
-            throw APIError.unauthorized(error.description, code: "token_expired")
+            throw APIError.invalidToken(error.description, code: "token_expired")
         }
     }
 
