@@ -48,17 +48,8 @@ import Testing
     /// A letter that keys spell out (`æ` as `ae`, `ø` as `o`, `þ` as `th`) finds the titles that
     /// start with it first, where the key puts them: with the titles that start so spelled.
     @Test func oneSpelledOutLetterFindsTitlesStartingWithIt() throws {
-        let directory = try TemporaryDirectory()
-        let database = try directory.database()
-        let titles = ["Ægte Vare", "Aerial", "Øresund", "Ostara", "Þursaflokkurinn", "Thriller", "Kind Of Blue", "Abbey Road"]
-        let rows = [exportHeader] + titles.enumerated().map {
-            exportRow(catalog: "none", artist: "Artist " + String(UnicodeScalar(65 + UInt8($0.offset))), title: $0.element, released: "",
-                      releaseId: "\(100 + $0.offset)")
-        }
-        _ = try DiscogsImporter(database: database).importFile(at: directory.write("mine.csv", rows.joined(separator: "\n")),
-                                                                options: ImportOptions(userName: "ann"))
-        let ann = try #require(try database.user(named: "ann")).id!
-        func search(_ text: String) throws -> [String] { try database.searchAlbums(userId: ann, text: text, limit: 20).map(\.title) }
+        let library = try TitlesLibrary(["Ægte Vare", "Aerial", "Øresund", "Ostara", "Þursaflokkurinn", "Thriller", "Kind Of Blue", "Abbey Road"])
+        let search = library.search
         let ae = try search("æ")
         #expect(Array(ae.prefix(2)) == ["Ægte Vare", "Aerial"], "\(ae)")
         #expect(Array(try search("Ø").prefix(2)) == ["Øresund", "Ostara"])
@@ -68,19 +59,9 @@ import Testing
     /// One digit finds the titles whose first number starts with it, by value, though the title
     /// index writes each number behind its length: `2` is not every title of a two-digit number.
     @Test func oneDigitFindsTitlesStartingWithIt() throws {
-        let directory = try TemporaryDirectory()
-        let database = try directory.database()
-        let titles = ["10 Years Of Global Aura", "18 & Over / Shine Eyes Girl", "19/2000", "2 Short / Blast1", "200 Motels",
-                      "The 2nd Album", "Kind Of Blue", "0 Degrees", "007 Theme", "100 Years Of Theremin", "Album 3"]
-        // No digit elsewhere in a row: the other matches are the titles' own.
-        let rows = [exportHeader] + titles.enumerated().map {
-            exportRow(catalog: "none", artist: "Artist " + String(UnicodeScalar(65 + UInt8($0.offset))), title: $0.element, released: "",
-                      releaseId: "\(100 + $0.offset)")
-        }
-        _ = try DiscogsImporter(database: database).importFile(at: directory.write("mine.csv", rows.joined(separator: "\n")),
-                                                                options: ImportOptions(userName: "ann"))
-        let ann = try #require(try database.user(named: "ann")).id!
-        func search(_ text: String) throws -> [String] { try database.searchAlbums(userId: ann, text: text, limit: 20).map(\.title) }
+        let library = try TitlesLibrary(["10 Years Of Global Aura", "18 & Over / Shine Eyes Girl", "19/2000", "2 Short / Blast1", "200 Motels",
+                                         "The 2nd Album", "Kind Of Blue", "0 Degrees", "007 Theme", "100 Years Of Theremin", "Album 3"])
+        let search = library.search
 
         // Titles that start with the digit come first, by value; then the other matches.
         let two = try search("2")
@@ -97,3 +78,27 @@ import Testing
     }
 }
 
+/// One user's collection of these titles, each by an artist of its own and with no digit elsewhere in
+/// its row, so that what a search finds is the titles' own doing.
+struct TitlesLibrary {
+    let directory: TemporaryDirectory
+    let database: AppDatabase
+    let userId: Int64
+
+    init(_ titles: [String]) throws {
+        directory = try TemporaryDirectory()
+        database = try directory.database()
+        let rows = [exportHeader] + titles.enumerated().map {
+            exportRow(catalog: "none", artist: "Artist " + String(UnicodeScalar(65 + UInt8($0.offset))), title: $0.element, released: "",
+                      releaseId: "\(100 + $0.offset)")
+        }
+        _ = try DiscogsImporter(database: database).importFile(at: directory.write("mine.csv", rows.joined(separator: "\n")),
+                                                                options: ImportOptions(userName: "ann"))
+        userId = try #require(try database.user(named: "ann")).id!
+    }
+
+    /// The titles a search finds, best first.
+    func search(_ text: String) throws -> [String] {
+        try database.searchAlbums(userId: userId, text: text, limit: 20).map(\.title)
+    }
+}

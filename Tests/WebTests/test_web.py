@@ -195,6 +195,16 @@ def top_album():
     """)
 
 
+def fresh_grid_with_jump_bar(path="/collection?sort=title"):
+    """Opens the grid at `path` from its start (no place remembered from an earlier visit, which
+    the history page, having no grid, cannot note again) and waits for its jump bar."""
+    driver.get(server.base + "/history")
+    js("sessionStorage.clear()")
+    driver.get(server.base + path)
+    grid_ready()
+    wait(lambda: js("return !document.querySelector('nav.jump').hidden"), message="the jump bar")
+
+
 def scrolled_grid(path):
     """Opens the grid at `path` afresh (no place remembered), scrolls it well down, and returns the
     album then at its top."""
@@ -1167,12 +1177,7 @@ class T9Keyboard(unittest.TestCase):
     def test_the_jump_bar_is_one_tab_stop_walked_with_arrow_keys(self):
         signed_in()
         harness.set_viewport(driver, 1366, 1024)
-        # From the grid's start: no place kept from an earlier visit.
-        driver.get(server.base + "/history")
-        js("sessionStorage.clear()")
-        driver.get(server.base + "/collection?sort=title")
-        grid_ready()
-        wait(lambda: js("return !document.querySelector('nav.jump').hidden"), message="the jump bar")
+        fresh_grid_with_jump_bar()
         active = lambda: js("const e = document.activeElement; return e.closest('nav.jump') ? e.getAttribute('aria-label') : e.closest('ol.grid') ? 'grid ' + e.closest('li').dataset.position : e.outerHTML.slice(0, 80)")
         letters = js("return [...document.querySelectorAll('nav.jump button')].map((b) => b.getAttribute('aria-label'))")
         # From the filters' last control, Tab reaches the bar's first letter, and the next Tab the first album.
@@ -1211,11 +1216,7 @@ class T9Keyboard(unittest.TestCase):
     def test_enter_on_a_letter_keeps_focus_on_it(self):
         signed_in()
         harness.set_viewport(driver, 844, 390)
-        driver.get(server.base + "/history")
-        js("sessionStorage.clear()")
-        driver.get(server.base + "/collection?sort=title")
-        grid_ready()
-        wait(lambda: js("return !document.querySelector('nav.jump').hidden"), message="the jump bar")
+        fresh_grid_with_jump_bar()
         _, page, _ = server.call("GET", "/v1/grid/collection?sort=title&sections=true&width=844&height=390")
         section = next(s for s in page["sections"] if s["letter"] == "M")
         js("document.querySelector(`nav.jump button[aria-label='Jump to M']`).focus()")
