@@ -36,4 +36,14 @@ public struct GridError: Error, Equatable, Sendable, CustomStringConvertible {
     }
 
     public var description: String { "\(parameter): \(message)" }
+
+    /// The message as the API answers it, naming the parameter as its other messages do: a
+    /// predicate (`must be a year from 1 to 9999, not 0`) is led by the parameter (`yearFrom must
+    /// be ...`), so that a client showing the message alone says what was wrong; a message that
+    /// names its own subject (`402 points is too narrow for ...`) stays as it is.
+    public var sentence: String {
+        Self.predicateStarts.contains { message.hasPrefix($0) } ? "\(parameter) \(message)" : message
+    }
+
+    private static let predicateStarts = ["must ", "is ", "cannot ", "belongs "]
 }

@@ -105,6 +105,21 @@ import Testing
             #expect(try await client.call(.get, "/v1/grid/collection?layout=iPhonePortrait&limit=4&sort=year&cursor=\(cursor)", token: server.readToken).status == .badRequest)
             #expect(try await client.call(.get, "/v1/grid/collection?cursor=%%%garbage", token: server.readToken).status == .badRequest)
             #expect(try await client.call(.get, "/v1/grid/collection?sort=loudness", token: server.readToken).status == .badRequest)
+            #expect(foreign.error?.message == "cursor belongs to another user")
+
+            // A message names the parameter it is about, as the API's others do: a client (the web
+            // client's filters) shows it alone.
+            for (query, field, message) in [
+                ("yearFrom=abc", "yearFrom", "yearFrom must be a whole number, not 'abc'"),
+                ("yearFrom=0", "yearFrom", "yearFrom must be a year from 1 to 9999, not 0"),
+                ("yearFrom=1990&yearTo=1980", "yearTo", "yearTo must not be before yearFrom (1990), not 1980"),
+                ("at=3&around=1", "around", "around cannot be combined with at: a page starts at one place"),
+                ("layout=iPadFullscreen&width=20", "width", "20 points is too narrow for iPadFullscreen"),
+            ] {
+                let refused = try await client.call(.get, "/v1/grid/collection?\(query)", token: server.readToken)
+                #expect(refused.status == .badRequest && refused.error?.field == field, "\(query)")
+                #expect(refused.error?.message.hasPrefix(message) == true, "\(query): \(refused.error?.message ?? "")")
+            }
         }
     }
 

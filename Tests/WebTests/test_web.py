@@ -712,8 +712,11 @@ class T6CrateEditing(unittest.TestCase):
             add = lambda: driver.find_element(By.CSS_SELECTOR, "ol.add-results li button")
             # Titles are generated as `<letter>ecord <number>`.
             wait(lambda: add().get_attribute("aria-label").endswith("ecord 01234"), message="found as typed")
-            add().click()
+            # From the keyboard: the keyboard stays on the button.
+            js("document.querySelector('ol.add-results li button').focus()")
+            ActionChains(driver).send_keys(Keys.ENTER).perform()
             wait(lambda: add().text == "Added", message=lambda: f"added: {add().text}")
+            self.assertEqual(js("return document.activeElement.getAttribute('aria-label')"), add().get_attribute("aria-label"))
             # In the crate (a copy of the album), in its grid and in its Order panel's count.
             items = server.call("GET", f"/v1/crates/{crate['id']}")[1]["items"]
             self.assertEqual([item["album"]["title"][1:] for item in items], ["ecord 01234"])
@@ -881,6 +884,29 @@ class T7CopyAndArtist(unittest.TestCase):
         answer(accept=True)
         wait(lambda: driver.current_url.startswith(server.base + "/crates"), message=lambda: f"left: {driver.current_url}")
         server.call("PATCH", f"/v1/copies/{albums_by_title(1, offset=21)[0][2]}", {"notes": None})
+
+    def test_adding_a_copy_to_a_crate_keeps_what_is_typed(self):
+        signed_in()
+        harness.set_viewport(driver, 1366, 1024)
+        album_id, title, copy_id = albums_by_title(1, offset=23)[0]
+        status, crate, _ = server.call("POST", "/v1/crates", {"name": "Kept typing"})
+        self.assertEqual(status, 201)
+        form = lambda: driver.find_element(By.CSS_SELECTOR, "form.copy-form")
+        try:
+            driver.get(f"{server.base}/collection/albums/{album_id}")
+            wait(lambda: driver.find_element(By.CSS_SELECTOR, "#view h1").text == title and form(), message="the album page")
+            form().find_element(By.NAME, "notes").send_keys("typed, not saved")
+            Select(driver.find_element(By.CSS_SELECTOR, "form.add-to-crate select")).select_by_visible_text("Kept typing")
+            driver.find_element(By.CSS_SELECTOR, "form.add-to-crate button[type=submit]").click()
+            wait(lambda: "Kept typing" in driver.find_element(By.CSS_SELECTOR, "p.in-crates").text, message="added")
+            self.assertEqual(driver.find_element(By.CSS_SELECTOR, "form.add-to-crate p.status").text, "Added to Kept typing.")
+            # The page was not drawn again: the notes still hold what was typed, and the crate is no longer offered.
+            self.assertEqual(form().find_element(By.NAME, "notes").get_attribute("value"), "typed, not saved")
+            offered = [option.text for option in Select(driver.find_element(By.CSS_SELECTOR, "form.add-to-crate select")).options]
+            self.assertNotIn("Kept typing", offered)
+            self.assertEqual([item["copyId"] for item in server.call("GET", f"/v1/crates/{crate['id']}")[1]["items"]], [copy_id])
+        finally:
+            server.call("DELETE", f"/v1/crates/{crate['id']}")
 
     def test_saving_a_copy_keeps_its_sleeve_grade_and_shows_its_custom_fields(self):
         """Discogs grades a sleeve `Generic`, `No Cover` or `Not Graded` as well (58 of the 316 copies

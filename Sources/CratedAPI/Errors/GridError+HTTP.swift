@@ -7,6 +7,6 @@ extension GridError: APIErrorResponse {
     public var status: HTTPResponse.Status { .init(code: httpStatus) }
 
     public func response(from request: Request, context: some RequestContext) throws -> Response {
-        try ErrorBody(code: code, message: message, field: parameter).response(status: status)
+        try ErrorBody(code: code, message: sentence, field: parameter).response(status: status)
     }
 }

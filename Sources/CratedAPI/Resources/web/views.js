@@ -243,15 +243,19 @@ function addAlbumsPanel(crateId, added) {
       results.replaceChildren(...found.albums.map((album) => {
         const button = h('button', { type: 'button', 'aria-label': `Add ${album.title}`, onclick: async () => {
           button.disabled = true;
+          let answer;
           try {
-            const answer = await api(`/v1/crates/${crateId}/albums`, { method: 'POST', body: { albumIds: [album.id] } });
+            answer = await api(`/v1/crates/${crateId}/albums`, { method: 'POST', body: { albumIds: [album.id] } });
             button.textContent = answer.added ? 'Added' : 'In the crate';
             status.textContent = answer.added ? `Added ${album.title}.` : `${album.title} is in the crate already.`;
-            await added();
           } catch (failure) {
-            button.disabled = false;
             status.textContent = said(failure);
           }
+          // Enabled again, and the keyboard kept on it: a disabled button lets go of the focus.
+          button.disabled = false;
+          if (document.activeElement === document.body) button.focus();
+          if (!answer) return;
+          try { await added(); } catch (failure) { status.textContent = `${status.textContent} The crate could not be shown again: ${said(failure)}`; }
         } }, 'Add');
         return h('li', {}, cover(album.artwork, ''),
           h('span', { class: 'listing' }, h('span', { class: 'title' }, album.title), h('span', { class: 'artist' }, album.artistCredit)),
@@ -405,11 +409,18 @@ export async function album(view, route, app, id) {
   }
 
   const crateList = (await api('/v1/crates')).crates;
-  view.append(h('h2', {}, data.copies.length === 1 ? 'Your copy' : 'Your copies'),
-    h('ul', { class: 'copies' }, data.copies.map((copy) => copyEditor(copy, crateList, app, {
-      // Without its last copy the album is no longer in the collection: its page goes too.
-      removed: () => data.copies.length > 1 ? app.refresh() : app.navigate(app.withQuery(route.parent ?? '/'), { replace: true }),
-    }))));
+  const copiesHeading = h('h2', { tabindex: -1 }, data.copies.length === 1 ? 'Your copy' : 'Your copies');
+  const copies = h('ul', { class: 'copies' }, data.copies.map((copy) => copyEditor(copy, crateList, app, {
+    // Taken out in place, not by drawing the page again, which would lose what is typed in the
+    // other copies' forms. Without its last copy the album is no longer in the collection: its page goes too.
+    removed: (item) => {
+      if (copies.children.length <= 1) { app.navigate(app.withQuery(route.parent ?? '/'), { replace: true }); return; }
+      item.remove();
+      copiesHeading.textContent = copies.children.length === 1 ? 'Your copy' : 'Your copies';
+      copiesHeading.focus();
+    },
+  })));
+  view.append(copiesHeading, copies);
 
   // A play counts, and is written, once half its track is heard (4 minutes at most), without a new
   // player state: the count is read again then, and when the turntable moves on from one of this
@@ -477,22 +488,35 @@ function copyEditor(copy, crateList, app, { removed }) {
   form.addEventListener('input', () => { status.textContent = ''; });
 
   // Add to a crate: one of the user's, or a new one made on the spot.
-  const inCrates = h('p', { class: 'in-crates' }, copy.crates.length ? ['In ', copy.crates.map((c, i) => [i ? ', ' : '', h('a', { href: `/crates/${c.id}` }, c.name)])] : 'In no crate');
-  const choice = h('select', { name: 'crate', 'aria-label': 'Crate' },
-    crateList.filter((c) => !copy.crates.some((own) => own.id === c.id)).map((c) => h('option', { value: c.id }, c.name)),
-    h('option', { value: 'new' }, 'New crate…'));
-  const newName = h('input', { name: 'newCrate', 'aria-label': 'New crate name', placeholder: 'New crate name', maxlength: 100, hidden: choice.value !== 'new' });
+  const inCrates = h('p', { class: 'in-crates' });
+  const choice = h('select', { name: 'crate', 'aria-label': 'Crate' });
+  const newName = h('input', { name: 'newCrate', 'aria-label': 'New crate name', placeholder: 'New crate name', maxlength: 100 });
+  // The copy's crates, and the others to offer: drawn again in place when it is added to one.
+  const drawCrates = () => {
+    inCrates.replaceChildren(...(copy.crates.length
+      ? ['In ', ...copy.crates.flatMap((c, i) => [i ? ', ' : '', h('a', { href: `/crates/${c.id}` }, c.name)])] : ['In no crate']));
+    choice.replaceChildren(...crateList.filter((c) => !copy.crates.some((own) => own.id === c.id)).map((c) => h('option', { value: c.id }, c.name)),
+      h('option', { value: 'new' }, 'New crate…'));
+    newName.hidden = choice.value !== 'new';
+  };
+  drawCrates();
   choice.addEventListener('change', () => { newName.hidden = choice.value !== 'new'; });
   const addStatus = h('p', { class: 'status', role: 'status' });
   const add = h('form', { class: 'inline-form add-to-crate', 'aria-label': 'Add to crate' }, choice, newName, h('button', { type: 'submit' }, 'Add to crate'), addStatus);
   add.addEventListener('submit', async (event) => {
     event.preventDefault();
     try {
-      let crateId = choice.value;
-      if (crateId === 'new') crateId = (await api('/v1/crates', { method: 'POST', body: { name: newName.value } })).id;
-      await api(`/v1/crates/${crateId}/copies`, { method: 'POST', body: { copyIds: [copy.id] } });
-      addStatus.textContent = 'Added.';
-      app.refresh();
+      let crate = crateList.find((c) => String(c.id) === choice.value);
+      if (choice.value === 'new') {
+        crate = await api('/v1/crates', { method: 'POST', body: { name: newName.value } });
+        crateList.push(crate);
+        newName.value = '';
+      }
+      await api(`/v1/crates/${crate.id}/copies`, { method: 'POST', body: { copyIds: [copy.id] } });
+      // In place, not by drawing the page again, which would lose what is typed in its forms.
+      copy.crates.push({ id: crate.id, name: crate.name });
+      drawCrates();
+      addStatus.textContent = `Added to ${crate.name}.`;
     } catch (failure) { addStatus.textContent = said(failure); }
   });
 
@@ -500,7 +524,8 @@ function copyEditor(copy, crateList, app, { removed }) {
   const remove = h('button', { type: 'button', class: 'danger', onclick: async () => {
     const fromDiscogs = copy.discogsInstanceId ? ' A collection sync brings it back while your Discogs collection lists it.' : '';
     if (!window.confirm(`Remove this copy (added ${copy.dateAdded.slice(0, 10)}) from your collection? It leaves its crates too.${fromDiscogs}`)) return;
-    try { await api(`/v1/copies/${copy.id}`, { method: 'DELETE' }); removed(); } catch (failure) { removeStatus.textContent = said(failure); }
+    try { await api(`/v1/copies/${copy.id}`, { method: 'DELETE' }); removed(item); } catch (failure) { removeStatus.textContent = said(failure); }
   } }, 'Remove from collection');
-  return h('li', {}, form, inCrates, add, h('p', { class: 'remove-copy' }, remove), removeStatus);
+  const item = h('li', {}, form, inCrates, add, h('p', { class: 'remove-copy' }, remove), removeStatus);
+  return item;
 }
