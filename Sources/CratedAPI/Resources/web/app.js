@@ -185,8 +185,7 @@ document.addEventListener('click', (event) => {
   if (!link.dataset.tab) main.focus({ preventScroll: true });
 });
 
-// Back and Forward cannot be called off: with edits the reader chose to keep, the page they were
-// on is put back as a new entry, unchanged.
+// Back cannot be called off: when the reader keeps their edits, their page is put back as a new entry.
 window.addEventListener('popstate', () => {
   const asked = leaveAsked;
   leaveAsked = false;
@@ -261,12 +260,12 @@ function mayLeave() {
   return !hasUnsavedEdits() || window.confirm('Your changes on this page are not saved. Leave it anyway?');
 }
 
-// Closing or reloading the tab with edits not saved asks first. Listened for only while there are
-// some: a page with a beforeunload listener is kept out of some browsers' back-forward cache.
+// Closing or reloading the tab asks too; listened for only while there are edits, as some
+// browsers keep a page with a beforeunload listener out of their back-forward cache.
 const askBeforeUnload = (event) => {
   if (!hasUnsavedEdits()) return;
   event.preventDefault();
-  event.returnValue = true;  // what browsers before preventDefault's support read
+  event.returnValue = true;  // for older browsers
 };
 function guardUnload() {
   if (hasUnsavedEdits()) window.addEventListener('beforeunload', askBeforeUnload);

@@ -21,10 +21,7 @@ export function windowLayoutParameters() {
   return { width: root.clientWidth, height: root.clientHeight, scale: screenScale() };
 }
 
-/**
- * A jump-bar label as the narrow bar shows it and as it is read out: a decade (`1970s`) as `70s`,
- * a year added (`2024`) as `’24`, stars (`5`) as `5★`; `?` gathers unknown years and unrated albums.
- */
+/** A jump-bar label as the narrow bar shows it and as it is read out (`1970s`: `70s`, `the 1970s`). */
 export function sectionLabel(letter, sort) {
   if (sort === 'year') return letter === '?' ? { short: '?', spoken: 'unknown year' } : { short: letter.slice(2), spoken: `the ${letter}` };
   if (sort === 'dateAdded') return letter === '?' ? { short: '?', spoken: 'unknown date' } : { short: `’${letter.slice(2)}`, spoken: `added in ${letter}` };
@@ -215,7 +212,7 @@ export class AlbumGrid {
     style.setProperty('--columns', String(layout.columns));
     style.setProperty('--spacing', `${layout.spacing}px`);
     style.setProperty('--padding', `${layout.padding}px`);
-    // A phone's padding leaves the jump bar room for a letter: longer labels are drawn smaller.
+    // A phone's padding leaves the bar room for a letter: longer labels are drawn smaller.
     this.jump.classList.toggle('narrow', layout.padding < 24);
     this.list.dataset.columns = String(layout.columns);
     this.list.dataset.environment = layout.environment;
@@ -354,7 +351,7 @@ export class AlbumGrid {
     const buttons = [...this.jump.querySelectorAll('button')];
     const index = buttons.indexOf(document.activeElement);
     if (index < 0) return;
-    // Tab goes on to the albums in view (after a jump, the ones jumped to), not to the first loaded.
+    // Tab goes on to the albums in view (those jumped to), not to the first loaded.
     if (event.key === 'Tab' && !event.shiftKey) {
       const inView = this.firstCellInView();
       if (inView) { event.preventDefault(); inView.focus({ preventScroll: true }); }

@@ -178,7 +178,7 @@ export async function crate(view, route, app, id) {
             items.splice(index, 1);
             renderOrder(items);
             grid.redraw();
-            // The keyboard goes on to the record that took its place (the one above, at the end).
+            // The keyboard goes on to the record now in its place.
             const rows = order.querySelectorAll('li');
             (rows[Math.min(index, rows.length - 1)]?.querySelector('button:last-child') ?? summary).focus();
           }) }, 'Remove')))));
@@ -206,13 +206,12 @@ export async function crate(view, route, app, id) {
     (step < 0 ? buttons[0] : buttons[1])?.focus();
   });
   const summary = h('summary', {});
-  // Open as it was left, for this crate in this tab: after a visit to one of its albums, too.
+  // Open as it was left in this tab.
   const panelKey = `crate-order-open:${id}`;
   const panel = h('details', { class: 'order-panel', open: sessionStorage.getItem(panelKey) === '1' }, summary, order);
   panel.addEventListener('toggle', () => sessionStorage.setItem(panelKey, panel.open ? '1' : '0'));
   renderOrder(detail.items);
   view.append(panel, addAlbumsPanel(id, async () => {
-    // What was added shows in the grid, the Order panel and its count.
     const now = await api(`/v1/crates/${id}${query({ limit: 500, scale: screenScale() })}`);
     copies = now.copies;
     renderOrder(now.items);
@@ -221,10 +220,7 @@ export async function crate(view, route, app, id) {
   return mountGrid(view, grid);
 }
 
-/**
- * Filling a crate from its own page: search the collection, add albums one by one (a copy of each,
- * `POST /v1/crates/{id}/albums`), without opening each album's page.
- */
+/** Filling a crate from its own page: albums found by search, each added with a button. */
 function addAlbumsPanel(crateId, added) {
   const input = h('input', { type: 'search', 'aria-label': 'Find albums to add', placeholder: 'Find albums to add', autocomplete: 'off', maxlength: 200 });
   const results = h('ol', { class: 'rows add-results', 'aria-label': 'Albums found' });
@@ -251,7 +247,7 @@ function addAlbumsPanel(crateId, added) {
           } catch (failure) {
             status.textContent = said(failure);
           }
-          // Enabled again, and the keyboard kept on it: a disabled button lets go of the focus.
+          // A disabled button lets go of the keyboard: it is given back.
           button.disabled = false;
           if (document.activeElement === document.body) button.focus();
           if (!answer) return;
@@ -411,8 +407,7 @@ export async function album(view, route, app, id) {
   const crateList = (await api('/v1/crates')).crates;
   const copiesHeading = h('h2', { tabindex: -1 }, data.copies.length === 1 ? 'Your copy' : 'Your copies');
   const copies = h('ul', { class: 'copies' }, data.copies.map((copy) => copyEditor(copy, crateList, app, {
-    // Taken out in place, not by drawing the page again, which would lose what is typed in the
-    // other copies' forms. Without its last copy the album is no longer in the collection: its page goes too.
+    // In place: drawn again, the page would empty the other forms. Its last copy gone, the page goes too.
     removed: (item) => {
       if (copies.children.length <= 1) { app.navigate(app.withQuery(route.parent ?? '/'), { replace: true }); return; }
       item.remove();
@@ -422,9 +417,8 @@ export async function album(view, route, app, id) {
   })));
   view.append(copiesHeading, copies);
 
-  // A play counts, and is written, once half its track is heard (4 minutes at most), without a new
-  // player state: the count is read again then, and when the turntable moves on from one of this
-  // album's tracks (shortly after, as a command's answer and its event come together).
+  // A play is written when half its track is heard (4 minutes at most), with no new player state:
+  // the count is read then, and when the turntable moves on from one of this album's tracks.
   let moved = 0;
   let counted = 0;
   const readCount = () => api(`/v1/albums/${id}`).then((now) => { plays.textContent = playsText(now.playCount); }).catch(() => {});
@@ -491,7 +485,7 @@ function copyEditor(copy, crateList, app, { removed }) {
   const inCrates = h('p', { class: 'in-crates' });
   const choice = h('select', { name: 'crate', 'aria-label': 'Crate' });
   const newName = h('input', { name: 'newCrate', 'aria-label': 'New crate name', placeholder: 'New crate name', maxlength: 100 });
-  // The copy's crates, and the others to offer: drawn again in place when it is added to one.
+  // The copy's crates, and the others to offer.
   const drawCrates = () => {
     inCrates.replaceChildren(...(copy.crates.length
       ? ['In ', ...copy.crates.flatMap((c, i) => [i ? ', ' : '', h('a', { href: `/crates/${c.id}` }, c.name)])] : ['In no crate']));
@@ -513,7 +507,7 @@ function copyEditor(copy, crateList, app, { removed }) {
         newName.value = '';
       }
       await api(`/v1/crates/${crate.id}/copies`, { method: 'POST', body: { copyIds: [copy.id] } });
-      // In place, not by drawing the page again, which would lose what is typed in its forms.
+      // In place: drawn again, the page would empty its forms.
       copy.crates.push({ id: crate.id, name: crate.name });
       drawCrates();
       addStatus.textContent = `Added to ${crate.name}.`;
