@@ -85,6 +85,13 @@ import OpenAPIRuntime
         checks.expect(seen.count == total, "walked \(seen.count) items of \(total)")
         checks.expect(Set(seen).count == seen.count, "an album came twice in the walk")
         checks.expect(pages > 1, "the walk took \(pages) page(s); expected several at 4 a page")
+
+        // Every sort has a jump bar; by year its labels are decades, `?` for unknown years, last.
+        let byYear = try await client.getCollectionGrid(query: .init(layout: .iPadFullscreen, sort: .year, sections: true)).ok.body.json
+        let labels = byYear.sections?.map(\.letter) ?? []
+        checks.expect(!labels.isEmpty && labels.allSatisfy { $0 == "?" || ($0.count == 5 && $0.hasSuffix("0s")) },
+                      "the year grid's jump bar is \(labels)")
+        checks.expect(labels.firstIndex(of: "?").map { $0 == labels.count - 1 } ?? true, "unknown years are not last: \(labels)")
     }
 
     static func albumAndSearch(_ client: Client, _ checks: inout Checks) async throws {
@@ -127,6 +134,15 @@ import OpenAPIRuntime
         // Its front cover is its one album's, at the same scale.
         let front = try await client.getCrate(path: .init(id: crate.id), query: .init(scale: 3)).ok.body.json.items.first?.album.artwork
         checks.expect(listed.crates.first { $0.id == crate.id }?.artwork == front, "the listed crate's cover is not its front album's")
+        // Albums as a grid lists them: a copy of each, once.
+        let thirdAlbum = try await client.getCollectionGrid(query: .init(layout: .iPhonePortrait, limit: 6)).ok.body.json.items[5].albumId
+        let byAlbum = try await client.addAlbumsToCrate(path: .init(id: crate.id), body: .json(.init(albumIds: [thirdAlbum, thirdAlbum]))).ok.body.json
+        checks.expect(byAlbum.added == 1, "added \(byAlbum.added) copies of one album, not 1")
+        let again = try await client.addAlbumsToCrate(path: .init(id: crate.id), body: .json(.init(albumIds: [thirdAlbum]))).ok.body.json
+        checks.expect(again.added == 0, "an album in the crate added \(again.added) more")
+        if case .notFound = try await client.addAlbumsToCrate(path: .init(id: crate.id), body: .json(.init(albumIds: [999_999_999]))) {} else {
+            checks.fail("an album not in the collection was not a 404")
+        }
         _ = try await client.deleteCrate(path: .init(id: crate.id)).noContent
         if case .notFound = try await client.getCrate(path: .init(id: crate.id)) {} else { checks.fail("a deleted crate did not answer 404") }
     }
