@@ -153,6 +153,7 @@ struct TokenUseRecorder: Service {
     let expiry: TokenExpiry
     let logger: Logger
     var interval: Duration = .seconds(5)
+    /// Rounds between settlings of idle tokens: 720 of 5 s, an hour.
     var settleEvery = 720
 
     func run() async throws {

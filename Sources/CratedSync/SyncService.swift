@@ -61,6 +61,10 @@ public final class SyncService: Service, Sendable {
         /// later of everyone's and their own.
         var lastRuns: [Int64?: (number: Int, report: SyncPassReport)] = [:]
         var passesEnded = 0
+        var nextRunAt: Date?
+        /// Options of a pass asked for by `triggerPass`; scheduled passes bring in the linked
+        /// collections, then every due album.
+        var requested: SyncPassOptions?
 
         /// The last pass of all, whoever it was for.
         var lastRun: SyncPassReport? { lastRuns.values.max { $0.number < $1.number }?.report }
@@ -69,10 +73,6 @@ public final class SyncService: Service, Sendable {
             guard let userId else { return lastRun }
             return [lastRuns[nil], lastRuns[userId]].compactMap { $0 }.max { $0.number < $1.number }?.report
         }
-        var nextRunAt: Date?
-        /// Options of a pass asked for by `triggerPass`; scheduled passes bring in the linked
-        /// collections, then every due album.
-        var requested: SyncPassOptions?
     }
 
     /// The daemon's service: libcurl transport, the process-wide rate limiters, the real clock.
