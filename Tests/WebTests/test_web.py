@@ -10,6 +10,7 @@ import os
 import sys
 import time
 import unittest
+from contextlib import contextmanager
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -626,6 +627,17 @@ class T5Covers(unittest.TestCase):
         driver.save_screenshot(str(ARTEFACTS / "history.png"))
 
 
+@contextmanager
+def made_crate(name):
+    """A new crate of the user's, made through the API and deleted when the block ends."""
+    status, crate, _ = server.call("POST", "/v1/crates", {"name": name})
+    assert status == 201, f"crate {name!r} not made: {status}"
+    try:
+        yield crate
+    finally:
+        server.call("DELETE", f"/v1/crates/{crate['id']}")
+
+
 def albums_by_title(count, offset=0):
     """(album id, title, copy id) of `count` albums in title order, from `offset` on."""
     _, page, _ = server.call("GET", f"/v1/grid/collection?limit={offset + count}&sort=title")
@@ -702,9 +714,7 @@ class T6CrateEditing(unittest.TestCase):
     def test_a_crate_is_filled_from_its_own_page(self):
         signed_in()
         harness.set_viewport(driver, 1366, 1024)
-        status, crate, _ = server.call("POST", "/v1/crates", {"name": "Filled here"})
-        self.assertEqual(status, 201)
-        try:
+        with made_crate("Filled here") as crate:
             driver.get(f"{server.base}/crates/{crate['id']}")
             wait(lambda: driver.find_element(By.CSS_SELECTOR, "#view h1").text == "Filled here", message="the crate's page")
             driver.find_element(By.CSS_SELECTOR, "details.add-panel summary").click()
@@ -730,8 +740,6 @@ class T6CrateEditing(unittest.TestCase):
             add().click()
             wait(lambda: add().text == "In the crate", message=lambda: f"already there: {add().text}")
             self.assertEqual(len(server.call("GET", f"/v1/crates/{crate['id']}")[1]["items"]), 1)
-        finally:
-            server.call("DELETE", f"/v1/crates/{crate['id']}")
 
     def test_an_order_change_another_device_overtook_is_said(self):
         signed_in()
@@ -889,10 +897,8 @@ class T7CopyAndArtist(unittest.TestCase):
         signed_in()
         harness.set_viewport(driver, 1366, 1024)
         album_id, title, copy_id = albums_by_title(1, offset=23)[0]
-        status, crate, _ = server.call("POST", "/v1/crates", {"name": "Kept typing"})
-        self.assertEqual(status, 201)
         form = lambda: driver.find_element(By.CSS_SELECTOR, "form.copy-form")
-        try:
+        with made_crate("Kept typing") as crate:
             driver.get(f"{server.base}/collection/albums/{album_id}")
             wait(lambda: driver.find_element(By.CSS_SELECTOR, "#view h1").text == title and form(), message="the album page")
             form().find_element(By.NAME, "notes").send_keys("typed, not saved")
@@ -905,8 +911,6 @@ class T7CopyAndArtist(unittest.TestCase):
             offered = [option.text for option in Select(driver.find_element(By.CSS_SELECTOR, "form.add-to-crate select")).options]
             self.assertNotIn("Kept typing", offered)
             self.assertEqual([item["copyId"] for item in server.call("GET", f"/v1/crates/{crate['id']}")[1]["items"]], [copy_id])
-        finally:
-            server.call("DELETE", f"/v1/crates/{crate['id']}")
 
     def test_saving_a_copy_keeps_its_sleeve_grade_and_shows_its_custom_fields(self):
         """Discogs grades a sleeve `Generic`, `No Cover` or `Not Graded` as well (58 of the 316 copies
@@ -1335,9 +1339,7 @@ class T9Failures(unittest.TestCase):
     def test_playing_an_empty_crate_says_why_not(self):
         signed_in()
         harness.set_viewport(driver, 1366, 1024)
-        status, crate, _ = server.call("POST", "/v1/crates", {"name": "Nothing to play"})
-        self.assertEqual(status, 201)
-        try:
+        with made_crate("Nothing to play") as crate:
             status, refused, _ = server.call("POST", "/v1/player/play", {"crateId": crate["id"]})
             self.assertEqual(status, 422)
             driver.get(f"{server.base}/crates/{crate['id']}")
@@ -1348,17 +1350,13 @@ class T9Failures(unittest.TestCase):
             said = reason[0].upper() + reason[1:] + ("" if reason.endswith(".") else ".")
             wait(lambda: driver.find_element(By.CSS_SELECTOR, "#view p.error").text == said,
                  message=lambda: f"the reason shown: {refused} {page_state()}")
-        finally:
-            server.call("DELETE", f"/v1/crates/{crate['id']}")
 
 
 class T9Crates(unittest.TestCase):
     def test_delete_names_the_crate_as_renamed(self):
         signed_in()
         harness.set_viewport(driver, 1366, 1024)
-        status, crate, _ = server.call("POST", "/v1/crates", {"name": "Old name"})
-        self.assertEqual(status, 201)
-        try:
+        with made_crate("Old name") as crate:
             driver.get(f"{server.base}/crates/{crate['id']}")
             wait(lambda: driver.find_element(By.CSS_SELECTOR, "#view h1").text == "Old name", message="the crate's page")
             name = driver.find_element(By.CSS_SELECTOR, "input[aria-label='Crate name']")
@@ -1372,8 +1370,6 @@ class T9Crates(unittest.TestCase):
             asked = wait(lambda: js("return window.asked"), message="asked first")
             self.assertIn("“New name”", asked)
             self.assertEqual(server.call("GET", f"/v1/crates/{crate['id']}")[0], 200, "declined: kept")
-        finally:
-            server.call("DELETE", f"/v1/crates/{crate['id']}")
 
     def test_the_order_panel_gives_titles_room_at_phone_widths(self):
         signed_in()
@@ -1419,9 +1415,7 @@ class T9Removal(unittest.TestCase):
         signed_in()
         harness.set_viewport(driver, 1366, 1024)
         album_id, title, copy_id = albums_by_title(1, offset=70)[0]
-        status, crate, _ = server.call("POST", "/v1/crates", {"name": "Selling"})
-        self.assertEqual(status, 201)
-        try:
+        with made_crate("Selling") as crate:
             self.assertLess(server.call("POST", f"/v1/crates/{crate['id']}/copies", {"copyIds": [copy_id]})[0], 300)
             total = lambda: server.call("GET", "/v1/grid/collection?limit=1")[1]["total"]
             before = total()
@@ -1442,8 +1436,6 @@ class T9Removal(unittest.TestCase):
             self.assertEqual(server.call("GET", f"/v1/albums/{album_id}")[0], 404)
             self.assertEqual(server.call("GET", f"/v1/crates/{crate['id']}")[1]["items"], [])
             self.assertEqual(total(), before - 1)
-        finally:
-            server.call("DELETE", f"/v1/crates/{crate['id']}")
 
 
 class T9Review(unittest.TestCase):
