@@ -83,6 +83,14 @@ public enum LoopbackSocket {
 
     /// A socket listening on a port the system picks, and the port.
     public static func listening() throws -> (socket: Int32, port: Int) {
+        let (socket, port) = try bound()
+        guard listen(socket, 8) == 0 else { close(socket); throw POSIXError(.EADDRNOTAVAIL) }
+        return (socket, port)
+    }
+
+    /// A socket bound to a port the system picks, not listening, and the port: while it is open, a
+    /// connection to the port is refused, and no other server (a parallel test's) can take it.
+    public static func bound() throws -> (socket: Int32, port: Int) {
         let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
@@ -91,7 +99,7 @@ public enum LoopbackSocket {
         let bound = withUnsafeMutablePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socket, $0, length) == 0 && getsockname(socket, $0, &length) == 0 }
         }
-        guard bound, listen(socket, 8) == 0 else { close(socket); throw POSIXError(.EADDRNOTAVAIL) }
+        guard bound else { close(socket); throw POSIXError(.EADDRNOTAVAIL) }
         return (socket, Int(UInt16(bigEndian: address.sin_port)))
     }
 }
