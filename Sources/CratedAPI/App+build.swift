@@ -118,7 +118,7 @@ public func buildRouter(services: AppServices) -> Router<AppRequestContext> {
     // Sign-in, for the web client (a cookie) and for apps (a token), reads no credential.
     let passwords = PasswordCheck(database: database, throttle: services.signInThrottle, trustedProxies: services.trustedProxies)
     router.addRoutes(SessionController(database: database, passwords: passwords, lifetime: services.sessionLifetime).endpoints, atPath: "v1/session")
-    let tokens = TokensController(database: database, passwords: passwords)
+    let tokens = TokensController(database: database, passwords: passwords, expiry: services.tokenExpiry)
     router.addRoutes(tokens.signInEndpoints, atPath: "v1/tokens")
 
     router.group("v1/tokens").add(middleware: BearerAuthMiddleware(database: database, expiry: services.tokenExpiry, readScopeMayChange: true))

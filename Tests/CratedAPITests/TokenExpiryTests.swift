@@ -13,10 +13,12 @@ import Testing
     typealias Fixture = WebSessionTests.Fixture
     static let day: TimeInterval = 24 * 3600
 
-    func signIn(_ client: any TestClientProtocol) async throws -> String {
+    func signIn(_ client: any TestClientProtocol, unusedDaysUntilExpiry: Int? = 180) async throws -> String {
         let response = try await client.web(.post, "/v1/tokens", json: #"{"name":"collector","password":"\#(WebSessionTests.password)","label":"phone"}"#)
         #expect(response.status == .created)
-        return try response.decode(IssuedTokenDTO.self).token
+        let issued = try response.decode(IssuedTokenDTO.self)
+        #expect(issued.unusedDaysUntilExpiry == unusedDaysUntilExpiry, "the app is told when its token stops")
+        return issued.token
     }
 
     /// Moves a token's times back, as if it had been made or last used `days` ago.
@@ -67,7 +69,7 @@ import Testing
         let fixture = try Fixture(tokenExpiry: .byDateOnly)
         let database = fixture.server.database
         try await fixture.test { client in
-            let token = try await signIn(client)
+            let token = try await signIn(client, unusedDaysUntilExpiry: nil)
             try age(database, token: token, lastUsedDaysAgo: 3000)
             #expect(try await client.call(.get, "/v1/me", token: token).status == .ok)
         }

@@ -8,6 +8,7 @@ import Hummingbird
 struct TokensController {
     let database: AppDatabase
     let passwords: PasswordCheck
+    let expiry: TokenExpiry
 
     var signInEndpoints: RouteCollection<AppRequestContext> {
         RouteCollection(context: AppRequestContext.self)
@@ -37,7 +38,8 @@ struct TokensController {
         let issued = try await database.createSignInToken(userId: user.id, scope: scope, label: label)
         return EditedResponse(
             status: .created, headers: [.cacheControl: "no-store"],
-            response: IssuedTokenDTO(token: issued.token, scope: scope.rawValue, label: label, user: .init(name: user.name)))
+            response: IssuedTokenDTO(token: issued.token, scope: scope.rawValue, label: label, user: .init(name: user.name),
+                                     unusedDaysUntilExpiry: expiry.signInIdleLimit.map { Int(($0 / 86_400).rounded()) }))
     }
 
     static let defaultLabel = "signed in from an app"
@@ -69,4 +71,6 @@ struct IssuedTokenDTO: ResponseCodable {
     var scope: String
     var label: String
     var user: UserDTO
+    /// So that an app can tell its user when they will be asked to sign in again; absent, never.
+    var unusedDaysUntilExpiry: Int?
 }

@@ -296,6 +296,7 @@ import OpenAPIRuntime
         let issued = try await anonymous.createToken(body: .json(.init(name: "collector", password: password, label: "client integration"))).created.body.json
         checks.expect(issued.user.name == "collector" && issued.scope == .write && issued.label == "client integration",
                       "POST /v1/tokens gave \(issued.user.name), \(issued.scope), \(String(describing: issued.label))")
+        checks.expect(issued.unusedDaysUntilExpiry == 180, "POST /v1/tokens says the token stops after \(String(describing: issued.unusedDaysUntilExpiry)) unused days, not the default 180")
         let app = Client(serverURL: url, transport: AsyncHTTPClientTransport(), middlewares: [BearerTokenMiddleware(token: issued.token)])
         checks.expect(try await app.getMe().ok.body.json.user.name == "collector", "the app's token does not open GET /v1/me")
         if case .noContent = try await app.revokeCurrentToken() {} else { checks.fail("DELETE /v1/tokens/current did not answer 204") }
