@@ -63,15 +63,17 @@ extension LayoutEnvironment {
     /// or a free-form window reports no size classes. Horizontal is regular from 600 points,
     /// vertical from 500, so 1366x1024 is iPadFullscreen, 844x390 iPhoneLandscape, 507x1024
     /// iPadSplitView and 390x844 iPhonePortrait. A width without a height derives the vertical class
-    /// as regular: a column sized by width alone is not one squeezed into a landscape phone. One
-    /// class given without the other is not completed: the client said what it knows.
+    /// as regular: a column sized by width alone is not one squeezed into a landscape phone. Derived
+    /// classes are resolved without the idiom, as the product design's rule has it: the container's
+    /// size alone decides. One class given without the other is not completed: the client said what
+    /// it knows.
     public init(horizontalSizeClass: SizeClass?, verticalSizeClass: SizeClass?, width: Double?, height: Double?, idiom: DeviceIdiom?) {
-        var horizontal = horizontalSizeClass
-        var vertical = verticalSizeClass
-        if horizontal == nil, vertical == nil, let width {
-            (horizontal, vertical) = Self.derivedSizeClasses(width: width, height: height ?? .infinity)
+        if horizontalSizeClass == nil, verticalSizeClass == nil, let width {
+            let (horizontal, vertical) = Self.derivedSizeClasses(width: width, height: height ?? .infinity)
+            self.init(horizontalSizeClass: horizontal, verticalSizeClass: vertical, width: width, idiom: nil)
+        } else {
+            self.init(horizontalSizeClass: horizontalSizeClass, verticalSizeClass: verticalSizeClass, width: width, idiom: idiom)
         }
-        self.init(horizontalSizeClass: horizontal, verticalSizeClass: vertical, width: width, idiom: idiom)
     }
 
     /// The size classes a container of this size would have: regular from 600 points wide, 500 high.

@@ -62,8 +62,6 @@ import Testing
         #expect(try wide.resolve().columns == 5)
         #expect(LayoutRequest(width: 507).environment == .iPadSplitView)
         #expect(LayoutRequest(width: 390).environment == .iPhonePortrait)
-        #expect(LayoutRequest(width: 440, idiom: .phone).environment == .iPhonePortrait)
-        #expect(LayoutRequest(width: 300, idiom: .pad).environment == .iPadSlideOver)
         // Rows come from the table, as for any request without a height.
         #expect(try wide.resolve().rows == GridConfiguration(environment: .iPadFullscreen).rows)
     }
@@ -74,11 +72,15 @@ import Testing
         #expect(LayoutRequest().environment == .iPhonePortrait)
     }
 
-    @Test func anIdiomStillBreaksTheTie() {
-        // 700x1024 with no classes derives (regular, regular) -> iPadFullscreen; 507x1024 with idiom
-        // pad derives (compact, regular) and the pad rule keeps Split View.
-        #expect(LayoutRequest(width: 507, height: 1024, idiom: .pad).environment == .iPadSplitView)
-        #expect(LayoutRequest(width: 300, height: 1024, idiom: .pad).environment == .iPadSlideOver)
-        #expect(LayoutRequest(width: 507, height: 1024, idiom: .phone).environment == .iPhonePortrait)
+    /// The product design resolves derived classes "with no idiom": the container's size alone
+    /// decides, so an idiom changes nothing here (it does with given classes: ResolutionTableTests).
+    @Test(arguments: [DeviceIdiom.pad, .phone])
+    func anIdiomPlaysNoPartWithDerivedClasses(idiom: DeviceIdiom) {
+        #expect(LayoutRequest(width: 600, height: 300, idiom: idiom).environment == .iPhoneLandscape)
+        #expect(LayoutRequest(width: 507, height: 1024, idiom: idiom).environment == .iPadSplitView)
+        #expect(LayoutRequest(width: 500, height: 800, idiom: idiom).environment == .iPadSplitView)
+        #expect(LayoutRequest(width: 300, height: 1024, idiom: idiom).environment == .iPhonePortrait)
+        #expect(LayoutRequest(width: 300, idiom: idiom).environment == .iPhonePortrait)
+        #expect(LayoutRequest(width: 440, idiom: idiom).environment == .iPadSplitView)
     }
 }
