@@ -151,9 +151,10 @@ public enum SearchText {
     /// also as `SPIN150`, `836 062-1` as `8360621`. Collectors type a number off the spine spaced
     /// as they like, and the tokenizer splits `SPIN 150` into words that `spin150` is not.
     public static func catalogNumbers(_ numbers: [String]) -> String {
-        var text = indexed(numbers.joined(separator: " "))
+        // Normalized, not indexed: these forms join more than apostrophes and hyphens.
+        var text = normalized(numbers.joined(separator: " "))
         for number in numbers {
-            let parts = indexed(number).split { !($0.isLetter || $0.isNumber) }
+            let parts = normalized(number).split { !($0.isLetter || $0.isNumber) }
             if parts.count > 1 { text += " " + parts.joined() }
         }
         return text
@@ -168,12 +169,61 @@ public enum SearchText {
     /// The most words a search takes; later ones are ignored.
     public static let maximumWords = 8
 
-    /// Text as the search index holds it, and as a search's words are matched against it: letters
-    /// spelled out (`spelledOut`), initialisms joined (`joiningInitialisms`) and ideographs apart
-    /// (`separatingIdeographs`).
+    /// Text as the search index holds it: `normalized`, then each word written with apostrophes or
+    /// hyphens also written without them (`withWordsJoined`).
     public static func indexed(_ text: String) -> String {
+        withWordsJoined(normalized(text))
+    }
+
+    /// Text as a search's words are matched against it: letters spelled out (`spelledOut`),
+    /// initialisms joined (`joiningInitialisms`) and ideographs apart (`separatingIdeographs`).
+    static func normalized(_ text: String) -> String {
         separatingIdeographs(joiningInitialisms(spelledOut(text)))
     }
+
+    /// Adds each word that apostrophes or hyphens join, written without them: `Sgt. Pepper's` also
+    /// as `Peppers`, `Mungo's Hi-Fi` as `Mungos HiFi`, `E-Z Rollers` as `EZ`, `L'Entourloop` as
+    /// `LEntourloop`. The tokenizer splits at them, so `sgt peppers`, `hifi` and `dont worry` found
+    /// nothing. A form the text holds already is not added again, so indexing is idempotent (the
+    /// migrations compare stored text with the function's output).
+    public static func withWordsJoined(_ text: String) -> String {
+        // `’`, `‐` and `‑` all start with the byte 0xE2 in UTF-8.
+        guard text.utf8.contains(where: { $0 == UInt8(ascii: "'") || $0 == UInt8(ascii: "-") || $0 == 0xE2 }) else { return text }
+        var compounds: [String] = []
+        var current = ""
+        var parts = 0
+        var inWord = false
+        var afterJoiner = false
+        func finish() {
+            if parts > 1 { compounds.append(current) }
+            current = ""
+            parts = 0
+            afterJoiner = false
+        }
+        for character in text {
+            if character.isLetter || character.isNumber {
+                if !inWord {
+                    if afterJoiner { afterJoiner = false } else { finish() }
+                    parts += 1
+                }
+                current.append(character)
+                inWord = true
+            } else if joiners.contains(character), inWord || afterJoiner {
+                afterJoiner = true
+                inWord = false
+            } else {
+                finish()
+                inWord = false
+            }
+        }
+        finish()
+        guard !compounds.isEmpty else { return text }
+        var present = Set(text.split { !($0.isLetter || $0.isNumber) }.map { $0.lowercased() })
+        let added = compounds.filter { present.insert($0.lowercased()).inserted }
+        return added.isEmpty ? text : text + " " + added.joined(separator: " ")
+    }
+
+    private static let joiners: Set<Character> = ["'", "’", "-", "‐", "‑"]
 
     /// Writes each Han, hiragana and katakana character as a word of its own: `坂本龍一` as
     /// `坂 本 龍 一`. The tokenizer takes a run of them, written without spaces, as one word, which
@@ -271,13 +321,13 @@ public enum SearchText {
     /// `Persuader, The`, a CSV credit's one artist) adds nothing.
     public static func searchableArtists(credit: String, names: String?) -> String {
         guard let names, !names.isEmpty else { return indexed(credit) }
-        var text = indexed(credit)
+        var text = normalized(credit)
         let credited = Set(words(text))
         for name in names.split(separator: "\n") {
-            let spelled = indexed(String(name))
+            let spelled = normalized(String(name))
             if !words(spelled).allSatisfy(credited.contains) { text += " " + spelled }
         }
-        return text
+        return withWordsJoined(text)
     }
 
     /// Folded words, as the index's tokenizer splits and folds them closely enough to compare.
