@@ -456,6 +456,26 @@ import Testing
         #expect(try migrated.syncStateCounts(now: now, staleBefore: staleBefore).imagesWithheld == 1)
     }
 
+    /// Migration 0036 makes a stored length of 0 (Discogs' `0:00`) unknown, as the player took it.
+    @Test func migration0036MakesZeroLengthsUnknown() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("crated.sqlite")
+        let old = try AppDatabase.open(path: path, migrations: Migration.embedded(before: "0036"))
+        let album = try old.writer.write { db in
+            let album = try db.insertAlbum(title: "Sound System Champions", artistId: try db.insertArtist("Mungo's Hi-Fi"))
+            try db.insertTrack(albumId: album, position: "A1", side: "A", sortOrder: 0, title: "Intro", durationMs: 0)
+            try db.insertTrack(albumId: album, position: "A2", side: "A", sortOrder: 1, title: "Champion", durationMs: 215_000)
+            try db.insertTrack(albumId: album, position: "B1", side: "B", sortOrder: 2, title: "Outro", durationMs: nil)
+            return album
+        }
+
+        let migrated = try AppDatabase.open(path: path)
+        let lengths = try migrated.reader.read { db in
+            try Int?.fetchAll(db, sql: "SELECT duration_ms FROM track WHERE album_id = ? ORDER BY sort_order", arguments: [album])
+        }
+        #expect(lengths == [nil, 215_000, nil])
+    }
+
     /// Migration 0028 sorts numbers by value and, in the artist sort, one artist's albums by year,
     /// then title (unknown years last); the grid's rows follow, and so do later changes.
     @Test func migration0028SortsNumbersByValueAndAnArtistsAlbumsByYear() throws {

@@ -16,7 +16,8 @@ import Testing
 
     @Test(arguments: [
         ("4:45", 285_000), ("0:59", 59_000), ("12:03", 723_000), ("1:02:03", 3_723_000), ("", nil), ("4:75", nil),
-        ("4.45", nil), ("45", nil), ("a:bc", nil), (" 3:00 ", 180_000), ("1:2:3:4", nil), ("-1:00", nil),
+        ("4.45", nil), ("45", nil), ("a:bc", nil), (" 3:00 ", 180_000), ("1:2:3:4", nil), ("-1:00", nil), ("0:00", nil), ("0:00:00", nil),
+        ("0:01", 1_000),
     ] as [(String, Int?)])
     func durations(text: String, milliseconds: Int?) {
         #expect(ReleaseMapping.durationMs(text) == milliseconds)

@@ -210,7 +210,8 @@ enum ReleaseMapping {
         return nil
     }
 
-    /// `m:ss` or `h:mm:ss` in milliseconds; nil when empty or not a duration.
+    /// `m:ss` or `h:mm:ss` in milliseconds; nil when empty, not a duration, or `0:00`: Discogs
+    /// shows a track of no length so, and the album page and the player must both call it unknown.
     static func durationMs(_ text: String) -> Int? {
         let parts = text.trimmed().split(separator: ":", omittingEmptySubsequences: false)
         guard (2...3).contains(parts.count), parts.allSatisfy({ !$0.isEmpty && $0.count <= 3 && $0.allSatisfy(\.isASCII) }) else { return nil }
@@ -219,7 +220,7 @@ enum ReleaseMapping {
         // Every part after the first is base 60.
         guard numbers.dropFirst().allSatisfy({ $0 < 60 }) else { return nil }
         let seconds = numbers.reduce(0) { $0 * 60 + $1 }
-        return seconds * 1000
+        return seconds > 0 ? seconds * 1000 : nil
     }
 
     // MARK: Dates and small values
