@@ -172,6 +172,8 @@ struct TokenUseRecorder: Service {
         do {
             let stopped = try await database.settleIdleSignInTokens(expiry: expiry)
             if stopped > 0 { logger.info("stopped \(stopped) app sign-in token(s) unused for longer than tokens.signInIdleDays") }
+        } catch is CancellationError {
+            // The daemon is stopping (a failed start included): nothing to report.
         } catch {
             // Tried again within the hour; meanwhile the bearer check refuses them all the same.
             logger.warning("could not mark idle app tokens as expired: \(error)")

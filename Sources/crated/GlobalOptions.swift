@@ -44,7 +44,13 @@ struct GlobalOptions: ParsableArguments {
 
     /// Opens the database, creating it if there is none: for the commands that make one. A command
     /// closes it when done (`AppDatabase.close`), which leaves no `-wal` and `-shm` files behind.
-    func openDatabase(_ configuration: CratedConfiguration) throws -> AppDatabase {
+    /// The daemon, which may start at boot before its data disk is mounted, does not make a missing
+    /// folder (`makingItsFolder: false`): it would serve a new, empty database beneath the mount point.
+    func openDatabase(_ configuration: CratedConfiguration, makingItsFolder: Bool = true) throws -> AppDatabase {
+        let folder = URL(fileURLWithPath: configuration.databasePath).deletingLastPathComponent().path
+        if !makingItsFolder, !FileManager.default.fileExists(atPath: folder) {
+            throw CommandFailure("the folder of the database, \(folder), does not exist (is its disk mounted?); create it first, or name another database with --database")
+        }
         do {
             return try AppDatabase.open(path: configuration.databasePath, busyTimeoutMs: configuration.databaseBusyTimeoutMs)
         } catch let error as CustomStringConvertible & Error {

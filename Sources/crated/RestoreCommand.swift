@@ -9,8 +9,9 @@ struct RestoreCommand: AsyncParsableCommand {
         discussion: """
             The backup must be a crated database that passes PRAGMA integrity_check and has no \
             migration this crated does not know. It is copied beside the database, migrated to this \
-            crated's schema, synced, and renamed over the database in one step. The database must not \
-            be open in another process: restore refuses while serve runs.
+            crated's schema, synced, and renamed over the database in one step; the database it \
+            replaces is kept beside it as <database>.before-restore (until the next restore). The \
+            database must not be open in another process: restore refuses while serve runs.
             """
     )
 
@@ -36,6 +37,9 @@ struct RestoreCommand: AsyncParsableCommand {
         print(BackupCommand.describe(summary))
         if !summary.migrationsApplied.isEmpty {
             print("  migrated          \(summary.migrationsApplied.joined(separator: ", "))")
+        }
+        if let previous = summary.previousDatabase {
+            print("  replaced          kept as \(previous) (restore it to undo this; remove it once you are sure)")
         }
     }
 }

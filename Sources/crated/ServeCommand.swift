@@ -48,7 +48,7 @@ struct ServeCommand: AsyncParsableCommand {
         defer { logWriter.flush() }
         let logger = makeLogger(configuration)
         if !DiscogsClientSettings(configuration: configuration).hasToken { logger.warning("\(DiscogsClientSettings.noTokenWarning)") }
-        let database = try global.openDatabase(configuration)
+        let database = try global.openDatabase(configuration, makingItsFolder: false)
         // One daemon a database (see ServeLock), held until the process ends.
         let lock: ServeLock
         do {

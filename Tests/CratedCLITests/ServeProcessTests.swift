@@ -267,8 +267,23 @@ import Testing
         #expect(served.status != 0)
         #expect(served.stderr.contains("cannot listen on 127.0.0.1:\(port): the address is already in use"), "\(served.stderr)")
         #expect(!served.stderr.contains("sync pass"), "\(served.stderr)")
-        // Nothing else to say: the WAL checkpointer, cancelled as the start failed, stays quiet.
+        // Nothing else to say: the WAL checkpointer and the token recorder, cancelled as the start
+        // failed, stay quiet.
         #expect(!served.stderr.contains("cannot checkpoint"), "\(served.stderr)")
+        #expect(!served.stderr.contains("could not mark idle"), "\(served.stderr)")
+    }
+
+    /// A data disk not mounted yet at boot leaves the database's folder missing: serve says so and
+    /// makes nothing, where it would have served a new, empty database beneath the mount point.
+    @Test func aMissingDatabaseFolderIsRefusedNotMade() async throws {
+        let directory = try TemporaryDirectory()
+        let database = directory.path("music-disk/crated/crated.sqlite")
+        let served = try run(Paths.cratedBinary, ["serve", "--database", database, "--port", "0"],
+                             environment: ["CRATED_DISCOGS_BASE_URL": "http://127.0.0.1:9"])
+        #expect(served.status != 0)
+        #expect(served.stderr.contains("the folder of the database, \(directory.path("music-disk/crated")), does not exist (is its disk mounted?)"),
+                "\(served.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: directory.path("music-disk")))
     }
 
     /// The default user's token is shown once: by the first start that serves, not by one that

@@ -149,6 +149,15 @@ import Testing
         #expect(try restored.user(named: "after the backup") == nil)
         // The backup file is left as it was.
         #expect(try Self.integrity(backup) == ["ok"])
+        // The database it replaced is kept whole, to undo a restore of the wrong backup with.
+        #expect(summary.previousDatabase == path + ".before-restore")
+        #expect(try Self.integrity(path + ".before-restore") == ["ok"])
+        #expect(try Self.userNames(path + ".before-restore").contains("after the backup"))
+        try restored.close()
+        let undone = try AppDatabase.restore(backupAt: path + ".before-restore", into: path)
+        #expect(undone.users == 51)
+        #expect(try Self.userNames(path).contains("after the backup"))
+        #expect(try !Self.userNames(path + ".before-restore").contains("after the backup"), "the two swapped")
     }
 
     /// A database file deleted while its `-wal` stayed: SQLite would replay that WAL into whatever file

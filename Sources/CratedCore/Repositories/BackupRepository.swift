@@ -15,6 +15,8 @@ public struct BackupSummary: Sendable, Equatable {
     public var albums: Int
     /// Restore only: the migrations applied to the restored copy to bring it up to this crated.
     public var migrationsApplied: [String] = []
+    /// Restore only: where the database it replaced is kept (`previousDatabaseSuffix`), if there was one.
+    public var previousDatabase: String?
 }
 
 public struct BackupProgress: Sendable {
@@ -156,7 +158,8 @@ extension AppDatabase {
         try requireFolder(of: file)
 
         var migrationsApplied: [String] = []
-        var summary = try writeBeside(file, putInPlace: { try replaceUnusedDatabase(file, with: $0, busyTimeoutMs: busyTimeoutMs) }) { copy in
+        var previousKept: String?
+        var summary = try writeBeside(file, putInPlace: { previousKept = try replaceUnusedDatabase(file, with: $0, busyTimeoutMs: busyTimeoutMs) }) { copy in
             try sqlite(target) { try backupQueue.backup(to: copy) }
             do {
                 migrationsApplied = try Migrator(migrations: migrations).migrate(copy)
@@ -166,8 +169,13 @@ extension AppDatabase {
         }
         summary.migrationsApplied = migrationsApplied
         summary.path = target
+        summary.previousDatabase = previousKept
         return summary
     }
+
+    /// Beside a database a restore replaced: that database, so that restoring the wrong backup can be
+    /// undone (`crated restore` over it again, or a rename). The next restore replaces it.
+    public static let previousDatabaseSuffix = ".before-restore"
 
     // MARK: - The steps
 
@@ -213,14 +221,15 @@ extension AppDatabase {
     /// SQLite has checkpointed and removed the target's `-wal` and `-shm`, which must not outlive
     /// the file they belong to (SQLite would replay an old `-wal` into the new file). The exclusive
     /// lock held meanwhile keeps any process from opening the target until the rename is done.
-    private static func replaceUnusedDatabase(_ target: String, with temporary: String, busyTimeoutMs: Int) throws {
+    /// Returns where the database replaced is kept, if there was one.
+    private static func replaceUnusedDatabase(_ target: String, with temporary: String, busyTimeoutMs: Int) throws -> String? {
         guard FileManager.default.fileExists(atPath: target) else {
             // A `-wal` left without its database would be replayed into the restored one.
             for suffix in ["-wal", "-shm", "-journal"] where FileManager.default.fileExists(atPath: target + suffix) {
                 try FileManager.default.removeItem(atPath: target + suffix)
             }
             try AtomicFile.replace(target, with: temporary)
-            return
+            return nil
         }
         var configuration = Configuration()
         configuration.busyMode = .timeout(Double(busyTimeoutMs) / 1000)
@@ -248,7 +257,19 @@ extension AppDatabase {
         for suffix in ["-wal", "-shm", "-journal"] where FileManager.default.fileExists(atPath: target + suffix) {
             try FileManager.default.removeItem(atPath: target + suffix)
         }
+        // In rollback-journal mode and held exclusively, the file is the whole database: a second
+        // name for it keeps it once the rename below gives `target` to the backup.
+        let previous = target + previousDatabaseSuffix
+        try? FileManager.default.removeItem(atPath: previous)
+        if link(target, previous) != 0 {
+            do {
+                try FileManager.default.copyItem(atPath: target, toPath: previous)
+            } catch {
+                throw BackupError.sqlite(path: target, reason: "cannot keep it as \(previous) before restoring over it: \(error.localizedDescription)")
+            }
+        }
         try AtomicFile.replace(target, with: temporary)
+        return previous
     }
 
     private static func checkSQLiteHeader(_ path: String) throws {
