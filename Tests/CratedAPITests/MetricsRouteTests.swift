@@ -102,6 +102,25 @@ import Testing
         }
     }
 
+    /// The web client's page, at any of its paths, and its files have series of their own, apart
+    /// from the paths nothing answers.
+    @Test func theWebClientsPageAndFilesAreCountedByWhatTheyAre() async throws {
+        let server = try TestServer()
+        try await server.test { client in
+            let asset = try #require(WebAssets.shared.assets.keys.first)
+            for path in ["/", "/collection", "/crates/3", "/search"] {
+                #expect(try await client.call(.get, path, token: nil).status == .ok)
+            }
+            #expect(try await client.call(.get, "/assets/\(asset)", token: nil).status == .ok)
+            #expect(try await client.call(.get, "/assets/gone.js", token: nil).status == .notFound)
+            let text = try await Self.scrape(client, token: server.readToken)
+            #expect(Self.sample(#"crated_http_requests_total{method="GET",route="/",status="200"}"#, in: text) == 4)
+            #expect(Self.sample(#"crated_http_requests_total{method="GET",route="/assets/{name}",status="200"}"#, in: text) == 1)
+            #expect(Self.sample(#"crated_http_requests_total{method="GET",route="/assets/{name}",status="404"}"#, in: text) == 1)
+            #expect(!text.contains(#"route="NotFound""#))
+        }
+    }
+
     /// Writes record their time; sync's gauges are read when scraped.
     @Test func writesAndSyncGaugesShow() async throws {
         let server = try TestServer()

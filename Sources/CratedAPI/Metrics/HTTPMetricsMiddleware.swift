@@ -7,7 +7,9 @@ import Synchronization
 /// head by method and route (`crated_http_requests_total`, `crated_http_request_duration_seconds`).
 ///
 /// The route is the pattern the router matched (`/v1/albums/{id}`), never the path itself (a path no
-/// route matches is Hummingbird's `NotFound`), and an unknown method counts as `OTHER`: no id, key or client's whim makes a new series. Hummingbird's
+/// route matches is Hummingbird's `NotFound`; the web client's page and files, which no route serves,
+/// are `/` and `/assets/{name}`), and an unknown method counts as `OTHER`: no id, key or client's
+/// whim makes a new series. Hummingbird's
 /// own `MetricsMiddleware` records through the `MetricsSystem` global with dotted names that
 /// Prometheus does not accept, and builds its cache key per request; here the instruments of a
 /// route are made on its first request and found in a dictionary after.
@@ -31,7 +33,8 @@ struct HTTPMetricsMiddleware<Context: RequestContext>: RouterMiddleware {
     }
 
     private func record(_ request: Request, context: Context, status: Int, since start: ContinuousClock.Instant) {
-        let instruments = cache.instruments(method: request.method, route: context.endpointPath, status: status)
+        let route = context.endpointPath ?? WebClientMiddleware.metricsRoute(method: request.method, path: request.uri.path)
+        let instruments = cache.instruments(method: request.method, route: route, status: status)
         instruments.requests.increment()
         instruments.duration.record(ContinuousClock.now - start)
     }

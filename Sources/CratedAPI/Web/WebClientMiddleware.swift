@@ -35,9 +35,20 @@ struct WebClientMiddleware: RouterMiddleware {
                 .contentType: asset.contentType, .cacheControl: Self.immutable, .init("X-Content-Type-Options")!: "nosniff",
             ])
         }
-        let first = path.split(separator: "/", maxSplits: 1, omittingEmptySubsequences: true).first
-        guard path == "/" || first.map(Self.pagePrefixes.contains) == true else { return try await next(request, context) }
+        guard Self.isPagePath(path) else { return try await next(request, context) }
         return response(request, body: ByteBuffer(string: assets.page), headers: Self.pageHeaders)
+    }
+
+    static func isPagePath(_ path: String) -> Bool {
+        path == "/" || path.split(separator: "/", maxSplits: 1, omittingEmptySubsequences: true).first.map(pagePrefixes.contains) == true
+    }
+
+    /// The route `/metrics` counts a request this middleware answers under (the router matched none):
+    /// the page at any of its paths is `/`, a file `/assets/{name}`; nil for anything else.
+    static func metricsRoute(method: HTTPRequest.Method, path: String) -> String? {
+        guard method == .get || method == .head else { return nil }
+        if path.hasPrefix("/assets/") { return "/assets/{name}" }
+        return isPagePath(path) ? "/" : nil
     }
 
     static let pageHeaders: HTTPFields = [
