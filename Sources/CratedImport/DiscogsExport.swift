@@ -20,6 +20,26 @@ struct DiscogsExportHeader {
     let notes: Int?
     /// Custom fields: (column index, field name without the `Collection ` prefix).
     let customFields: [(index: Int, name: String)]
+    /// The columns read neither as one of the above nor as a custom field, as the summary lists
+    /// them: a near miss of a column read says which it may have meant (`Notes`, meant as
+    /// `Collection Notes`), since its values are left out without a word otherwise.
+    var ignoredColumns: [String] {
+        let read = Set([catalogNumber, label, format, rating, released, folder, mediaCondition, sleeveCondition, notes].compactMap { $0 }
+                       + [artist, title, releaseId, dateAdded] + customFields.map(\.index))
+        return names.indices.filter { !read.contains($0) && !names[$0].isEmpty }.map { index in
+            let name = names[index]
+            guard let meant = Self.nearMisses[name.lowercased()] else { return name }
+            return "\(name) (crated reads \(meant))"
+        }
+    }
+
+    /// Names spreadsheets and other tools give the columns crated reads, lowercased.
+    private static let nearMisses = [
+        "notes": "Collection Notes", "media condition": "Collection Media Condition", "sleeve condition": "Collection Sleeve Condition",
+        "condition": "Collection Media Condition", "folder": "CollectionFolder",
+        "catalog #": "Catalog#", "catalog number": "Catalog#", "catno": "Catalog#", 
+        "year": "Released", "labels": "Label", "formats": "Format",
+    ]
 
     static let required = ["release_id", "Artist", "Title", "Date Added"]
     static let expected = "Catalog#,Artist,Title,Label,Format,Rating,Released,release_id,CollectionFolder,Date Added,Collection Media Condition,Collection Sleeve Condition,Collection Notes"

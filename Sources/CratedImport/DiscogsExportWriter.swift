@@ -15,6 +15,9 @@ public enum DiscogsExportWriter {
         let customFields = columnNames(of: try export.customFieldNames())
         var summary = ExportSummary(user: export.user.name)
         try output.write(header(customFields: customFields) + "\n")
+        // A crate reaches the file only as the folder of a copy in it: an empty one, or one of the
+        // user's own, does not (the JSON export holds every crate).
+        var folders = Set<String>()
         for id in try export.copyIdsKeepingFolderOrder() {
             guard let copy = try export.copy(id: id) else { continue }
             guard let line = row(copy, customFields: customFields) else {
@@ -23,8 +26,9 @@ public enum DiscogsExportWriter {
             }
             try output.write(line + "\n")
             summary.copies += 1
+            if let folder = copy.folder { folders.insert(folder) }
         }
-        summary.crates = try export.crates().count
+        summary.crates = folders.count
         try output.flush()
         return summary
     }

@@ -1,6 +1,7 @@
 import CratedCore
 import Foundation
 import GRDB
+import Synchronization
 
 public struct ImportOptions: Sendable {
     /// The owner of the copies; nil means the only user, or the default user created on first use.
@@ -11,16 +12,37 @@ public struct ImportOptions: Sendable {
     public var skipInvalid = false
     /// The default user's name (configuration `import.defaultUser`).
     public var defaultUserName = "collector"
+    /// How to read slashed dates that allow both orders (`03/04/2021`); nil: as the file's other
+    /// dates tell, day first when none does.
+    public var slashedDateOrder: SlashedDateOrder?
     /// How the import writes: chosen from the file's size against the database's (`.automatic`), or
     /// forced, for tests that show both ways give the same database.
     var writeMode = ImportWriteMode.automatic
 
-    public init(userName: String? = nil, dryRun: Bool = false, skipInvalid: Bool = false, defaultUserName: String = "collector") {
+    public init(userName: String? = nil, dryRun: Bool = false, skipInvalid: Bool = false, defaultUserName: String = "collector",
+                slashedDateOrder: SlashedDateOrder? = nil) {
         self.userName = userName
         self.dryRun = dryRun
         self.skipInvalid = skipInvalid
         self.defaultUserName = defaultUserName
+        self.slashedDateOrder = slashedDateOrder
     }
+}
+
+/// The order of day and month in a file's slashed dates (`DD/MM/YYYY` or `MM/DD/YYYY`).
+public enum SlashedDateOrder: String, Codable, Sendable {
+    case dayFirst, monthFirst
+}
+
+private final class SlashedDatesRecord: Sendable {
+    let value = Mutex<SlashedDatesRead?>(nil)
+}
+
+/// How an import read the file's slashed dates, and why so.
+public struct SlashedDatesRead: Codable, Sendable, Equatable {
+    public var order: SlashedDateOrder
+    /// `file`: a date that allows only this order told; `option`: `--month-first` or `--day-first`.
+    public var decidedBy: String
 }
 
 /// See `DiscogsImporter.usesBulkWrite`.
@@ -61,6 +83,11 @@ public struct ImportSummary: Codable, Sendable, Equatable {
     public var crates = 0
     public var cratesAdded = 0
     public var customFields: [String] = []
+    /// Columns the import does not read (a near miss of one it reads, say `Notes` for `Collection
+    /// Notes`, or one of the user's own), in the file's order.
+    public var ignoredColumns: [String] = []
+    /// Nil when the file has no slashed dates.
+    public var slashedDates: SlashedDatesRead?
     public var skipped: [RowProblem] = []
 }
 
@@ -85,6 +112,10 @@ public enum ImportError: Error, Equatable, CustomStringConvertible {
     case separatedBy(String)
     case notUTF8(line: Int, column: Int, columnName: String)
     case slashedDatesInBothOrders(monthFirstLine: Int, monthFirstDate: String, dayFirstLine: Int, dayFirstDate: String)
+    /// `--month-first` or `--day-first` given for a file with a date that can only be the other order.
+    case slashedDateOrderContradicted(SlashedDateOrder, line: Int, date: String)
+    /// Every slashed date allows both orders and no option says which.
+    case slashedDateOrderUnknown(line: Int, date: String)
     case invalidRows([RowProblem], total: Int)
     case user(UserError)
     case databaseLocked
@@ -117,6 +148,13 @@ public enum ImportError: Error, Equatable, CustomStringConvertible {
         case .notUTF8(let line, let column, let columnName):
             return "line \(line), column \(column) (\(columnName)) is not UTF-8 text: the file is not UTF-8 (Excel's plain \"CSV\" saves another encoding); "
                 + "save it as \"CSV UTF-8\" or export it again from Discogs; nothing was imported"
+        case .slashedDateOrderUnknown(let line, let date):
+            return "every Date Added in the file could be day or month first (line \(line): \(date)), and nothing in it says which; "
+                + "import it with --day-first or --month-first (a spreadsheet in the US writes the month first); nothing was imported"
+        case .slashedDateOrderContradicted(let order, let line, let date):
+            return "the Date Added on line \(line) (\(date)) can only be \(order == .monthFirst ? "day" : "month") first, "
+                + "so the file's dates are not \(order == .monthFirst ? "month" : "day") first as --\(order == .monthFirst ? "month" : "day")-first says; "
+                + "nothing was imported"
         case .slashedDatesInBothOrders(let monthFirstLine, let monthFirstDate, let dayFirstLine, let dayFirstDate):
             return "the Date Added column puts the month first on line \(monthFirstLine) (\(monthFirstDate)) and the day first on line "
                 + "\(dayFirstLine) (\(dayFirstDate)), so a date such as 03/04 could be either; give every date in one order; nothing was imported"
@@ -161,8 +199,12 @@ public struct DiscogsImporter: Sendable {
         }
         let header = try DiscogsExportHeader(fields: headerRecord.fields)
         let dateColumn = header.dateAdded
+        // Asked on the reading thread (`ImportRowStream`), told in the summary.
+        let slashedDatesRead = SlashedDatesRecord()
         let slashedDatesAreMonthFirst: @Sendable () throws -> Bool = {
-            try Self.slashedDatesAreMonthFirst(path: path, skipping: bomLength, dateColumn: dateColumn)
+            let read = try Self.slashedDates(path: path, skipping: bomLength, dateColumn: dateColumn, given: options.slashedDateOrder)
+            slashedDatesRead.value.withLock { $0 = read }
+            return read.order == .monthFirst
         }
 
         do {
@@ -199,6 +241,7 @@ public struct DiscogsImporter: Sendable {
                     if let searchBuilder { try searchBuilder.lockMainDatabase(db) }
                     summary = try run(db: db, reader: reader, header: header, slashedDatesAreMonthFirst: slashedDatesAreMonthFirst,
                                       path: path, size: size, options: options, bulk: bulk, searchBuilder: searchBuilder, progress: progress)
+                    summary?.slashedDates = slashedDatesRead.value.withLock { $0 }
                     if bulk && foreignKeys { try Self.checkGridDeferralEnded(db) }
                     return options.dryRun ? .rollback : .commit
                 }
@@ -236,6 +279,7 @@ public struct DiscogsImporter: Sendable {
         var summary = ImportSummary(file: path, user: user.name, dryRun: options.dryRun)
         summary.userCreated = try User.fetchCount(db) > usersBefore
         summary.customFields = header.customFields.map(\.name)
+        summary.ignoredColumns = header.ignoredColumns
 
         var problems: [RowProblem] = []
         var problemCount = 0
@@ -358,11 +402,13 @@ public struct DiscogsImporter: Sendable {
         }
     }
 
-    /// Whether the file's slashed dates that allow both orders (`03/04/2021`) are month first: a
-    /// spreadsheet writes one order throughout, so the dates that allow only one (`03/25/2021`) tell
-    /// it for the whole file, day first when none does. Reads the file's records once more, on a
-    /// handle of its own; an import asks only once it meets a slashed date.
-    static func slashedDatesAreMonthFirst(path: String, skipping bomLength: Int, dateColumn: Int) throws -> Bool {
+    /// How to read the file's slashed dates that allow both orders (`03/04/2021`): a spreadsheet
+    /// writes one order throughout, so the dates that allow only one (`03/25/2021`) tell it for the
+    /// whole file; `given` (the command's option) when none contradicts it. With neither, the file
+    /// is refused: a guess read wrong would misdate every copy, and a later import in the right order
+    /// would add them all again (a copy is known by its date). Reads the file's records once more,
+    /// on a handle of its own; an import asks only once it meets a slashed date.
+    static func slashedDates(path: String, skipping bomLength: Int, dateColumn: Int, given: SlashedDateOrder?) throws -> SlashedDatesRead {
         let handle: FileHandle
         do {
             handle = try FileHandle(forReadingFrom: URL(fileURLWithPath: path))
@@ -374,20 +420,31 @@ public struct DiscogsImporter: Sendable {
         _ = try nextRecord(reader)  // the header
         var monthFirst: (line: Int, date: String)?
         var dayFirst: (line: Int, date: String)?
+        var either: (line: Int, date: String)?
         while let record = try nextRecord(reader) {
             guard dateColumn < record.fields.count else { continue }
             let text = record.fields[dateColumn]
             switch DiscogsDate.slashedForm(text) {
             case .monthFirstOnly: if monthFirst == nil { monthFirst = (record.line, text.trimmedSpaces) }
             case .dayFirstOnly: if dayFirst == nil { dayFirst = (record.line, text.trimmedSpaces) }
-            case .either, nil: continue
+            case .either: if either == nil { either = (record.line, text.trimmedSpaces) }
+            case nil: continue
             }
             if let monthFirst, let dayFirst {
                 throw ImportError.slashedDatesInBothOrders(monthFirstLine: monthFirst.line, monthFirstDate: monthFirst.date,
                                                            dayFirstLine: dayFirst.line, dayFirstDate: dayFirst.date)
             }
         }
-        return monthFirst != nil
+        switch (given, monthFirst, dayFirst) {
+        case (.dayFirst, let only?, _): throw ImportError.slashedDateOrderContradicted(.dayFirst, line: only.line, date: only.date)
+        case (.monthFirst, _, let only?): throw ImportError.slashedDateOrderContradicted(.monthFirst, line: only.line, date: only.date)
+        case (_, .some, _): return SlashedDatesRead(order: .monthFirst, decidedBy: given == nil ? "file" : "option")
+        case (_, _, .some): return SlashedDatesRead(order: .dayFirst, decidedBy: given == nil ? "file" : "option")
+        case (let given?, nil, nil): return SlashedDatesRead(order: given, decidedBy: "option")
+        case (nil, nil, nil):
+            let first = either ?? (line: 2, date: "")
+            throw ImportError.slashedDateOrderUnknown(line: first.line, date: first.date)
+        }
     }
 
     @Sendable private static func nextRecord(_ reader: CSVReader) throws -> CSVRecord? {
@@ -428,6 +485,10 @@ public struct DiscogsImporter: Sendable {
         if starts([0xFF, 0xFE]) || starts([0xFE, 0xFF]) { throw ImportError.binary(kind: "UTF-16 text (save it as UTF-8)") }
         if bytes.contains(0) { throw ImportError.binary(kind: "binary data") }
         let bomLength = starts([0xEF, 0xBB, 0xBF]) ? 3 : 0
+        let first = bytes.dropFirst(bomLength).first { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }
+        if first == UInt8(ascii: "{") || first == UInt8(ascii: "[") {
+            throw ImportError.binary(kind: "JSON (an API response, or crated's own `export --format json`, which does not import back)")
+        }
         return (handle, size, bomLength)
     }
 }

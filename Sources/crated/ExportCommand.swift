@@ -47,6 +47,8 @@ struct ExportCommand: AsyncParsableCommand {
             throw CommandFailure(error.description)
         } catch let error as AtomicFileError {
             throw CommandFailure(error.description)
+        } catch let error as OutputWriteError {
+            throw CommandFailure("export failed: \(error.description)")
         }
         var report = "exported \(summary.copies) cop\(summary.copies == 1 ? "y" : "ies") and \(summary.crates) crate\(summary.crates == 1 ? "" : "s")"
         if format == .json { report += " and \(summary.plays) play\(summary.plays == 1 ? "" : "s")" }

@@ -17,7 +17,7 @@ struct ImportCommand: AsyncParsableCommand {
 
     @OptionGroup var global: GlobalOptions
 
-    @Argument(help: "The CSV file exported from Discogs (Collection > Export).")
+    @Argument(help: "The CSV file exported from Discogs (Collection > Export); - reads standard input.")
     var file: String
 
     @Option(help: "The owner of the copies (created if missing, which the summary says). Default: the only user; with none, the default user; with several, required.")
@@ -29,8 +29,18 @@ struct ImportCommand: AsyncParsableCommand {
     @Flag(help: "Import the valid rows and list the invalid ones instead of refusing the file.")
     var skipInvalid = false
 
+    @Flag(help: "Read slashed dates that could be either way (03/04/2021) month first, as a US spreadsheet writes them. Needed only when no date in the file tells (one such as 03/25/2021 does).")
+    var monthFirst = false
+
+    @Flag(help: "Read such dates day first (03/04/2021 as 3 April).")
+    var dayFirst = false
+
     @Flag(help: "Print the summary as JSON.")
     var json = false
+
+    func validate() throws {
+        if monthFirst && dayFirst { throw ValidationError("--month-first and --day-first cannot both be given") }
+    }
 
     func run() async throws {
         // Before the database is opened (see SQLiteProcess); this process does nothing but the import.
@@ -53,29 +63,37 @@ struct ImportCommand: AsyncParsableCommand {
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
             print(String(decoding: try encoder.encode(summary), as: UTF8.self))
         } else {
-            print(Self.describe(summary))
+            print(Self.describe(summary, database: configuration.databasePath))
         }
     }
 
     /// Imports `file` into the configured database; the database is closed when this returns.
     private func importFile(_ configuration: CratedConfiguration) throws -> ImportSummary {
+        let source = try PipedFile(file)
+        defer { source.remove() }
         let database = try global.openDatabase(configuration)
         defer { try? database.close() }
-        let options = ImportOptions(userName: user, dryRun: dryRun, skipInvalid: skipInvalid, defaultUserName: configuration.defaultUserName)
+        let options = ImportOptions(userName: user, dryRun: dryRun, skipInvalid: skipInvalid, defaultUserName: configuration.defaultUserName,
+                                    slashedDateOrder: monthFirst ? .monthFirst : dayFirst ? .dayFirst : nil)
         let bar = ProgressBar.forStandardError()
         defer { bar?.finish() }
         do {
-            return try DiscogsImporter(database: database).importFile(at: file, options: options, progress: bar.map { bar in
+            var summary = try DiscogsImporter(database: database).importFile(at: source.path, options: options, progress: bar.map { bar in
                 { @Sendable progress in bar.update(done: progress.bytesRead, total: progress.totalBytes, label: "\(progress.rowsRead) rows") }
             })
+            summary.file = source.name
+            return summary
         } catch let error as ImportError {
             throw CommandFailure(error.description)
         }
     }
 
-    static func describe(_ s: ImportSummary) -> String {
+    /// Names the database: the default is relative to the working directory, and an import run
+    /// from elsewhere makes a new one there.
+    static func describe(_ s: ImportSummary, database: String) -> String {
         var lines = [
-            s.dryRun ? "Dry run of \(s.file) for \(s.user): nothing was written; importing it would do this" : "Imported \(s.file) for \(s.user)",
+            s.dryRun ? "Dry run of \(s.file) for \(s.user) in \(database): nothing was written; importing it would do this"
+                     : "Imported \(s.file) for \(s.user) into \(database)",
         ]
         if s.userCreated {
             lines.append(s.dryRun ? "  would create user '\(s.user)' (no user has that name)" : "  created user '\(s.user)' (no user had that name)")
@@ -96,11 +114,54 @@ struct ImportCommand: AsyncParsableCommand {
                          + "crated's kept (Discogs keeps its own)")
         }
         if !s.customFields.isEmpty { lines.append("  custom fields     \(s.customFields.joined(separator: ", "))") }
+        if !s.ignoredColumns.isEmpty { lines.append("  columns ignored   \(s.ignoredColumns.joined(separator: ", "))") }
+        if let dates = s.slashedDates {
+            lines.append("  dates             slashed, read \(dates.order == .monthFirst ? "month" : "day") first ("
+                         + "\(dates.decidedBy == "option" ? "as the option says" : "as a date in the file that can only be so tells"))")
+        }
         if !s.skipped.isEmpty {
             lines.append("  skipped rows      \(s.skipped.count)")
             lines += s.skipped.map { "    \($0)" }
         }
         return lines.joined(separator: "\n")
+    }
+}
+
+/// The file to import. A pipe (`-` for standard input, `/dev/stdin`, a shell's `<(...)`) is copied
+/// into a temporary file first: the import reads its file twice (for the order of slashed dates) and
+/// needs its size.
+struct PipedFile {
+    let path: String
+    /// As the summary names it.
+    let name: String
+    private let isCopy: Bool
+
+    init(_ argument: String) throws {
+        var status = stat()
+        let isPipe = argument == "-" || (stat(argument, &status) == 0 && (status.st_mode & S_IFMT == S_IFIFO || status.st_mode & S_IFMT == S_IFCHR))
+        guard isPipe else {
+            (path, name, isCopy) = (argument, argument, false)
+            return
+        }
+        let input = argument == "-" ? FileHandle.standardInput : FileHandle(forReadingAtPath: argument)
+        guard let input else { throw CommandFailure("cannot read \(argument): \(String(cString: strerror(errno)))") }
+        let copy = FileManager.default.temporaryDirectory.appending(path: "crated-import-\(getpid()).csv").path
+        guard FileManager.default.createFile(atPath: copy, contents: nil, attributes: [.posixPermissions: 0o600]),
+              let output = FileHandle(forWritingAtPath: copy) else {
+            throw CommandFailure("cannot copy \(argument) to \(copy): \(String(cString: strerror(errno)))")
+        }
+        do {
+            defer { try? output.close() }
+            while let chunk = try input.read(upToCount: 1 << 20), !chunk.isEmpty { try output.write(contentsOf: chunk) }
+        } catch {
+            try? FileManager.default.removeItem(atPath: copy)
+            throw CommandFailure("cannot copy \(argument == "-" ? "standard input" : argument) to \(copy): \(error.localizedDescription)")
+        }
+        (path, name, isCopy) = (copy, argument == "-" ? "standard input" : argument, true)
+    }
+
+    func remove() {
+        if isCopy { try? FileManager.default.removeItem(atPath: path) }
     }
 }
 

@@ -72,6 +72,52 @@ import Testing
         #expect(missingConfig.stderr.contains("configuration file not found"))
     }
 
+    /// A spreadsheet's file: columns renamed, US dates that could be read either way. The import
+    /// refuses to guess the dates' order, reads it from the option, and lists the columns it left out.
+    @Test func importSaysWhatItLeftOutAndAsksForTheDateOrder() throws {
+        let directory = try TemporaryDirectory()
+        let database = directory.path("c.sqlite")
+        let header = "Catalog#,Artist,Title,Label,Format,Rating,Released,release_id,CollectionFolder,Date Added,Media Condition,Notes,Shelf"
+        let rows = ["X1,Band,Record,Label,LP,,2001,21,Uncategorized,02/01/2025 10:00,Mint (M),first press,A3",
+                    "X2,Band,Other,Label,LP,,2002,22,Uncategorized,03/11/2025 10:00,,,"]
+        let file = try directory.write("us.csv", ([header] + rows).joined(separator: "\n") + "\n")
+
+        let refused = try run(Paths.cratedBinary, ["import", file, "--database", database])
+        #expect(refused.status != 0)
+        #expect(refused.stderr.contains("every Date Added in the file could be day or month first (line 2: 02/01/2025 10:00)"), "\(refused.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: database))
+
+        let both = try run(Paths.cratedBinary, ["import", file, "--database", database, "--month-first", "--day-first"])
+        #expect(both.status != 0 && both.stderr.contains("--month-first and --day-first cannot both be given"), "\(both.stderr)")
+
+        let imported = try run(Paths.cratedBinary, ["import", file, "--database", database, "--month-first"])
+        #expect(imported.status == 0, "\(imported.stderr)")
+        #expect(imported.stdout.hasPrefix("Imported \(file) for collector into \(database)"), "\(imported.stdout)")
+        #expect(imported.stdout.contains("columns ignored   Media Condition (crated reads Collection Media Condition), Notes (crated reads Collection Notes), Shelf"),
+                "\(imported.stdout)")
+        #expect(imported.stdout.contains("dates             slashed, read month first (as the option says)"), "\(imported.stdout)")
+        let dates = try AppDatabase.open(path: database).reader.read { db in
+            try String.fetchAll(db, sql: "SELECT date_added FROM collection_item ORDER BY id")
+        }
+        #expect(dates == ["2025-02-01T10:00:00Z", "2025-03-11T10:00:00Z"])
+    }
+
+    /// A file through a pipe: `-` is standard input, and `/dev/stdin` works as well.
+    @Test func importReadsAPipe() throws {
+        let directory = try TemporaryDirectory()
+        let database = directory.path("c.sqlite")
+        let sample = Paths.ownFixture("sample-collection.csv")
+        for argument in ["-", "/dev/stdin"] {
+            let piped = try run("/bin/sh", ["-c", "cat \"$0\" | \"$1\" import \(argument) --database \"$2\"", sample, Paths.cratedBinary, database])
+            #expect(piped.status == 0, "\(argument): \(piped.stderr)")
+            #expect(piped.stdout.hasPrefix("Imported \(argument == "-" ? "standard input" : argument) for collector into \(database)"), "\(piped.stdout)")
+        }
+        let copies = try AppDatabase.open(path: database).reader.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM collection_item") }
+        #expect(copies == 20, "the second import of the same rows added nothing")
+        let empty = try run("/bin/sh", ["-c", "\"$0\" import - --database \"$1\" < /dev/null", Paths.cratedBinary, database])
+        #expect(empty.status != 0 && empty.stderr.contains("empty"), "\(empty.stderr)")
+    }
+
     /// A mistyped --database: the commands that only read a database, or change what is already in
     /// it, refuse one that does not exist instead of making it, empty; `user list` says when there
     /// are no users.
@@ -199,7 +245,7 @@ import Testing
         let dryRun = try run(Paths.cratedBinary, ["import", csv, "--database", database, "--user", "colector", "--dry-run"])
         #expect(dryRun.status == 0, "\(dryRun.stderr)")
         #expect(dryRun.stdout.contains("would create user 'colector'"), "\(dryRun.stdout)")
-        #expect(dryRun.stdout.hasPrefix("Dry run of \(csv) for colector: nothing was written; importing it would do this\n"), "\(dryRun.stdout)")
+        #expect(dryRun.stdout.hasPrefix("Dry run of \(csv) for colector in \(database): nothing was written; importing it would do this\n"), "\(dryRun.stdout)")
         #expect(!dryRun.stdout.contains("Imported"), "\(dryRun.stdout)")
         #expect(try AppDatabase.open(path: database).user(named: "colector") == nil)
 

@@ -179,3 +179,27 @@ struct CollectionFacts: Equatable {
         }
     }
 }
+
+/// What an export says it wrote is what is in the file.
+@Suite struct ExportSummaryTests {
+    /// A CSV holds crates only as the folders of its copies: an empty crate is not counted.
+    @Test func aCSVCountsTheFoldersItsCopiesName() async throws {
+        let directory = try TemporaryDirectory()
+        let database = try directory.database()
+        _ = try DiscogsImporter(database: database).importFile(at: Paths.ownFixture("sample-collection.csv"))
+        let user = try #require(try database.user(named: "collector")).id!
+        _ = try await database.createCrate(userId: user, name: "Empty for now")
+        let summary = try database.withCollectionExport(userName: "collector") { export in
+            try DiscogsExportWriter.write(export, to: BufferedOutput(handle: FileHandle(forWritingAtPath: "/dev/null")!))
+        }
+        #expect(summary.copies == 20 && summary.crates == 6)
+    }
+
+    /// A full disk is said in words, not as Foundation's error number.
+    @Test func aFailedWriteSaysWhy() throws {
+        let output = BufferedOutput(handle: try #require(FileHandle(forWritingAtPath: "/dev/full")))
+        try output.write(String(repeating: "x", count: 100))
+        #expect(throws: OutputWriteError(reason: "No space left on device")) { try output.flush() }
+        #expect(OutputWriteError(reason: "No space left on device").description == "cannot write the output: No space left on device")
+    }
+}

@@ -66,6 +66,19 @@ import Testing
         #expect(try failure(bytes: Data([0xFF, 0xFE, 0x41, 0x00])) == .binary(kind: "UTF-16 text (save it as UTF-8)"))
     }
 
+    /// A JSON file (a Discogs API response, crated's own JSON export) is named as JSON, not quoted
+    /// as a header that lacks columns.
+    @Test func jsonIsRefusedAsJSON() throws {
+        let json = ImportError.binary(kind: "JSON (an API response, or crated's own `export --format json`, which does not import back)")
+        #expect(try failure("\u{FEFF}  \n{\"format\": \"crated-export\", \"copies\": []}\n") == json)
+        #expect(try failure("[1, 2]") == json)
+        if let release = Paths.sharedFixture("go-discogs_release_8138518.json") {
+            let directory = try TemporaryDirectory()
+            let database = try directory.database()
+            #expect(throws: json) { try DiscogsImporter(database: database).importFile(at: release) }
+        }
+    }
+
     @Test func invalidUTF8NamesLineAndColumn() throws {
         var precise = Data((exportHeader + "\n" + exportRow(releaseId: "1") + "\n").utf8)
         precise.append(Data("CAT,Artist,Title,Label,LP,,1999,2,Uncategorized,2020-01-01 10:00:00,,,caf".utf8))

@@ -24,7 +24,33 @@ public final class BufferedOutput {
 
     public func flush() throws {
         guard !buffer.isEmpty else { return }
-        try handle.write(contentsOf: buffer)
+        do {
+            try handle.write(contentsOf: buffer)
+        } catch {
+            throw OutputWriteError(reason: Self.reason(error))
+        }
         buffer.removeAll(keepingCapacity: true)
     }
+
+    /// The system's words for why a write failed: Foundation reports a full disk as
+    /// `NSCocoaErrorDomain Code=640`, which tells a user nothing.
+    static func reason(_ error: any Error) -> String {
+        let error = error as NSError
+        if error.domain == NSPOSIXErrorDomain { return String(cString: strerror(Int32(error.code))) }
+        if let underlying = error.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain {
+            return String(cString: strerror(Int32(underlying.code)))
+        }
+        switch error.code {
+        case CocoaError.fileWriteOutOfSpace.rawValue: return String(cString: strerror(ENOSPC))
+        case CocoaError.fileWriteNoPermission.rawValue: return String(cString: strerror(EACCES))
+        case CocoaError.fileWriteVolumeReadOnly.rawValue: return String(cString: strerror(EROFS))
+        default: return error.localizedDescription
+        }
+    }
+}
+
+/// A write to the output failed (a full disk, a closed pipe).
+public struct OutputWriteError: Error, CustomStringConvertible, Equatable {
+    public let reason: String
+    public var description: String { "cannot write the output: \(reason)" }
 }
