@@ -48,12 +48,14 @@ struct UserCommand: AsyncParsableCommand {
 
     struct Passwd: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Set a user's password for signing in to the web client.",
+            abstract: "Set a user's password for signing in to the web client and apps.",
             discussion: """
                 The password is read from a prompt on a terminal (asked twice, not echoed), otherwise \
                 one line from standard input; never from an argument, which other users could see in \
                 the process list. At least \(PasswordRules.minimumCharacters) characters and at most \
-                \(PasswordRules.maximumBytes) bytes. Setting it signs the user's browsers out.
+                \(PasswordRules.maximumBytes) bytes. Setting it signs the user's browsers out and revokes \
+                the tokens their apps signed in for (POST /v1/tokens); tokens made with crated token \
+                create stay.
                 """)
         @OptionGroup var global: GlobalOptions
         @Argument(help: "The user's name.") var name: String
