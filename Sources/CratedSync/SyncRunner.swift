@@ -16,12 +16,17 @@ public struct SyncPassOptions: Sendable, Equatable {
     /// brought in step first, each into its user's: with `userName`, only that user's. The daemon's
     /// scheduled passes and `crated sync` do.
     public var linkedCollections: Bool
+    /// Whether albums whose last attempt failed are fetched before their backoff ends: a pass
+    /// someone asked for (`POST /v1/sync`, `crated sync`) tries them now, once the host may be back.
+    public var retryFailed: Bool
 
-    public init(userName: String? = nil, collectionUser: String? = nil, limit: Int? = nil, linkedCollections: Bool = false) {
+    public init(userName: String? = nil, collectionUser: String? = nil, limit: Int? = nil, linkedCollections: Bool = false,
+                retryFailed: Bool = false) {
         self.userName = userName
         self.collectionUser = collectionUser
         self.limit = limit
         self.linkedCollections = linkedCollections
+        self.retryFailed = retryFailed
     }
 }
 
@@ -270,7 +275,8 @@ public struct SyncRunner: Sendable {
         let now = clock.date
         let due = try database.albumsDueForSync(
             now: now, staleBefore: now.addingTimeInterval(-settings.staleAfter),
-            userId: options.userName == nil ? nil : userId, limit: options.limit, imagesWithheldAreDue: client.settings.hasToken)
+            userId: options.userName == nil ? nil : userId, limit: options.limit, imagesWithheldAreDue: client.settings.hasToken,
+            failedAreDue: options.retryFailed)
         report.albumsDue = due.count
         let stopForError = try await syncReleases(due, into: &report, shouldStop: shouldStop, progress: progress)
         if let stopForError {

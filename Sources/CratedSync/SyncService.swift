@@ -16,6 +16,8 @@ public struct SyncStatus: Codable, Sendable, Equatable {
     /// Covers by state.
     public var covers: ArtworkCounts
     public var lastRun: SyncPassReport?
+    /// The albums whose last attempt failed, whichever pass it was in (at most `failedAlbumsShown`).
+    public var failedAlbums: [FailedAlbumSync]
     /// When the next scheduled pass starts (RFC 3339); nil while a pass runs or after shutdown.
     public var nextRunAt: String?
     public var intervalSeconds: Int
@@ -169,18 +171,28 @@ public final class SyncService: Service, Sendable {
             lastRun = report
         }
         let counts = try counts(userId: userId, running: snapshot.running, lastRunFinishedAt: snapshot.lastRun?.finishedAt)
+        let failedAlbums: [FailedAlbumSync]
+        do {
+            failedAlbums = try runner.database.failedAlbumSyncs(userId: userId, limit: Self.failedAlbumsShown)
+        } catch {
+            throw SyncError.database((error as? DatabaseError).flatMap(\.message) ?? "\(error)")
+        }
         return SyncStatus(
             running: snapshot.running,
             progress: userId == nil || snapshot.runningFor == nil || snapshot.runningFor == userId ? snapshot.progress : nil,
             albums: counts.albums,
             covers: counts.covers,
             lastRun: lastRun,
+            failedAlbums: failedAlbums,
             nextRunAt: snapshot.running ? nil : snapshot.nextRunAt.map(Timestamp.string(from:)),
             intervalSeconds: Int(interval.seconds),
             rateLimit: await runner.client.limiter.status())
     }
 
     private var isStopping: Bool { state.withLock { $0.isStopping } }
+
+    /// The most failed albums `status` lists; `albums.failed` counts them all.
+    public static let failedAlbumsShown = 20
 
     /// What a user's counts were counted at: they stand until a pass starts or ends, or the
     /// catalogue, a collection or a cover changes.

@@ -93,7 +93,7 @@ struct SyncCommand: AsyncParsableCommand {
         do {
             pass = try await runner.runPass(
                 SyncPassOptions(userName: user, collectionUser: collection.flatMap(AppDatabase.validDiscogsUser), limit: limit,
-                                linkedCollections: linked),
+                                linkedCollections: linked, retryFailed: true),
                 shouldStop: { stop.requested },
                 progress: bar.map { bar in
                     { @Sendable progress in

@@ -38,6 +38,38 @@ import Testing
         }
     }
 
+    /// Each user's status lists the albums of theirs whose last attempt failed, whichever pass
+    /// failed them, with why and when they are tried again.
+    @Test func eachUserSeesTheirOwnFailedAlbums() async throws {
+        let server = try TestServer()
+        let (collectors, alicesOnly) = try await server.database.writer.write { db in
+            let alice = try Int64.fetchOne(db, sql: "SELECT id FROM user WHERE name = 'alice'")!
+            let collectors = try Int64.fetchOne(db, sql: """
+                SELECT album_id FROM collection_album WHERE user_id != ? AND album_id NOT IN (SELECT album_id FROM collection_album WHERE user_id = ?)
+                ORDER BY album_id LIMIT 1
+                """, arguments: [alice, alice])!
+            let alicesOnly = try Int64.fetchOne(db, sql: """
+                SELECT album_id FROM collection_album WHERE user_id = ? AND album_id NOT IN (SELECT album_id FROM collection_album WHERE user_id != ?)
+                """, arguments: [alice, alice])!
+            for (album, error) in [(collectors, "HTTP 500"), (alicesOnly, "could not connect")] {
+                try db.execute(sql: """
+                    INSERT INTO album_sync (album_id, status, attempts, last_error, next_attempt_at, last_attempt_at)
+                    VALUES (?, 'failed', 2, ?, '2030-01-01T00:15:00Z', '2030-01-01T00:00:00Z')
+                    """, arguments: [album, error])
+            }
+            return (collectors, alicesOnly)
+        }
+        try await server.test { client in
+            let mine = try await client.decoded(SyncStatus.self, "/v1/sync", token: server.readToken)
+            #expect(mine.failedAlbums.map(\.albumId) == [collectors])
+            #expect(mine.failedAlbums.first?.error == "HTTP 500" && mine.failedAlbums.first?.attempts == 2)
+            #expect(mine.failedAlbums.first?.nextAttemptAt == "2030-01-01T00:15:00Z")
+            #expect(mine.albums.failed == 1)
+            let alices = try await client.decoded(SyncStatus.self, "/v1/sync", token: server.aliceToken)
+            #expect(alices.failedAlbums.map(\.albumId) == [alicesOnly])
+        }
+    }
+
     /// A collection pass reads the collection with the server's Discogs token, which lists private
     /// collections and their owner's notes: a user may ask only for the Discogs user the operator
     /// linked to them, whatever its case.

@@ -218,6 +218,31 @@ import Testing
         }
     }
 
+    /// A pass someone asked for (`POST /v1/sync`, `crated sync`) tries a failed album at once, its
+    /// backoff not yet over; an album Discogs does not have waits all the same. The status lists
+    /// the failed albums whichever pass failed them.
+    @Test func aPassAskedForTriesTheFailedAlbumsAtOnce() async throws {
+        try await SyncHarness.run { h in
+            try h.importReleases([710, 711, 712])
+            for id in [710, 711] as [Int64] { h.fake.serveRelease(id, json: syntheticRelease(id: id)) }
+            h.fake.inject(.status(500), .status(500), on: "/releases/710")
+            let runner = try h.runner(client: h.client(retry: RetryPolicy(maxAttempts: 2)))
+
+            let first = try await runner.runPass()
+            #expect(first.failed == 1 && first.notFound == 1 && first.synced == 1)
+            let failed = try h.database.failedAlbumSyncs(userId: nil, limit: 20)
+            #expect(failed.map(\.releaseId) == [710])
+            #expect(failed.first?.error == "HTTP 500" && failed.first?.attempts == 1)
+            #expect(failed.first?.nextAttemptAt == Timestamp.string(from: h.clock.date.addingTimeInterval(15 * 60)))
+            #expect(failed.first?.title == "Title 710")
+
+            #expect(try await runner.runPass().albumsDue == 0, "a scheduled pass waits out the backoff")
+            let asked = try await runner.runPass(SyncPassOptions(retryFailed: true))
+            #expect(asked.albumsDue == 1 && asked.synced == 1, "not found (712) waits for its week")
+            #expect(try h.database.failedAlbumSyncs(userId: nil, limit: 20).isEmpty)
+        }
+    }
+
     /// A database that cannot take a write (a full disk) stops the pass: what it committed before
     /// stays counted in its report, and the albums it could not write stay as they were.
     @Test func aFullDatabaseStopsThePassAndKeepsCountingWhatItCommitted() async throws {

@@ -313,7 +313,7 @@ import Testing
 
     @Test func statusEncodesAsTheAPIsJSON() throws {
         let status = SyncStatus(
-            running: false, progress: nil, albums: SyncStateCounts(), covers: ArtworkCounts(), lastRun: nil, nextRunAt: "2026-01-01T00:00:00Z",
+            running: false, progress: nil, albums: SyncStateCounts(), covers: ArtworkCounts(), lastRun: nil, failedAlbums: [], nextRunAt: "2026-01-01T00:00:00Z",
             intervalSeconds: 3600,
             rateLimit: RateLimitStatus(host: "https://api.discogs.com", limit: 60, windowSeconds: 60, usedInWindow: 2,
                                        remainingInWindow: 58, hostRemaining: nil, pausedUntil: nil))
@@ -323,6 +323,7 @@ import Testing
         #expect(json.contains(#""nextRunAt":"2026-01-01T00:00:00Z""#))
         #expect(json.contains(#""remainingInWindow":58"#))
         #expect(json.contains(#""notFound":0"#))
+        #expect(json.contains(#""failedAlbums":[]"#), "sent when empty: the document requires it")
         #expect(json.contains(#""covers":{"evicted":0,"failed":0,"pending":0,"stored":0,"unusable":0}"#))
     }
 }

@@ -43,7 +43,8 @@ struct SyncController {
             }
             collectionUser = linked
         }
-        let result = sync.triggerPass(SyncPassOptions(userName: principal.userName, collectionUser: collectionUser, limit: body.limit))
+        let result = sync.triggerPass(SyncPassOptions(userName: principal.userName, collectionUser: collectionUser, limit: body.limit,
+                                                      retryFailed: true))
         switch result {
         case .started: return EditedResponse(status: .accepted, response: SyncTriggerDTO(result: result.rawValue))
         case .alreadyRunning: throw APIError.conflict("a sync pass is already running")

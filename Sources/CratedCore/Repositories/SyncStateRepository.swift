@@ -49,6 +49,20 @@ public struct SyncCandidate: Sendable, Equatable {
     public var etag: String?
 }
 
+/// An album whose last sync attempt failed, and when it is tried again.
+public struct FailedAlbumSync: Codable, Sendable, Equatable {
+    public var albumId: Int64
+    public var releaseId: Int64
+    public var title: String
+    /// Why, for a person.
+    public var error: String
+    /// Failed attempts in a row.
+    public var attempts: Int
+    public var lastAttemptAt: String?
+    /// When a scheduled pass tries it again (a pass someone asks for tries it at once).
+    public var nextAttemptAt: String?
+}
+
 /// How many albums (with a Discogs release id) are in each sync state.
 public struct SyncStateCounts: Codable, Sendable, Equatable {
     public var never = 0
@@ -73,8 +87,10 @@ extension AppDatabase {
     /// stale (oldest first), then not found and due. `userId` limits them to one user's collection.
     /// With `imagesWithheldAreDue` (sync has a Discogs token), a synced album whose images Discogs
     /// withheld is due too, without its ETag: the same release would answer 304.
+    /// With `failedAreDue` (a pass someone asked for), an album whose last attempt failed is due
+    /// before its backoff ends: its user wants it tried now.
     public func albumsDueForSync(now: Date, staleBefore: Date, userId: Int64? = nil, limit: Int? = nil,
-                                 imagesWithheldAreDue: Bool = false) throws -> [SyncCandidate] {
+                                 imagesWithheldAreDue: Bool = false, failedAreDue: Bool = false) throws -> [SyncCandidate] {
         var arguments: StatementArguments = [Timestamp.string(from: staleBefore), Timestamp.string(from: now)]
         var userFilter = ""
         if let userId {
@@ -88,7 +104,7 @@ extension AppDatabase {
                        \(imagesWithheldAreDue ? "CASE WHEN s.images_withheld THEN NULL ELSE s.etag END" : "s.etag") AS etag
                 FROM album a LEFT JOIN album_sync s ON s.album_id = a.id
                 WHERE a.discogs_release_id IS NOT NULL
-                  AND \(Self.dueCondition(imagesWithheldAreDue: imagesWithheldAreDue))
+                  AND (\(Self.dueCondition(imagesWithheldAreDue: imagesWithheldAreDue))\(failedAreDue ? " OR s.status = 'failed'" : ""))
                   \(userFilter)
                 ORDER BY CASE COALESCE(s.status, 'never') WHEN 'never' THEN 0 WHEN 'failed' THEN 1 WHEN 'synced' THEN 2 ELSE 3 END,
                          s.last_synced_at, a.id
@@ -134,6 +150,25 @@ extension AppDatabase {
             counts.due = row["due"]
             counts.imagesWithheld = row["images_withheld"]
             return counts
+        }
+    }
+
+    /// Albums whose last sync attempt failed, the soonest to be tried again first: the whole
+    /// catalogue's, or with `userId` that user's. `GET /v1/sync` lists them: a pass's own report
+    /// names only the failures of that pass.
+    public func failedAlbumSyncs(userId: Int64?, limit: Int) throws -> [FailedAlbumSync] {
+        try read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT a.id, a.discogs_release_id, a.title, s.last_error, s.attempts, s.last_attempt_at, s.next_attempt_at
+                FROM album_sync s JOIN album a ON a.id = s.album_id
+                WHERE s.status = 'failed' AND a.discogs_release_id IS NOT NULL
+                  \(userId == nil ? "" : "AND EXISTS (SELECT 1 FROM collection_album ca WHERE ca.album_id = a.id AND ca.user_id = ?)")
+                ORDER BY s.next_attempt_at, a.id
+                LIMIT ?
+                """, arguments: StatementArguments((userId.map { [$0] } ?? []) + [Int64(limit)])).map { row in
+                FailedAlbumSync(albumId: row[0], releaseId: row[1], title: row[2], error: row[3] ?? "unknown", attempts: row[4],
+                                lastAttemptAt: row[5], nextAttemptAt: row[6])
+            }
         }
     }
 
