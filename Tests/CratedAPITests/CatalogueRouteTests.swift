@@ -123,6 +123,34 @@ import Testing
         }
     }
 
+    /// Compilations credit Discogs' `Various`, no one to browse: Discover's artists leave it out,
+    /// and a genre of compilations alone answers an empty list, not 404.
+    @Test func discoverLeavesOutVariousArtists() async throws {
+        let server = try TestServer()
+        try await server.database.writer.write { db in
+            let collector = try Int64.fetchOne(db, sql: "SELECT id FROM user WHERE name = 'collector'")!
+            // Known by name as a CSV credit (the sample's compilation credits it), by id once synced.
+            let various = try Int64.fetchOne(db, sql: "SELECT id FROM artist WHERE name = 'Various'")!
+            let unknown = try db.insertArtist("Unknown Artist (2)")
+            try db.execute(sql: "UPDATE artist SET discogs_id = 355 WHERE id = ?", arguments: [unknown])
+            let miles = try Int64.fetchOne(db, sql: "SELECT id FROM artist WHERE discogs_name = 'Miles Davis'")!
+            for (title, artist, genre) in [("Jazz Classics", various, "Jazz"), ("Warehouse Tapes", unknown, "Electronic"), ("Kind Of Jazz", miles, "Jazz")] {
+                let album = try db.insertAlbum(title: title, artistId: artist, genres: [genre])
+                _ = try db.insertCopy(userId: collector, albumId: album, dateAdded: "2024-01-01T00:00:00Z")
+            }
+        }
+        try await server.test { client in
+            let jazz = try await client.decoded(GenreArtistsDTO.self, "/v1/genres/Jazz/artists", token: server.writeToken)
+            #expect(jazz.artists.map(\.name) == ["Miles Davis"])
+            let electronic = try await client.call(.get, "/v1/genres/Electronic/artists", token: server.writeToken)
+            #expect(electronic.status == .ok)
+            #expect(try electronic.decode(GenreArtistsDTO.self).artists.isEmpty)
+            // Their albums stay in the genre's grid.
+            let grid = try await client.call(.get, "/v1/grid/genres/Electronic", token: server.writeToken)
+            #expect(grid.status == .ok && String(decoding: grid.body, as: UTF8.self).contains("Warehouse Tapes"))
+        }
+    }
+
     /// Synced with artists of its own on its tracks, an album is on those artists' pages as one they
     /// appear on, and its tracks name them with their ids; an artist's own album is not listed twice.
     @Test func anArtistsPageListsTheAlbumsTheyAppearOn() async throws {

@@ -65,8 +65,9 @@ struct CatalogueController {
     private func artists(kind: AlbumGenre.Kind, context: AppRequestContext) throws -> GenreArtistsDTO {
         let principal = try context.requirePrincipal()
         let name = try context.text("name")
-        let (stored, artists) = try database.artists(userId: principal.userId, genre: name, kind: kind)
-        guard !artists.isEmpty else { throw APIError.notFound("\(kind.rawValue) '\(name)' not found in your collection", field: "name") }
+        guard let (stored, artists) = try database.artists(userId: principal.userId, genre: name, kind: kind) else {
+            throw APIError.notFound("\(kind.rawValue) '\(name)' not found in your collection", field: "name")
+        }
         return GenreArtistsDTO(name: stored, kind: kind.rawValue, artists: artists.map { .init(id: $0.artist.id!, name: $0.artist.name, albums: $0.albums) })
     }
 

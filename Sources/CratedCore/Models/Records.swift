@@ -77,6 +77,15 @@ public struct APIToken: CratedRecord, Identifiable, Equatable {
     }
 }
 
+extension Artist {
+    /// Discogs' placeholder credits: `Various` (194), `Unknown Artist` (355), `No Artist` (118760),
+    /// by id once synced, by name as a CSV credit. A condition on `artist`.
+    public static let isPlaceholderSQL = """
+        (COALESCE(artist.discogs_id, 0) IN (194, 355, 118760)
+         OR (artist.discogs_id IS NULL AND artist.name IN ('Various', 'Unknown Artist', 'No Artist')))
+        """
+}
+
 public struct Artist: CratedRecord, Identifiable, Equatable {
     public var id: Int64?
     public var name: String

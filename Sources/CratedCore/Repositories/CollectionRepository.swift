@@ -205,7 +205,11 @@ extension AppDatabase {
     }
 
     /// The artists of the user's albums in a genre or style (Discover: genre -> artist -> album).
-    public func artists(userId: Int64, genre: String, kind: AlbumGenre.Kind) throws -> (name: String, artists: [(artist: Artist, albums: Int)]) {
+    /// The artists of the user's albums in a genre or style, with how many of those albums each
+    /// has; nil when none of the user's albums carries it. Discogs' placeholder credits (`Various`
+    /// on compilations, `Unknown Artist`, `No Artist`) are no one to browse: left out, their albums
+    /// stay in the genre's grid.
+    public func artists(userId: Int64, genre: String, kind: AlbumGenre.Kind) throws -> (name: String, artists: [(artist: Artist, albums: Int)])? {
         try read { db in
             // The name as the albums spell it, whatever its case in the request (the most albums' way).
             let stored = try String.fetchOne(db.cachedStatement(sql: """
@@ -213,13 +217,14 @@ extension AppDatabase {
                 WHERE g.kind = ? AND g.name = ? COLLATE NOCASE AND g.album_id IN (SELECT album_id FROM collection_item WHERE user_id = ?)
                 GROUP BY g.name ORDER BY COUNT(*) DESC, g.name LIMIT 1
                 """), arguments: [kind.rawValue, genre, userId])
-            guard let stored else { return (genre, []) }
+            guard let stored else { return nil }
             return (stored, try Row.fetchAll(db.cachedStatement(sql: """
                 SELECT artist.*, COUNT(DISTINCT aa.album_id) AS album_count
                 FROM album_genre g
                 JOIN album_artist aa ON aa.album_id = g.album_id
                 JOIN artist ON artist.id = aa.artist_id
                 WHERE g.kind = ? AND g.name = ? COLLATE NOCASE AND g.album_id IN (SELECT album_id FROM collection_item WHERE user_id = ?)
+                  AND NOT \(Artist.isPlaceholderSQL)
                 GROUP BY artist.id ORDER BY artist.sort_name
                 """), arguments: [kind.rawValue, genre, userId]).map { (try Artist(row: $0), $0["album_count"]) })
         }
