@@ -26,8 +26,9 @@ import Testing
             let text = try await client.execute(uri: "/v1/layout?layout=iPhonePortrait", method: .get,
                                                 headers: [.authorization: "Bearer \(server.readToken)"]) { String(buffer: $0.body) }
             #expect(text == #"{"environment":"iPhonePortrait","columns":2,"spacing":8,"padding":16,"itemWidth":150,"rows":8,"pageSize":16}"#)
-            // A pad 60 points wide is Slide Over, whose narrowest is 90 points: the width is named.
-            for bad in ["layout=iPadMini", "width=0", "width=-5", "width=NaN", "width=1e308", "width=60&idiom=pad", "limit=0", "limit=100000",
+            // A pad 60 points wide in compact width is Slide Over, whose narrowest is 90 points: the width is named.
+            for bad in ["layout=iPadMini", "width=0", "width=-5", "width=NaN", "width=1e308", "width=60&hsc=compact&vsc=regular&idiom=pad",
+                        "limit=0", "limit=100000",
                         "scale=7", "hsc=tiny"] {
                 let response = try await client.call(.get, "/v1/layout?\(bad)", token: server.readToken)
                 #expect(response.status == .badRequest, "\(bad)")
