@@ -160,14 +160,19 @@ public final class SyncService: Service, Sendable {
     public func status(userId: Int64? = nil) async throws -> SyncStatus {
         let snapshot = state.withLock { $0 }
         var lastRun = snapshot.lastRun(seenBy: userId)?.seen(byUser: userId)
-        if let userId, var report = lastRun, !report.failures.isEmpty {
-            let owned: Set<Int64>
+        // A scheduled pass covers every user's albums: each sees the failures of their own, since an
+        // image URL names its release as much as an album id does.
+        if let userId, var report = lastRun, !report.failures.isEmpty || !(report.covers?.failures.isEmpty ?? true) {
             do {
-                owned = try runner.database.albumsOwned(byUser: userId, among: report.failures.map(\.albumId))
+                let owned = try runner.database.albumsOwned(byUser: userId, among: report.failures.map(\.albumId))
+                report.failures.removeAll { !owned.contains($0.albumId) }
+                if let covers = report.covers, !covers.failures.isEmpty {
+                    let ownedImages = try runner.database.imageURLsOwned(byUser: userId, among: covers.failures.map(\.url))
+                    report.covers?.failures.removeAll { !ownedImages.contains($0.url) }
+                }
             } catch {
                 throw SyncError.database((error as? DatabaseError).flatMap(\.message) ?? "\(error)")
             }
-            report.failures.removeAll { !owned.contains($0.albumId) }
             lastRun = report
         }
         let counts = try counts(userId: userId, running: snapshot.running, lastRunFinishedAt: snapshot.lastRun?.finishedAt)

@@ -49,6 +49,10 @@ import Testing
                                                   json: #"{"clear": ["rating", "sleeveCondition"], "notes": "recleaned"}"#)
             #expect(partly.rating == nil && partly.sleeveCondition == nil)
             #expect(partly.mediaCondition == "Mint (M)" && partly.notes == "recleaned")
+            // Line breaks and tabs are text, in notes and in a custom field's value.
+            let lines = try await client.decoded(CopyDTO.self, "/v1/copies/\(copy)", method: .patch, token: server.writeToken,
+                                                 json: #"{"notes": "side A:\tclean\r\nside B: a skip", "customFields": {"Story": "found\nin Leeds"}}"#)
+            #expect(lines.notes == "side A:\tclean\r\nside B: a skip" && lines.customFields["Story"] == "found\nin Leeds")
             // Null beside `clear` says the same thing twice: allowed.
             let all = try await client.decoded(CopyDTO.self, "/v1/copies/\(copy)", method: .patch, token: server.writeToken,
                                                json: #"{"clear": ["mediaCondition", "notes", "rating"], "notes": null}"#)
@@ -84,6 +88,11 @@ import Testing
                 // Stored, a NUL would cut the text short: refused instead.
                 (#"{"notes": "before\u0000after"}"#, .unprocessableContent, "notes"),
                 (#"{"customFields": {"Shelf": "B\u00004"}}"#, .unprocessableContent, "customFields"),
+                // Printed by `crated export` to a terminal, an escape sequence would run there.
+                (#"{"notes": "\u001b]0;pwned\u0007\u001b[2J"}"#, .unprocessableContent, "notes"),
+                (#"{"notes": "C1 \u009b31m"}"#, .unprocessableContent, "notes"),
+                (#"{"customFields": {"Color": "\u001b[41mX"}}"#, .unprocessableContent, "customFields"),
+                (#"{"customFields": {"Shelf\nB": "4"}}"#, .unprocessableContent, "customFields"),
                 // `clear` names only the clearable fields, and a field is set or cleared, not both.
                 (#"{"clear": ["colour"]}"#, .unprocessableContent, "clear"),
                 (#"{"clear": ["customFields"]}"#, .unprocessableContent, "clear"),

@@ -339,6 +339,11 @@ extension AppDatabase {
     }
 
     /// The copy's own fields as a Discogs export names them (`Collection Notes`), lowercased.
+    /// C0 and C1 controls and DEL (a NUL, a terminal's escape sequences), but those `allowing` names.
+    static func hasControlCharacters(_ text: String, allowing allowed: Set<Unicode.Scalar> = []) -> Bool {
+        text.unicodeScalars.contains { $0.properties.generalCategory == .control && !allowed.contains($0) }
+    }
+
     static let builtInFieldNames: Set<String> = ["media condition", "sleeve condition", "notes"]
 
     /// Applies the changes in one transaction after checking every one of them.
@@ -355,16 +360,19 @@ extension AppDatabase {
         if case .some(.some(let notes)) = changes.notes, notes.count > 10_000 {
             throw CollectionError.invalid(field: "notes", message: "notes must be at most 10000 characters")
         }
-        // SQLite would keep text only up to a NUL: refused rather than stored cut short.
-        if case .some(.some(let notes)) = changes.notes, notes.utf8.contains(0) {
-            throw CollectionError.invalid(field: "notes", message: "notes cannot contain a NUL character")
+        // SQLite would keep text only up to a NUL, and `crated export` to a terminal would run an
+        // escape sequence: refused, line breaks and tabs apart.
+        if case .some(.some(let notes)) = changes.notes, Self.hasControlCharacters(notes, allowing: ["\n", "\r", "\t"]) {
+            throw CollectionError.invalid(field: "notes", message: "notes cannot contain control characters other than line breaks and tabs")
         }
         if let fields = changes.customFields {
             guard fields.count <= 50, fields.allSatisfy({ !$0.key.trimmingCharacters(in: .whitespaces).isEmpty && $0.key.count <= 100 && $0.value.count <= 1000 }) else {
                 throw CollectionError.invalid(field: "customFields", message: "customFields takes at most 50 fields, names of 1-100 characters, values of at most 1000")
             }
-            guard !fields.contains(where: { $0.key.utf8.contains(0) || $0.value.utf8.contains(0) }) else {
-                throw CollectionError.invalid(field: "customFields", message: "customFields cannot contain a NUL character")
+            // A Discogs custom field may be a text area: its values keep their line breaks.
+            guard !fields.contains(where: { Self.hasControlCharacters($0.key) || Self.hasControlCharacters($0.value, allowing: ["\n", "\r", "\t"]) }) else {
+                throw CollectionError.invalid(field: "customFields",
+                                              message: "customFields cannot contain control characters: none in names, none but line breaks and tabs in values")
             }
             // An export names each field's column `Collection <name>`, and the import finds columns
             // case-insensitively: these would be read back as the copy's own fields, or twice.

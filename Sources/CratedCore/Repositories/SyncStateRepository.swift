@@ -182,6 +182,18 @@ extension AppDatabase {
         }
     }
 
+    /// Which of these image URLs belong to an album the user owns a copy of.
+    public func imageURLsOwned(byUser userId: Int64, among urls: [String]) throws -> Set<String> {
+        guard !urls.isEmpty else { return [] }
+        return try read { db in
+            let rows = try Row.fetchAll(db, sql: """
+                SELECT ai.uri, ai.uri150 FROM album_image ai JOIN collection_album ca ON ca.album_id = ai.album_id
+                WHERE ca.user_id = ?1 AND (ai.uri IN (SELECT value FROM json_each(?2)) OR ai.uri150 IN (SELECT value FROM json_each(?2)))
+                """, arguments: [userId, String(decoding: try JSONEncoder().encode(urls), as: UTF8.self)])
+            return Set(rows.flatMap { [$0[0] as String?, $0[1] as String?].compactMap { $0 } }).intersection(urls)
+        }
+    }
+
     /// A 304: the album is as Discogs has it; only its freshness changes.
     static func markSyncNotModified(_ db: Database, albumId: Int64, at now: String) throws {
         try db.cachedStatement(sql: """
