@@ -25,6 +25,8 @@ public struct AppServices: Sendable {
     public var tokenExpiry: TokenExpiry
     /// The reverse proxies whose `X-Forwarded-For` names the client the throttle counts.
     public var trustedProxies: TrustedProxies
+    /// Each user's API requests under way, capped at `server.maxRequestsPerUser`.
+    public var requestsInFlight: RequestsInFlight
     /// What `GET /metrics` reports; its instruments are the database's (`AppDatabase.metrics`).
     public var metrics: AppMetrics
 
@@ -51,6 +53,7 @@ public struct AppServices: Sendable {
         self.sessionLifetime = configuration.webSessionLifetime
         self.tokenExpiry = configuration.tokenExpiry
         self.trustedProxies = configuration.trustedProxies
+        self.requestsInFlight = RequestsInFlight(limit: configuration.serverMaxRequestsPerUser)
     }
 }
 
@@ -125,6 +128,7 @@ public func buildRouter(services: AppServices) -> Router<AppRequestContext> {
         .addRoutes(tokens.signOutEndpoints)
 
     let v1 = router.group("v1").add(middleware: BearerAuthMiddleware(database: database, expiry: services.tokenExpiry))
+        .add(middleware: UserRequestLimitMiddleware(requestsInFlight: services.requestsInFlight))
     v1.addRoutes(CatalogueController(database: database, playback: services.playback).endpoints)
     v1.addRoutes(CratesController(database: database, playback: services.playback).endpoints, atPath: "crates")
     v1.addRoutes(CopiesController(database: database).endpoints, atPath: "copies")

@@ -102,6 +102,68 @@ import Testing
         #expect(try server.database.crates(userId: 1).count == 6)
     }
 
+    /// One user's requests waiting for an answer are capped (`server.maxRequestsPerUser`): past the
+    /// cap their next is a 429 at once, while other users' requests go on as before.
+    @Test func oneUsersWaitingRequestsAreCappedAndNoOneElses() async throws {
+        let server = try TestServer(busyTimeoutMs: 90_000, maxRequestsPerUser: 3)
+        let lock = try LockHolder(path: server.directory.path("crated.sqlite"))
+        try await server.makeApplication().test(.live) { client in
+            let port = try #require(client.port)
+            var waiting: [RawConnection] = []
+            for index in 0..<3 {
+                let connection = try RawConnection(port: port)
+                connection.send(Self.request("POST", "/v1/crates", token: server.writeToken, body: #"{"name": "Waiting \#(index)"}"#))
+                waiting.append(connection)
+            }
+            let alices = try RawConnection(port: port)
+            alices.send(Self.request("POST", "/v1/crates", token: server.aliceToken, body: #"{"name": "Alice waits her turn"}"#))
+            try await Task.sleep(for: .milliseconds(300))
+            // Whatever the fourth is, a read included, and whichever of the user's tokens it carries.
+            for (method, path, token, body) in [("POST", "/v1/crates", server.writeToken, #"{"name": "One too many"}"#),
+                                                ("GET", "/v1/crates", server.readToken, nil)] as [(String, String, String, String?)] {
+                let refused = try RawConnection(port: port)
+                refused.send(Self.request(method, path, token: token, body: body))
+                let answer = try #require(await refused.readUntilClosed(timeout: .seconds(10)), "\(method) \(path) waited")
+                #expect(answer.hasPrefix("HTTP/1.1 429"), "\(answer.prefix(60))")
+                #expect(answer.lowercased().contains("retry-after: 1"))
+                #expect(answer.contains(#""too_many_requests""#))
+            }
+            // Alice's request waits for the lock as the first three do; /healthz answers.
+            #expect(await alices.readUntilClosed(timeout: .milliseconds(1)) == nil)
+            let health = try RawConnection(port: port)
+            health.send(Self.request("GET", "/healthz"))
+            #expect(try #require(await health.readUntilClosed(timeout: .seconds(10))).hasPrefix("HTTP/1.1 200"))
+            try lock.release()
+            for connection in waiting + [alices] {
+                let answer = try #require(await connection.readUntilClosed(timeout: .seconds(10)))
+                #expect(answer.hasPrefix("HTTP/1.1 201"), "\(answer.prefix(60))")
+            }
+            // Answered, they count no more.
+            let after = try RawConnection(port: port)
+            after.send(Self.request("GET", "/v1/crates", token: server.readToken))
+            #expect(try #require(await after.readUntilClosed(timeout: .seconds(10))).hasPrefix("HTTP/1.1 200"))
+            #expect(server.services.requestsInFlight.count(1) == 0)
+        }
+    }
+
+    /// Writes queued on the write connection behind others, with no lock held elsewhere, give up at
+    /// the busy timeout of their own arrival too.
+    @Test func writesQueuedBehindALongWriteGiveUpInTime() async throws {
+        let server = try TestServer(busyTimeoutMs: 300)
+        let longWrite = Task {
+            try await server.database.write { db in
+                try db.execute(sql: "UPDATE listing_generation SET value = value")
+                Thread.sleep(forTimeInterval: 1)
+            }
+        }
+        try await Task.sleep(for: .milliseconds(100))
+        await #expect(throws: AppDatabaseError.locked) {
+            _ = try await server.database.createCrate(userId: 1, name: "Queued too long")
+        }
+        try await longWrite.value
+        #expect(try await server.database.createCrate(userId: 1, name: "In time").name == "In time")
+    }
+
     /// A player command that cannot get the lock is a 503 with `Retry-After`, never a 500; the state
     /// is as it was.
     @Test func aPlayerCommandThatCannotGetTheLockIs503() async throws {

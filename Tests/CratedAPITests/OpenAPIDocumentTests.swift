@@ -201,6 +201,10 @@ import Yams
             // `/metrics` sits beside `/v1` but needs a token all the same.
             if (path.hasPrefix("/v1/") || path == "/metrics") && path != "/v1/openapi.json" && !isOpen {
                 #expect(statuses.contains("401"), "\(key) does not document 401")
+                // Behind the cap on a user's requests waiting for an answer (`UserRequestLimitMiddleware`).
+                if !path.hasPrefix("/v1/tokens"), !path.hasPrefix("/v1/session"), path != "/metrics" {
+                    #expect(statuses.contains("429"), "\(key) does not document 429")
+                }
                 if method != "get" {
                     #expect(statuses.contains("403"), "\(key) does not document 403")
                 }

@@ -194,6 +194,7 @@ import Testing
             ("CRATED_SERVER_BODY_TIMEOUT_SECONDS", "server.bodyTimeoutSeconds", "3601", "must be from 1 to 3600, got 3601"),
             ("CRATED_SERVER_WRITE_TIMEOUT_SECONDS", "server.writeTimeoutSeconds", "0", "must be from 1 to 3600, got 0"),
             ("CRATED_SERVER_MAX_CONNECTIONS", "server.maxConnections", "0", "must be from 1 to 1000000, got 0"),
+            ("CRATED_SERVER_MAX_REQUESTS_PER_USER", "server.maxRequestsPerUser", "0", "must be from 1 to 10000, got 0"),
             ("CRATED_ARTWORK_SIZES_AHEAD", "artwork.sizesAhead", "9", "must be from 0 to 8, got 9"),
             ("CRATED_ARTWORK_SIZES_AHEAD", "artwork.sizesAhead", "-1", "must be from 0 to 8, got -1"),
             ("CRATED_WEB_SESSION_DAYS", "web.sessionDays", "0", "must be from 1 to 365, got 0"),

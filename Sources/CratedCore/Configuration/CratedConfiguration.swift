@@ -15,6 +15,8 @@ public struct CratedConfiguration: Sendable, Equatable {
     public var serverIdleTimeoutSeconds: Int
     /// Open connections at most (see `ConnectionLimits` in CratedAPI).
     public var serverMaxConnections: Int
+    /// API requests one user may have waiting for an answer (see `UserRequestLimitMiddleware`).
+    public var serverMaxRequestsPerUser: Int
     /// Seconds a connection's request head may take to arrive.
     public var serverHeadTimeoutSeconds: Int
     /// Seconds a request body may take to arrive after its head.
@@ -65,6 +67,7 @@ public struct CratedConfiguration: Sendable, Equatable {
         serverEventLoopExecutor = try reader.requiredBool(forKey: "server.eventLoopExecutor")
         serverIdleTimeoutSeconds = try int("server.idleTimeoutSeconds")
         serverMaxConnections = try int("server.maxConnections")
+        serverMaxRequestsPerUser = try int("server.maxRequestsPerUser")
         serverHeadTimeoutSeconds = try int("server.headTimeoutSeconds")
         serverBodyTimeoutSeconds = try int("server.bodyTimeoutSeconds")
         serverWriteTimeoutSeconds = try int("server.writeTimeoutSeconds")
@@ -122,6 +125,9 @@ public struct CratedConfiguration: Sendable, Equatable {
         }
         guard (1...1_000_000).contains(serverMaxConnections) else {
             throw ConfigurationError.invalidValue(key: "server.maxConnections", reason: "must be from 1 to 1000000, got \(serverMaxConnections)")
+        }
+        guard (1...10_000).contains(serverMaxRequestsPerUser) else {
+            throw ConfigurationError.invalidValue(key: "server.maxRequestsPerUser", reason: "must be from 1 to 10000, got \(serverMaxRequestsPerUser)")
         }
         guard !databasePath.isEmpty else {
             throw ConfigurationError.invalidValue(key: "database.path", reason: "must not be empty")
