@@ -135,6 +135,29 @@ import Testing
         #expect(try server.database.crates(userId: 1).count == 6)
     }
 
+    /// A user makes at most `maxCratesPerUser` crates: the next is a 409 that says so, and deleting
+    /// one makes room. Another user is not held back.
+    @Test func aUsersCratesAreCapped() async throws {
+        let server = try TestServer()
+        let existing = try server.database.crates(userId: 1).count
+        try await server.database.writer.write { db in
+            for index in existing..<AppDatabase.maxCratesPerUser {
+                try db.execute(sql: "INSERT INTO crate (user_id, name, created_at, updated_at) VALUES (1, ?, '2024-01-01T00:00:00Z', '2024-01-01T00:00:00Z')",
+                               arguments: ["Made \(index)"])
+            }
+        }
+        try await server.test { client in
+            let refused = try await client.call(.post, "/v1/crates", token: server.writeToken, json: #"{"name": "One more"}"#)
+            #expect(refused.status == .conflict)
+            #expect(refused.error?.field == nil)
+            #expect(refused.error?.message == "you have 1000 crates, the most one user may have; delete one to make another")
+            #expect(try await client.call(.post, "/v1/crates", token: server.aliceToken, json: #"{"name": "Alice's next"}"#).status == .created)
+            let last = try #require(try server.database.crates(userId: 1).last?.crate.id)
+            #expect(try await client.call(.delete, "/v1/crates/\(last)", token: server.writeToken).status == .noContent)
+            #expect(try await client.call(.post, "/v1/crates", token: server.writeToken, json: #"{"name": "One more"}"#).status == .created)
+        }
+    }
+
     /// Crates are listed by name as a collector reads it, case and accents aside, numbers by value,
     /// on the crate list, a copy's page and an album's.
     @Test func cratesAreListedByNameCaseAndAccentsAside() async throws {

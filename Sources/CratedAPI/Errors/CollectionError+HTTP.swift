@@ -23,7 +23,8 @@ extension CollectionError: APIErrorResponse {
     var field: String? {
         switch self {
         case .notFound: nil
-        case .conflict(let field, _), .invalid(let field, _): field
+        case .conflict(let field, _): field
+        case .invalid(let field, _): field
         }
     }
 

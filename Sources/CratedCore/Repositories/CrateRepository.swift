@@ -6,7 +6,7 @@ import GRDB
 /// `invalid` to 422.
 public enum CollectionError: Error, Equatable, CustomStringConvertible {
     case notFound(String)
-    case conflict(field: String, message: String)
+    case conflict(field: String?, message: String)
     case invalid(field: String, message: String)
 
     public var description: String {
@@ -139,6 +139,12 @@ extension AppDatabase {
     public func createCrate(userId: Int64, name: String) async throws -> Crate {
         let name = try Self.validCrateName(name)
         return try await write { db in
+            // Each new name is compared with every other (`ensureCrateNameFree`), and the list of
+            // crates comes whole: without a cap, one user's thousands of crates slowed every write.
+            let count = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM crate WHERE user_id = ?", arguments: [userId]) ?? 0
+            guard count < Self.maxCratesPerUser else {
+                throw CollectionError.conflict(field: nil, message: "you have \(count) crates, the most one user may have; delete one to make another")
+            }
             try Self.ensureCrateNameFree(db, userId: userId, name: name, except: nil)
             let now = Timestamp.now()
             var crate = Crate(id: nil, userId: userId, name: name, discogsFolderId: nil, createdAt: now, updatedAt: now)
@@ -453,6 +459,10 @@ extension AppDatabase {
 
     /// Two crate names are one when they are after Unicode normalisation and case folding: `Äb` and
     /// `äb`, `Café` composed and decomposed, `Straße` and `STRASSE`.
+    /// The crates a user may make (`POST /v1/crates`); a Discogs folder's, which import and
+    /// collection sync make, are not held to it.
+    public static let maxCratesPerUser = 1000
+
     package static func sameCrateName(_ a: String, _ b: String) -> Bool {
         a.nameFolded == b.nameFolded
     }
