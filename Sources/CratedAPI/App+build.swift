@@ -19,6 +19,8 @@ public struct AppServices: Sendable {
     public var keepAliveInterval: Duration
     /// Slows failed web sign-ins per user name and address; tests give it a manual clock.
     public var signInThrottle = SignInThrottle()
+    /// Checks sign-ins' passwords one at a time.
+    var passwordChecks = PasswordCheckQueue()
     /// How long a web sign-in lasts (`web.sessionDays`).
     public var sessionLifetime: TimeInterval
     /// When API tokens stop (`tokens.signInIdleDays`, and each token's own expiry date).
@@ -119,7 +121,8 @@ public func buildRouter(services: AppServices) -> Router<AppRequestContext> {
     // The web client's page and files, and its sign-in (which reads the session cookie itself).
     router.add(middleware: WebClientMiddleware(assets: .shared))
     // Sign-in, for the web client (a cookie) and for apps (a token), reads no credential.
-    let passwords = PasswordCheck(database: database, throttle: services.signInThrottle, trustedProxies: services.trustedProxies)
+    let passwords = PasswordCheck(database: database, throttle: services.signInThrottle, queue: services.passwordChecks,
+                                  trustedProxies: services.trustedProxies)
     router.addRoutes(SessionController(database: database, passwords: passwords, lifetime: services.sessionLifetime).endpoints, atPath: "v1/session")
     let tokens = TokensController(database: database, passwords: passwords, expiry: services.tokenExpiry)
     router.addRoutes(tokens.signInEndpoints, atPath: "v1/tokens")

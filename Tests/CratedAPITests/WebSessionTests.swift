@@ -292,6 +292,21 @@ import Testing
         #expect(throttle.admit(user: "Jurgen", address: nil) == nil)
     }
 
+    /// A flood of new names or addresses fills the throttle's table: what it forgets to make room is
+    /// counts below their free attempts, never a block.
+    @Test func aFullThrottleKeepsItsBlocks() {
+        var policy = SignInThrottle.Policy()
+        policy.freeFailuresPerUser = 1
+        policy.freeFailuresPerAddress = 1000
+        policy.maximumEntries = 10
+        let throttle = SignInThrottle(policy: policy, now: { Date(timeIntervalSince1970: 1_800_000_000) })
+        #expect(throttle.admit(user: "alice", address: nil) == nil)
+        #expect(throttle.admit(user: "alice", address: nil) == nil)
+        #expect(throttle.admit(user: "alice", address: nil) == 1, "shut out")
+        for index in 0..<50 { _ = throttle.admit(user: "guess-\(index)", address: nil) }
+        #expect(throttle.admit(user: "alice", address: nil) == 1, "still shut out after the flood")
+    }
+
     @Test func theThrottleCountsAddressesAcrossNames() {
         let clock = TestClock()
         var policy = SignInThrottle.Policy()
@@ -425,5 +440,20 @@ extension TestClientProtocol {
         let setCookie = try #require(response.headers[.setCookie], sourceLocation: sourceLocation)
         let cookie = String(setCookie.prefix { $0 != ";" })
         return WebSessionTests.SignedIn(cookie: cookie, csrf: try response.decode(SessionDTO.self).csrfToken, setCookie: setCookie)
+    }
+}
+
+/// Password checks run one at a time, a few waiting their turn; more are refused at once.
+@Suite struct PasswordCheckQueueTests {
+    @Test func checksTakeTurnsAndTooManyWaitingAreRefused() async throws {
+        let queue = PasswordCheckQueue(maximumWaiting: 1)
+        #expect(await queue.enter())
+        let second = Task { await queue.enter() }
+        while await queue.waitingCount == 0 { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(await queue.enter() == false, "a second one waits already")
+        await queue.leave()
+        #expect(await second.value, "the one waiting goes next")
+        await queue.leave()
+        #expect(await queue.enter(), "free again")
     }
 }

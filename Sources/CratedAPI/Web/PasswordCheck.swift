@@ -8,6 +8,7 @@ import NIOPosix
 struct PasswordCheck {
     let database: AppDatabase
     let throttle: SignInThrottle
+    let queue: PasswordCheckQueue
     /// Whose `X-Forwarded-For` says which client a sign-in came from (`server.trustedProxies`).
     let trustedProxies: TrustedProxies
 
@@ -31,10 +32,23 @@ struct PasswordCheck {
             error.headers[.retryAfter] = "\(Int(wait.rounded(.up)))"
             throw error
         }
+        guard await queue.enter() else {
+            var error = APIError(status: .tooManyRequests, code: "too_many_attempts",
+                                 message: "too many sign-ins are waiting to be checked; try again in a second")
+            error.headers[.retryAfter] = "1"
+            throw error
+        }
         let database = self.database
         // bcrypt takes a quarter of a second of CPU on purpose: on the thread pool, as covers are
         // resized, not on the event loops.
-        let user = try await NIOThreadPool.singleton.runIfActive { try database.verifyPassword(userName: name, password: password) }
+        let user: User?
+        do {
+            user = try await NIOThreadPool.singleton.runIfActive { try database.verifyPassword(userName: name, password: password) }
+        } catch {
+            await queue.leave()
+            throw error
+        }
+        await queue.leave()
         guard let user, let id = user.id else {
             context.logger.notice("failed \(kind)", metadata: ["name": "\(name)", "address": "\(address ?? "-")"])
             // One answer for a wrong password, an unknown user and a user without a password.

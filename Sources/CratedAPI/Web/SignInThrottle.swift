@@ -55,8 +55,15 @@ public final class SignInThrottle: Sendable {
     private func count(user: String, address: String?, at now: Date, in entries: inout [String: Entry]) {
         if entries.count >= policy.maximumEntries {
             entries = entries.filter { now.timeIntervalSince($0.value.lastAttempt) < policy.forgetAfter }
-            // Still full: a flood of names or addresses; start afresh rather than grow.
-            if entries.count >= policy.maximumEntries { entries.removeAll() }
+            // Still full: a flood of names or addresses. The counts of those not shut out go (they
+            // were below their free attempts); the blocks stay, or a flood would lift them. Blocks
+            // past half the room keep their newest half.
+            if entries.count >= policy.maximumEntries {
+                let blocked = entries.filter { $0.value.blockedUntil > now }
+                entries = blocked.count < policy.maximumEntries / 2 ? blocked
+                    : Dictionary(uniqueKeysWithValues: blocked.sorted { $0.value.lastAttempt > $1.value.lastAttempt }
+                                                             .prefix(policy.maximumEntries / 2).map { ($0.key, $0.value) })
+            }
         }
         for (key, free) in keys(user: user, address: address) {
             var entry = entries[key] ?? Entry(attempts: 0, lastAttempt: now, blockedUntil: .distantPast)
