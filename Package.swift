@@ -33,6 +33,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
         // The OpenAPI document's YAML form (GET /v1/openapi.yaml).
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
+        .package(url: "https://github.com/adam-fowler/compress-nio", from: "1.5.0"),
     ],
     targets: [
         // JSON output and the few small JSON readers the API and storage share: the streaming
@@ -106,6 +107,8 @@ let package = Package(
             dependencies: [
                 "CratedCore", "CratedJSON", "CratedGrid", "CratedPlayback", "CratedSync", "CratedArtwork", hummingbird, logging, serviceLifecycle, coreMetrics, prometheus,
                 .product(name: "Yams", package: "Yams"),
+                // gzip for JSON answers (zlib underneath).
+                .product(name: "CompressNIO", package: "compress-nio"),
                 // The transport's own errors (a client gone mid-request), told apart from the app's.
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -150,6 +153,6 @@ let package = Package(
         .testTarget(name: "CratedArtworkTests", dependencies: ["CratedTestSupport", "CratedArtwork", "CVips", "CJPEGResize", "CratedCore", "CratedSync", grdb, httpTypes],
                     exclude: ["Fixtures"]),
         .testTarget(name: "CratedAPITests", dependencies: ["CratedTestSupport", "CratedAPI", "CratedArtwork", "CratedCore", "CratedImport", "CratedJSON", "CratedPlayback", "CratedSync", grdb, hummingbird, hummingbirdTesting, coreMetrics, prometheus,
-                                                      .product(name: "Yams", package: "Yams")]),
+                                                      .product(name: "Yams", package: "Yams"), .product(name: "CompressNIO", package: "compress-nio")]),
     ]
 )

@@ -105,6 +105,7 @@ public func buildRouter(services: AppServices) -> Router<AppRequestContext> {
     // First, so that it sees every route and the status the error middleware answered with.
     if services.metrics.isEnabled { router.add(middleware: HTTPMetricsMiddleware(metrics: services.metrics.instruments)) }
     router.add(middleware: AccessLogMiddleware())
+    router.add(middleware: ResponseCompressionMiddleware())
     router.add(middleware: JSONErrorMiddleware())
 
     router.get("healthz") { _, _ in HealthDTO(status: "ok", version: CratedVersion.current) }
