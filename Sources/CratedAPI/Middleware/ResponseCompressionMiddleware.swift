@@ -3,8 +3,9 @@ import Hummingbird
 import NIOCore
 
 /// gzip for the JSON (and the YAML document) a client accepts it for (`Accept-Encoding: gzip`, as
-/// URLSession and browsers send it): a grid page or a catalogue answer comes to a sixth of its
-/// size, which a phone away from the home network feels. Answers under a kilobyte, event streams,
+/// URLSession and browsers send it): a grid page comes to a third of its size or less, which a
+/// phone away from the home network feels. zlib's fastest level: level 4 saved a tenth more bytes
+/// for 1.5x the CPU. Answers under a kilobyte, event streams,
 /// covers and the web client's files go as they are. A compressed answer's `ETag` is weakened
 /// (`W/"..."`, as RFC 9110 has it for another encoding of the same content): `If-None-Match` is
 /// compared weakly, so it still brings a 304.
@@ -31,7 +32,7 @@ struct ResponseCompressionMiddleware<Context: RequestContext>: RouterMiddleware 
             response.body = ResponseBody(byteBuffer: body)
             return response
         }
-        let compressed = try body.compress(with: .gzip(configuration: .init(compressionLevel: .compressionLevel4)))
+        let compressed = try body.compress(with: .gzip(configuration: .init(compressionLevel: .fastestCompression)))
         response.headers[.contentEncoding] = "gzip"
         response.headers[.eTag] = response.headers[.eTag].map(Self.weakened)
         response.body = ResponseBody(byteBuffer: compressed)
