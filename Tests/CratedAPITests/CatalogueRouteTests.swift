@@ -123,6 +123,28 @@ import Testing
         }
     }
 
+    /// An artist id an app kept from before a sync replaced a CSV credit answers with the artist
+    /// that took its place: its page, and grids by it or filtered by it.
+    @Test func aReplacedArtistsIdLeadsToItsSuccessor() async throws {
+        let server = try TestServer()
+        let miles = try await server.database.writer.write { db in
+            let miles = try Int64.fetchOne(db, sql: "SELECT id FROM artist WHERE discogs_name = 'Miles Davis'")!
+            try db.execute(sql: "INSERT INTO artist_successor (artist_id, successor_id) VALUES (999001, ?)", arguments: [miles])
+            return miles
+        }
+        try await server.test { client in
+            let page = try await client.decoded(ArtistDetailDTO.self, "/v1/artists/999001", token: server.readToken)
+            #expect(page.id == miles && page.name == "Miles Davis")
+            let byId = try await client.call(.get, "/v1/grid/artists/\(miles)", token: server.readToken)
+            let byOldId = try await client.call(.get, "/v1/grid/artists/999001", token: server.readToken)
+            #expect(byOldId.status == .ok && byOldId.body == byId.body)
+            let filtered = try await client.call(.get, "/v1/grid/collection?artist=999001", token: server.readToken)
+            let filteredByNewId = try await client.call(.get, "/v1/grid/collection?artist=\(miles)", token: server.readToken)
+            #expect(filtered.status == .ok && filtered.body == filteredByNewId.body)
+            #expect(try await client.call(.get, "/v1/artists/999002", token: server.readToken).status == .notFound)
+        }
+    }
+
     /// Compilations credit Discogs' `Various`, no one to browse: Discover's artists leave it out,
     /// and a genre of compilations alone answers an empty list, not 404.
     @Test func discoverLeavesOutVariousArtists() async throws {

@@ -218,6 +218,32 @@ import Testing
         }
     }
 
+    /// A CSV credit's artist, replaced by the release's own artists, is gone, and its id leads on
+    /// to the first of them: an app that kept it finds that artist's page, not a 404.
+    @Test func aReplacedCreditsIdLeadsToTheArtistThatTookItsPlace() async throws {
+        try await SyncHarness.run { h in
+            try h.importReleases([720])
+            let album = try #require(try h.database.album(discogsReleaseId: 720)).id!
+            let credit = try #require(try h.database.artists(ofAlbum: album).first?.artist.id)
+            h.fake.serveRelease(720, json: Array("""
+                {"id": 720, "title": "Title 720", "year": 1990, "genres": [], "styles": [], "labels": [], "formats": [],
+                 "artists": [{"id": 5001, "name": "Rebel MC", "anv": "", "join": "&"}, {"id": 5002, "name": "Serial Killaz", "anv": "", "join": ""}],
+                 "tracklist": [{"position": "A1", "type_": "track", "title": "One", "duration": "3:00"}]}
+                """.utf8))
+
+            #expect(try await h.runner().runPass().synced == 1)
+            let artists = try h.database.artists(ofAlbum: album).map(\.artist)
+            #expect(artists.map(\.name) == ["Rebel MC", "Serial Killaz"])
+            let creditRow = try await h.database.reader.read { db in try Artist.fetchOne(db, key: credit) }
+            #expect(creditRow == nil, "the credit's own row is gone")
+            #expect(try h.database.currentArtistId(credit) == artists[0].id)
+            #expect(try h.database.currentArtistId(artists[1].id!) == artists[1].id, "an artist that is there is itself")
+            #expect(try h.database.currentArtistId(987_654) == 987_654, "an id never given stays unknown")
+            let user = try #require(try h.database.user(named: "collector")).id!
+            #expect(try h.database.artistAlbums(artistId: try h.database.currentArtistId(credit), userId: user)?.albums.map(\.albumId) == [album])
+        }
+    }
+
     /// A pass someone asked for (`POST /v1/sync`, `crated sync`) tries a failed album at once, its
     /// backoff not yet over; an album Discogs does not have waits all the same. The status lists
     /// the failed albums whichever pass failed them.

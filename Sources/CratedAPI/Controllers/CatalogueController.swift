@@ -35,7 +35,8 @@ struct CatalogueController {
 
     @Sendable func artist(request: Request, context: AppRequestContext) async throws -> ArtistDetailDTO {
         let principal = try context.requirePrincipal()
-        let id = try context.id("id")
+        // An id the app kept from before a sync split its CSV credit answers with the artist now.
+        let id = try database.currentArtistId(try context.id("id"))
         let scale = try request.scale()
         guard let page = try database.artistAlbums(artistId: id, userId: principal.userId) else {
             throw APIError.notFound("artist \(id) not found")

@@ -11,7 +11,7 @@ struct GridController {
             .get("layout", use: layout)
             .get("grid/collection") { try await page(.collection, $0, $1) }
             .get("grid/crates/:id") { try await page(.crate(id: try $1.id("id")), $0, $1) }
-            .get("grid/artists/:id") { try await page(.artist(id: try $1.id("id")), $0, $1) }
+            .get("grid/artists/:id") { try await page(.artist(id: try grids.database.currentArtistId(try $1.id("id"))), $0, $1) }
             .get("grid/genres/:name") { try await page(.genre(try $1.text("name")), $0, $1) }
             .get("grid/styles/:name") { try await page(.style(try $1.text("name")), $0, $1) }
             .get("grid/search") { request, context in
@@ -34,6 +34,11 @@ struct GridController {
         var query = request.queryDictionary()
         // In a search grid the text is the scope; applying it again as a filter would search twice.
         if case .search = scope { query["q"] = nil }
+        // An artist id kept from before a sync split its CSV credit filters by the artist now.
+        if let artist = query["artist"].flatMap({ Int64($0) }) {
+            let current = try grids.database.currentArtistId(artist)
+            if current != artist { query["artist"] = String(current) }
+        }
         let page = try grids.page(userId: principal.userId, request: try GridRequest(scope: scope, query: query))
         if let tag = request.headers[.ifNoneMatch], page.matches(ifNoneMatch: tag) {
             return Response(status: .notModified, headers: [.eTag: page.etag])

@@ -155,6 +155,15 @@ extension AppDatabase {
     /// track of theirs (a compilation, a split, a guest spot), and the user's other albums that
     /// credit them; nil when the user owns none of these and has played no album of theirs or
     /// crediting them (the page of a played album links to its artists and credits).
+    /// The artist an id names now: itself, or, for a CSV credit's artist that sync replaced, the
+    /// artist that took its place (`artist_successor`, migration 0037).
+    public func currentArtistId(_ id: Int64) throws -> Int64 {
+        try read { db in
+            if try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM artist WHERE id = ?"), arguments: [id]) == true { return id }
+            return try Int64.fetchOne(db.cachedStatement(sql: "SELECT successor_id FROM artist_successor WHERE artist_id = ?"), arguments: [id]) ?? id
+        }
+    }
+
     public func artistAlbums(artistId: Int64, userId: Int64) throws -> ArtistAlbums? {
         try read { db in
             guard let artist = try Artist.fetchOne(db.cachedStatement(sql: "SELECT * FROM artist WHERE id = ?"), arguments: [artistId]) else { return nil }

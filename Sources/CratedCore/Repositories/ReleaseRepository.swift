@@ -211,14 +211,21 @@ extension AppDatabase {
         }
 
         // A CSV credit is one whole-credit artist until sync brings the real ones; once no album or
-        // track names it, it would only clutter artist pages.
+        // track names it, it would only clutter artist pages. Its id leads on to the release's first
+        // artist (`artist_successor`), as do the ids that led to it: an app may have kept them.
         let replaced = Set(previousArtistIds).subtracting(artistIds)
         for artistId in replaced {
-            try run("""
-                DELETE FROM artist WHERE id = ? AND discogs_id IS NULL
+            let unnamed = try Bool.fetchOne(db.cachedStatement(sql: """
+                SELECT 1 FROM artist WHERE id = ? AND discogs_id IS NULL
                 AND NOT EXISTS (SELECT 1 FROM album_artist WHERE artist_id = artist.id)
                 AND NOT EXISTS (SELECT 1 FROM track_artist WHERE artist_id = artist.id)
-                """, [artistId])
+                """), arguments: [artistId]) ?? false
+            guard unnamed else { continue }
+            if let successor = artistIds.first {
+                try run("UPDATE artist_successor SET successor_id = ?2 WHERE successor_id = ?1", [artistId, successor])
+                try run("INSERT OR REPLACE INTO artist_successor (artist_id, successor_id) VALUES (?, ?)", [artistId, successor])
+            }
+            try run("DELETE FROM artist WHERE id = ?", [artistId])
         }
         if refreshingSearch { try SearchIndex.refresh(db, albumIds: [albumId]) }
     }
