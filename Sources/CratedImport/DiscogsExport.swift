@@ -37,7 +37,7 @@ struct DiscogsExportHeader {
     private static let nearMisses = [
         "notes": "Collection Notes", "media condition": "Collection Media Condition", "sleeve condition": "Collection Sleeve Condition",
         "condition": "Collection Media Condition", "folder": "CollectionFolder",
-        "catalog #": "Catalog#", "catalog number": "Catalog#", "catno": "Catalog#", 
+        "catalog #": "Catalog#", "catalog number": "Catalog#", "catno": "Catalog#",
         "year": "Released", "labels": "Label", "formats": "Format",
     ]
 

@@ -13,7 +13,7 @@ public struct ImportOptions: Sendable {
     /// The default user's name (configuration `import.defaultUser`).
     public var defaultUserName = "collector"
     /// How to read slashed dates that allow both orders (`03/04/2021`); nil: as the file's other
-    /// dates tell, day first when none does.
+    /// dates tell, and a file whose dates all allow both is refused.
     public var slashedDateOrder: SlashedDateOrder?
     /// How the import writes: chosen from the file's size against the database's (`.automatic`), or
     /// forced, for tests that show both ways give the same database.
@@ -40,9 +40,15 @@ private final class SlashedDatesRecord: Sendable {
 
 /// How an import read the file's slashed dates, and why so.
 public struct SlashedDatesRead: Codable, Sendable, Equatable {
+    public enum DecidedBy: String, Codable, Sendable {
+        /// A date that allows only this order told.
+        case file
+        /// `--month-first` or `--day-first`.
+        case option
+    }
+
     public var order: SlashedDateOrder
-    /// `file`: a date that allows only this order told; `option`: `--month-first` or `--day-first`.
-    public var decidedBy: String
+    public var decidedBy: DecidedBy
 }
 
 /// See `DiscogsImporter.usesBulkWrite`.
@@ -204,7 +210,7 @@ public struct DiscogsImporter: Sendable {
         let slashedDatesAreMonthFirst: @Sendable () throws -> Bool = {
             let read = try Self.slashedDates(path: path, skipping: bomLength, dateColumn: dateColumn, given: options.slashedDateOrder)
             slashedDatesRead.value.withLock { $0 = read }
-            return read.order == .monthFirst
+            return read?.order == .monthFirst
         }
 
         do {
@@ -406,9 +412,10 @@ public struct DiscogsImporter: Sendable {
     /// writes one order throughout, so the dates that allow only one (`03/25/2021`) tell it for the
     /// whole file; `given` (the command's option) when none contradicts it. With neither, the file
     /// is refused: a guess read wrong would misdate every copy, and a later import in the right order
-    /// would add them all again (a copy is known by its date). Reads the file's records once more,
-    /// on a handle of its own; an import asks only once it meets a slashed date.
-    static func slashedDates(path: String, skipping bomLength: Int, dateColumn: Int, given: SlashedDateOrder?) throws -> SlashedDatesRead {
+    /// would add them all again (a copy is known by its date). Nil when no slashed date is a date
+    /// (each such row is refused as it is read). Reads the file's records once more, on a handle of
+    /// its own; an import asks only once it meets a slashed date.
+    static func slashedDates(path: String, skipping bomLength: Int, dateColumn: Int, given: SlashedDateOrder?) throws -> SlashedDatesRead? {
         let handle: FileHandle
         do {
             handle = try FileHandle(forReadingFrom: URL(fileURLWithPath: path))
@@ -438,12 +445,12 @@ public struct DiscogsImporter: Sendable {
         switch (given, monthFirst, dayFirst) {
         case (.dayFirst, let only?, _): throw ImportError.slashedDateOrderContradicted(.dayFirst, line: only.line, date: only.date)
         case (.monthFirst, _, let only?): throw ImportError.slashedDateOrderContradicted(.monthFirst, line: only.line, date: only.date)
-        case (_, .some, _): return SlashedDatesRead(order: .monthFirst, decidedBy: given == nil ? "file" : "option")
-        case (_, _, .some): return SlashedDatesRead(order: .dayFirst, decidedBy: given == nil ? "file" : "option")
-        case (let given?, nil, nil): return SlashedDatesRead(order: given, decidedBy: "option")
+        case (_, .some, _): return SlashedDatesRead(order: .monthFirst, decidedBy: given == nil ? .file : .option)
+        case (_, _, .some): return SlashedDatesRead(order: .dayFirst, decidedBy: given == nil ? .file : .option)
+        case (let given?, nil, nil): return SlashedDatesRead(order: given, decidedBy: .option)
         case (nil, nil, nil):
-            let first = either ?? (line: 2, date: "")
-            throw ImportError.slashedDateOrderUnknown(line: first.line, date: first.date)
+            guard let either else { return nil }
+            throw ImportError.slashedDateOrderUnknown(line: either.line, date: either.date)
         }
     }
 

@@ -117,7 +117,7 @@ struct ImportCommand: AsyncParsableCommand {
         if !s.ignoredColumns.isEmpty { lines.append("  columns ignored   \(s.ignoredColumns.joined(separator: ", "))") }
         if let dates = s.slashedDates {
             lines.append("  dates             slashed, read \(dates.order == .monthFirst ? "month" : "day") first ("
-                         + "\(dates.decidedBy == "option" ? "as the option says" : "as a date in the file that can only be so tells"))")
+                         + "\(dates.decidedBy == .option ? "as the option says" : "as a date in the file that can only be so tells"))")
         }
         if !s.skipped.isEmpty {
             lines.append("  skipped rows      \(s.skipped.count)")

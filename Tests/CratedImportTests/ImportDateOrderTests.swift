@@ -24,15 +24,15 @@ import Testing
     @Test func oneDateThatCanOnlyBeMonthFirstMakesTheFileMonthFirst() throws {
         // The month-first date comes last: it decides for the rows before it too.
         #expect(try storedDates(["2021-01-01 09:00:00", "03/04/2021 10:00", "12/01/2021 10:00", "03/25/2021 10:00"],
-                                read: SlashedDatesRead(order: .monthFirst, decidedBy: "file"))
+                                read: SlashedDatesRead(order: .monthFirst, decidedBy: .file))
             == ["2021-01-01T09:00:00Z", "2021-03-04T10:00:00Z", "2021-12-01T10:00:00Z", "2021-03-25T10:00:00Z"])
         // The option agreeing with the file changes nothing.
-        #expect(try storedDates(["03/04/2021 10:00", "03/25/2021 10:00"], order: .monthFirst, read: SlashedDatesRead(order: .monthFirst, decidedBy: "option"))
+        #expect(try storedDates(["03/04/2021 10:00", "03/25/2021 10:00"], order: .monthFirst, read: SlashedDatesRead(order: .monthFirst, decidedBy: .option))
             == ["2021-03-04T10:00:00Z", "2021-03-25T10:00:00Z"])
     }
 
     @Test func oneDateThatCanOnlyBeDayFirstMakesTheFileDayFirst() throws {
-        #expect(try storedDates(["03/04/2021 10:00", "25/03/2021 10:00", "12/01/2021"], read: SlashedDatesRead(order: .dayFirst, decidedBy: "file"))
+        #expect(try storedDates(["03/04/2021 10:00", "25/03/2021 10:00", "12/01/2021"], read: SlashedDatesRead(order: .dayFirst, decidedBy: .file))
             == ["2021-04-03T10:00:00Z", "2021-03-25T10:00:00Z", "2021-01-12T00:00:00Z"])
     }
 
@@ -44,12 +44,22 @@ import Testing
         #expect(ImportError.slashedDateOrderUnknown(line: 3, date: "03/04/2021 10:00").description
                 == "every Date Added in the file could be day or month first (line 3: 03/04/2021 10:00), and nothing in it says which; "
                 + "import it with --day-first or --month-first (a spreadsheet in the US writes the month first); nothing was imported")
-        #expect(try storedDates(dates, order: .dayFirst, read: SlashedDatesRead(order: .dayFirst, decidedBy: "option"))
+        #expect(try storedDates(dates, order: .dayFirst, read: SlashedDatesRead(order: .dayFirst, decidedBy: .option))
                 == ["2021-01-01T09:00:00Z", "2021-04-03T10:00:00Z", "2021-01-12T10:00:00Z"])
-        #expect(try storedDates(dates, order: .monthFirst, read: SlashedDatesRead(order: .monthFirst, decidedBy: "option"))
+        #expect(try storedDates(dates, order: .monthFirst, read: SlashedDatesRead(order: .monthFirst, decidedBy: .option))
                 == ["2021-01-01T09:00:00Z", "2021-03-04T10:00:00Z", "2021-12-01T10:00:00Z"])
         // A file without slashed dates needs no option, and says nothing of them.
         #expect(try storedDates(["2021-01-01 09:00:00"], read: nil) == ["2021-01-01T09:00:00Z"])
+    }
+
+    /// A slashed date that is no date either way is that row's problem, named as such.
+    @Test func aSlashedDateThatIsNoDateIsTheRowsProblem() throws {
+        #expect {
+            try storedDates(["13/13/2021 10:00"])
+        } throws: { error in
+            guard case ImportError.invalidRows(let problems, _) = error else { return false }
+            return problems.first?.line == 2 && problems.first?.columnName == "Date Added"
+        }
     }
 
     @Test func anOptionTheFileContradictsIsRefused() throws {
