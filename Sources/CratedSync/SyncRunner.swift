@@ -252,6 +252,13 @@ public struct SyncRunner: Sendable {
             collections = try database.discogsLinks().filter { userId == nil || $0.key == userId }
                 .sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
         }
+        func dueAlbums() throws -> [SyncCandidate] {
+            let now = clock.date
+            return try database.albumsDueForSync(
+                now: now, staleBefore: now.addingTimeInterval(-settings.staleAfter),
+                userId: options.userName == nil ? nil : userId, limit: options.limit, imagesWithheldAreDue: client.settings.hasToken,
+                failedAreDue: options.retryFailed)
+        }
         for (collectionOwner, discogsUser) in collections {
             guard !shouldStop(), !Task.isCancelled else {
                 report.stoppedEarly = true
@@ -265,6 +272,10 @@ public struct SyncRunner: Sendable {
                 report.collectionsByUser[collectionOwner] = CollectionOutcome(
                     error: SyncError.collection(user: discogsUser, reason: hostFailure).description)
                 report.error = "Discogs failed while a collection was brought in step: \(hostFailure)"
+                // The albums due are left for the next pass, and counted so: "0 due" read as
+                // nothing to do.
+                report.albumsDue = try dueAlbums().count
+                report.skipped = report.albumsDue
                 report.finishedAt = Timestamp.string(from: clock.date)
                 return report
             }
@@ -272,11 +283,7 @@ public struct SyncRunner: Sendable {
             if options.collectionUser != nil { report.collection = outcome.summary }
         }
 
-        let now = clock.date
-        let due = try database.albumsDueForSync(
-            now: now, staleBefore: now.addingTimeInterval(-settings.staleAfter),
-            userId: options.userName == nil ? nil : userId, limit: options.limit, imagesWithheldAreDue: client.settings.hasToken,
-            failedAreDue: options.retryFailed)
+        let due = try dueAlbums()
         report.albumsDue = due.count
         let stopForError = try await syncReleases(due, into: &report, shouldStop: shouldStop, progress: progress)
         if let stopForError {
