@@ -188,6 +188,13 @@ import Testing
         } catch {
             #expect(String(describing: error).contains("CRATED_SERVER_EVENT_LOOP_EXECUTOR"), "\(error)")
         }
+        // A value of the wrong kind names its key and where it may have come from.
+        let notANumber = ConfigurationError.invalidValue(
+            key: "server.port", reason: "must be a whole number (look at CRATED_SERVER_PORT, the --config file and the command's flags)")
+        await #expect(throws: notANumber) { try await CratedConfiguration.load(environment: ["CRATED_SERVER_PORT": "abc"]) }
+        let portFolder = try TemporaryDirectory()
+        let file = try portFolder.write("crated.json", #"{"server": {"port": "abc"}}"#)
+        await #expect(throws: notANumber) { try await CratedConfiguration.load(configFile: file, environment: [:]) }
         // The connection limits: each value out of range is named.
         for (variable, key, value, reason) in [
             ("CRATED_SERVER_HEAD_TIMEOUT_SECONDS", "server.headTimeoutSeconds", "0", "must be from 1 to 3600, got 0"),

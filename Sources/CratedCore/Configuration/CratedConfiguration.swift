@@ -60,11 +60,22 @@ public struct CratedConfiguration: Sendable, Equatable {
 
     /// Reads every value through one `ConfigReader`; a missing key falls through to the embedded defaults.
     public init(reader: ConfigReader) throws {
-        func string(_ key: ConfigKey) throws -> String { try reader.requiredString(forKey: key) }
-        func int(_ key: ConfigKey) throws -> Int { try reader.requiredInt(forKey: key) }
+        // swift-configuration's own words for a value of the wrong kind name neither the variable
+        // nor the file it came from: these do.
+        func read<T>(_ key: String, _ kind: String, _ value: (ConfigKey) throws -> T) throws -> T {
+            do {
+                return try value(ConfigKey(key))
+            } catch {
+                throw ConfigurationError.invalidValue(
+                    key: key, reason: "must be \(kind) (look at \(Self.environmentName(forKey: key)), the --config file and the command's flags)")
+            }
+        }
+        func string(_ key: String) throws -> String { try read(key, "text") { try reader.requiredString(forKey: $0) } }
+        func int(_ key: String) throws -> Int { try read(key, "a whole number") { try reader.requiredInt(forKey: $0) } }
+        func bool(_ key: String) throws -> Bool { try read(key, "true or false") { try reader.requiredBool(forKey: $0) } }
         serverHost = try string("server.host")
         serverPort = try int("server.port")
-        serverEventLoopExecutor = try reader.requiredBool(forKey: "server.eventLoopExecutor")
+        serverEventLoopExecutor = try bool("server.eventLoopExecutor")
         serverIdleTimeoutSeconds = try int("server.idleTimeoutSeconds")
         serverMaxConnections = try int("server.maxConnections")
         serverMaxRequestsPerUser = try int("server.maxRequestsPerUser")
@@ -90,12 +101,12 @@ public struct CratedConfiguration: Sendable, Equatable {
         artworkMaxBytes = try int("artwork.maxBytes")
         artworkRequestsPerMinute = try int("artwork.requestsPerMinute")
         artworkMaxSourceBytes = try int("artwork.maxSourceBytes")
-        artworkFetchDuringSync = try reader.requiredBool(forKey: "artwork.fetchDuringSync")
+        artworkFetchDuringSync = try bool("artwork.fetchDuringSync")
         artworkSizesAhead = try int("artwork.sizesAhead")
         webSessionDays = try int("web.sessionDays")
         tokensSignInIdleDays = try int("tokens.signInIdleDays")
         logLevel = try string("log.level")
-        metricsEnabled = try reader.requiredBool(forKey: "metrics.enabled")
+        metricsEnabled = try bool("metrics.enabled")
         metricsToken = try string("metrics.token")
         try validate()
     }
