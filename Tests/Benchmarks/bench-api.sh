@@ -66,6 +66,10 @@ LUA
 cat > "$WORK/auth.lua" <<LUA
 wrk.headers["Authorization"] = "Bearer $TOKEN"
 LUA
+cat > "$WORK/auth-gzip.lua" <<LUA
+wrk.headers["Authorization"] = "Bearer $TOKEN"
+wrk.headers["Accept-Encoding"] = "gzip"
+LUA
 
 # The server's CPU time so far, in clock ticks (user + system).
 server_ticks() { awk '{print $14 + $15}' "/proc/$SERVER_PID/stat"; }
@@ -158,6 +162,19 @@ measure_all() {
     # Not one of the targets: pages at random places in the whole grid, so that their cells are
     # rarely among those the daemon keeps: what a page costs when none of its albums was shown before.
     measure "grid random at= iPad" "$BASE/v1/grid/collection" "$WORK/random-at.lua"
+    # Nor this: a page gzipped, as URLSession asks for it (`Accept-Encoding: gzip`), beside the same
+    # page plain, for an iPhone's page and a page of 500 cells.
+    local page
+    for page in "layout=iPhonePortrait" "layout=iPadFullscreen&limit=500"; do
+        local plain_bytes gzip_bytes
+        plain_bytes="$(curl -s -o /dev/null -w '%{size_download}' -H "Authorization: Bearer $TOKEN" "$BASE/v1/grid/collection?$page")"
+        gzip_bytes="$(curl -s -o /dev/null -w '%{size_download}' -H "Authorization: Bearer $TOKEN" -H "Accept-Encoding: gzip" "$BASE/v1/grid/collection?$page")"
+        measure "grid $page plain" "$BASE/v1/grid/collection?$page" "$WORK/auth.lua"
+        measure "grid $page gzip" "$BASE/v1/grid/collection?$page" "$WORK/auth-gzip.lua"
+        awk -F'|' -v page="$page" -v plain="$plain_bytes" -v gz="$gzip_bytes" '
+            $1 == "grid " page " plain" {p = $2} $1 == "grid " page " gzip" {g = $2}
+            END {printf "grid %s gzipped: %d of %d bytes (%.0f%%), %.2fx the requests/s of the plain page\n", page, gz, plain, 100 * gz / plain, g / p}' "$WORK/rates"
+    done
     stop_server
 }
 
