@@ -151,10 +151,6 @@ extension AppDatabase {
             """), arguments: [userId, albumId]) ?? false
     }
 
-    /// The artist, their albums in the user's collection, the user's albums of other artists with a
-    /// track of theirs (a compilation, a split, a guest spot), and the user's other albums that
-    /// credit them; nil when the user owns none of these and has played no album of theirs or
-    /// crediting them (the page of a played album links to its artists and credits).
     /// The artist an id names now: itself, or, for a CSV credit's artist that sync replaced, the
     /// artist that took its place (`artist_successor`, migration 0037).
     public func currentArtistId(_ id: Int64) throws -> Int64 {
@@ -164,6 +160,10 @@ extension AppDatabase {
         }
     }
 
+    /// The artist, their albums in the user's collection, the user's albums of other artists with a
+    /// track of theirs (a compilation, a split, a guest spot), and the user's other albums that
+    /// credit them; nil when the user owns none of these and has played no album of theirs or
+    /// crediting them (the page of a played album links to its artists and credits).
     public func artistAlbums(artistId: Int64, userId: Int64) throws -> ArtistAlbums? {
         try read { db in
             guard let artist = try Artist.fetchOne(db.cachedStatement(sql: "SELECT * FROM artist WHERE id = ?"), arguments: [artistId]) else { return nil }
@@ -213,9 +213,8 @@ extension AppDatabase {
         }
     }
 
-    /// The artists of the user's albums in a genre or style (Discover: genre -> artist -> album).
-    /// The artists of the user's albums in a genre or style, with how many of those albums each
-    /// has; nil when none of the user's albums carries it. Discogs' placeholder credits (`Various`
+    /// The artists of the user's albums in a genre or style (Discover: genre -> artist -> album),
+    /// with how many of those albums each has; nil when none of the user's albums carries it. Discogs' placeholder credits (`Various`
     /// on compilations, `Unknown Artist`, `No Artist`) are no one to browse: left out, their albums
     /// stay in the genre's grid.
     public func artists(userId: Int64, genre: String, kind: AlbumGenre.Kind) throws -> (name: String, artists: [(artist: Artist, albums: Int)])? {
