@@ -214,9 +214,9 @@ extension AppDatabase {
     }
 
     /// The artists of the user's albums in a genre or style (Discover: genre -> artist -> album),
-    /// with how many of those albums each has; nil when none of the user's albums carries it. Discogs' placeholder credits (`Various`
-    /// on compilations, `Unknown Artist`, `No Artist`) are no one to browse: left out, their albums
-    /// stay in the genre's grid.
+    /// with how many of those albums each has; nil when none of the user's albums carries it.
+    /// Discogs' placeholder credits (`Various` on compilations, `Unknown Artist`, `No Artist`) are no
+    /// one to browse: left out, their albums stay in the genre's grid.
     public func artists(userId: Int64, genre: String, kind: AlbumGenre.Kind) throws -> (name: String, artists: [(artist: Artist, albums: Int)])? {
         try read { db in
             // The name as the albums spell it, whatever its case in the request (the most albums' way).

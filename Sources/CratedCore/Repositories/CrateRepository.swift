@@ -344,12 +344,12 @@ extension AppDatabase {
         }
     }
 
-    /// The copy's own fields as a Discogs export names them (`Collection Notes`), lowercased.
     /// C0 and C1 controls and DEL (a NUL, a terminal's escape sequences), but those `allowing` names.
     static func hasControlCharacters(_ text: String, allowing allowed: Set<Unicode.Scalar> = []) -> Bool {
         text.unicodeScalars.contains { $0.properties.generalCategory == .control && !allowed.contains($0) }
     }
 
+    /// The copy's own fields as a Discogs export names them (`Collection Notes`), lowercased.
     static let builtInFieldNames: Set<String> = ["media condition", "sleeve condition", "notes"]
 
     /// Applies the changes in one transaction after checking every one of them.
@@ -457,12 +457,12 @@ extension AppDatabase {
         return name.isEmpty ? nil : name.precomposedStringWithCanonicalMapping
     }
 
-    /// Two crate names are one when they are after Unicode normalisation and case folding: `Äb` and
-    /// `äb`, `Café` composed and decomposed, `Straße` and `STRASSE`.
     /// The crates a user may make (`POST /v1/crates`); a Discogs folder's, which import and
     /// collection sync make, are not held to it.
     public static let maxCratesPerUser = 1000
 
+    /// Two crate names are one when they are after Unicode normalisation and case folding: `Äb` and
+    /// `äb`, `Café` composed and decomposed, `Straße` and `STRASSE`.
     package static func sameCrateName(_ a: String, _ b: String) -> Bool {
         a.nameFolded == b.nameFolded
     }
