@@ -186,10 +186,11 @@ extension AppDatabase {
     public func imageURLsOwned(byUser userId: Int64, among urls: [String]) throws -> Set<String> {
         guard !urls.isEmpty else { return [] }
         return try read { db in
+            let marks = sqlQuestionMarks(count: urls.count)
             let rows = try Row.fetchAll(db, sql: """
                 SELECT ai.uri, ai.uri150 FROM album_image ai JOIN collection_album ca ON ca.album_id = ai.album_id
-                WHERE ca.user_id = ?1 AND (ai.uri IN (SELECT value FROM json_each(?2)) OR ai.uri150 IN (SELECT value FROM json_each(?2)))
-                """, arguments: [userId, String(decoding: try JSONEncoder().encode(urls), as: UTF8.self)])
+                WHERE ca.user_id = ? AND (ai.uri IN (\(marks)) OR ai.uri150 IN (\(marks)))
+                """, arguments: StatementArguments([userId] as [any DatabaseValueConvertible] + urls + urls))
             return Set(rows.flatMap { [$0[0] as String?, $0[1] as String?].compactMap { $0 } }).intersection(urls)
         }
     }
