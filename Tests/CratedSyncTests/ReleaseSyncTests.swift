@@ -462,13 +462,13 @@ import Testing
             let ids: [Int64] = Array(1000...1019)
             try h.importReleases(ids)
             for id in ids { h.fake.serveRelease(id, json: syntheticRelease(id: id)) }
-            // The sixth request never gets an answer: the server goes away while it waits.
+            // The sixth request never gets an answer: the host goes away while it waits.
             h.fake.inject(.hold, on: "/releases/1005")
             let runner = try h.runner(client: h.client(retry: RetryPolicy(maxAttempts: 2)))
 
             let pass = Task { try await runner.runPass() }
             while h.fake.requests(to: "/releases/1005").isEmpty { try await Task.sleep(for: .milliseconds(10)) }
-            await h.fake.stop()
+            h.fake.die()
             let report = try await pass.value
 
             #expect(report.synced == 5)

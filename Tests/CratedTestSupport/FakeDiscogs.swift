@@ -24,7 +24,7 @@ public final class FakeDiscogs: Sendable {
         case redirectLoop
         /// A 200 with a body of this many bytes, with or without a Content-Length.
         case oversized(bytes: Int, declaredLength: Bool)
-        /// Never answers; the request hangs until the server stops.
+        /// Never answers; the request hangs until the server stops or dies.
         case hold
     }
 
@@ -52,6 +52,7 @@ public final class FakeDiscogs: Sendable {
         var requests: [RecordedRequest] = []
         var hostRemaining = 1_000_000
         var sendETags = true
+        var dead = false
     }
 
     private let state = Mutex(State())
@@ -134,6 +135,15 @@ public final class FakeDiscogs: Sendable {
         serverTask.cancel()
         _ = await serverTask.result
     }
+
+    /// The host goes away without its port: held requests and every later one lose their
+    /// connection unanswered. The port stays bound, so no other test's server can take it up
+    /// and answer in its place, as it could after `stop()`.
+    public func die() {
+        state.withLock { $0.dead = true }
+    }
+
+    private var isDead: Bool { state.withLock { $0.dead } }
 
     // MARK: Content and faults
 
@@ -218,15 +228,16 @@ public final class FakeDiscogs: Sendable {
         var headers: [String: String] = [:]
         for field in request.headers { headers[field.name.canonicalName] = field.value }
         let recorded = RecordedRequest(method: request.method.rawValue, target: target, path: path, headers: headers, at: timestamp(), clientPort: channel.remoteAddress?.port)
-        let (fault, body, encoding, contentType, remaining, sendETags) = state.withLock { state in
+        let (fault, body, encoding, contentType, remaining, sendETags, dead) = state.withLock { state in
             state.requests.append(recorded)
             var fault = state.faultForEveryRequest
             if fault == nil, var queued = state.faults[path], !queued.isEmpty {
                 fault = queued.removeFirst()
                 state.faults[path] = queued
             }
-            return (fault, state.bodies[target] ?? state.bodies[path], state.encodings[path], state.contentTypes[path], state.hostRemaining, state.sendETags)
+            return (fault, state.bodies[target] ?? state.bodies[path], state.encodings[path], state.contentTypes[path], state.hostRemaining, state.sendETags, state.dead)
         }
+        if dead { try await dropConnection(channel) }
 
         var fields = HTTPFields()
         fields[.contentType] = contentType ?? "application/json"
@@ -267,7 +278,8 @@ public final class FakeDiscogs: Sendable {
                 try await writer.finish(nil)
             })
         case .hold?:
-            try await Task.sleep(for: .seconds(3600))
+            while !isDead { try await Task.sleep(for: .milliseconds(10)) }
+            try await dropConnection(channel)
         case nil:
             break
         }
@@ -284,6 +296,11 @@ public final class FakeDiscogs: Sendable {
         }
         if let encoding { fields[.contentEncoding] = encoding }
         return Response(status: .ok, headers: fields, body: .init(byteBuffer: ByteBuffer(bytes: body)))
+    }
+
+    private func dropConnection(_ channel: any Channel) async throws -> Never {
+        try? await channel.close()
+        throw FakeDiscogsError.connectionDropped
     }
 
     /// FNV-1a: a stable fingerprint of the body, for its ETag.
