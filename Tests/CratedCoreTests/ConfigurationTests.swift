@@ -38,6 +38,28 @@ import Testing
         #expect(fromFlags.serverPort == 7200)
     }
 
+    @Test func relativePathsInTheFileAreFromItsFolderAndOnTheCommandLineFromTheWorkingDirectory() async throws {
+        let directory = try TemporaryDirectory()
+        let file = try directory.write("crated.json", #"{"database": {"path": "data/crated.sqlite"}, "artwork": {"directory": "../covers"}}"#)
+        let folder = URL(fileURLWithPath: file).deletingLastPathComponent()
+
+        let fromFile = try await CratedConfiguration.load(configFile: file, environment: [:])
+        #expect(fromFile.databasePath == folder.appending(path: "data/crated.sqlite").path)
+        #expect(fromFile.artworkDirectoryPath == folder.deletingLastPathComponent().appending(path: "covers").path)
+
+        let fromEnvironment = try await CratedConfiguration.load(configFile: file, environment: ["CRATED_DATABASE_PATH": "here.sqlite"])
+        #expect(fromEnvironment.databasePath == "here.sqlite")
+        let fromFlag = try await CratedConfiguration.load(
+            overrides: ["database.path": .init(.string("there.sqlite"), isSecret: false)], configFile: file, environment: [:])
+        #expect(fromFlag.databasePath == "there.sqlite")
+        #expect(fromFlag.artworkDirectoryPath == fromFile.artworkDirectoryPath, "the file's artwork folder still holds")
+
+        let absolute = try directory.write("absolute.json", #"{"database": {"path": "/srv/crated/crated.sqlite"}}"#)
+        let fromAbsolute = try await CratedConfiguration.load(configFile: absolute, environment: [:])
+        #expect(fromAbsolute.databasePath == "/srv/crated/crated.sqlite")
+        #expect(fromAbsolute.artworkDirectoryPath == "/srv/crated/crated-artwork")
+    }
+
     /// Root reads any file, so this runs only as another user.
     @Test(.enabled(if: getuid() != 0, "root can read a file of any permissions"))
     func aFileThisUserCannotReadIsSaidAsSuch() async throws {
@@ -125,7 +147,8 @@ import Testing
         }
         // One name in two sections, and strings that look like keys, are no repeat.
         let fine = try directory.write("fine.json", #"{"server": {"host": "::1"}, "artwork": {"directory": "host\":"}, "metrics": {"token": "\"token\": 1"}, "discogs": {"token": "t"}}"#)
-        #expect(try await CratedConfiguration.load(configFile: fine, environment: [:]).artworkDirectory == #"host":"#)
+        let folder = URL(fileURLWithPath: fine).deletingLastPathComponent()
+        #expect(try await CratedConfiguration.load(configFile: fine, environment: [:]).artworkDirectory == folder.appending(path: #"host":"#).path)
     }
 
     /// Objects in arrays have keys of their own; a string that holds a backslash before its closing

@@ -223,13 +223,30 @@ public struct CratedConfiguration: Sendable, Equatable {
             ).prefixKeys(with: "crated"),
         ]
         if let path = configFile ?? environment["CRATED_CONFIG"].flatMap({ $0.isEmpty ? nil : $0 }) {
-            providers.append(try await fileProvider(path: path))
+            let (file, settings) = try await fileProvider(path: path)
+            providers.append(InMemoryProvider(name: "paths in \(path)", values: filePaths(in: settings, resolvedAgainstFolderOf: path)))
+            providers.append(file)
         }
         providers.append(try embeddedDefaults())
         return try CratedConfiguration(reader: ConfigReader(providers: providers))
     }
 
-    private static func fileProvider(path: String) async throws -> FileProvider<JSONSnapshot> {
+    /// The file's relative paths (`database.path`, `artwork.directory`) resolved against the file's
+    /// own folder, whatever the working directory: a service manager starts crated in `/`. Paths
+    /// given on the command line or in the environment stay relative to the working directory.
+    private static func filePaths(in settings: [String: Any], resolvedAgainstFolderOf file: String) -> [AbsoluteConfigKey: ConfigValue] {
+        let folder = URL(fileURLWithPath: file).deletingLastPathComponent()
+        var values: [AbsoluteConfigKey: ConfigValue] = [:]
+        for key in ["database.path", "artwork.directory"] {
+            let parts = key.split(separator: ".").map(String.init)
+            guard let path = (settings[parts[0]] as? [String: Any])?[parts[1]] as? String,
+                  !path.isEmpty, !path.hasPrefix("/") else { continue }
+            values[AbsoluteConfigKey(parts)] = ConfigValue(.string(folder.appendingPathComponent(path).standardized.path), isSecret: false)
+        }
+        return values
+    }
+
+    private static func fileProvider(path: String) async throws -> (FileProvider<JSONSnapshot>, settings: [String: Any]) {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
             throw ConfigurationError.missingFile(path: path)
@@ -242,15 +259,15 @@ public struct CratedConfiguration: Sendable, Equatable {
         } catch {
             throw ConfigurationError.malformedFile(path: path, reason: jsonProblem(error))
         }
-        try checkKeys(ofFile: path)
-        return provider
+        return (provider, try checkKeys(ofFile: path))
     }
 
     /// A key the defaults do not have is a mistake (`tokn` for `token`) that would otherwise be
     /// ignored without a word: it is refused, named. So is a key given twice in one section.
     /// So is a value where the defaults have a section, a section where they have a value, or null
     /// (which would quietly stand for the default).
-    private static func checkKeys(ofFile path: String) throws {
+    /// Returns the file's settings.
+    private static func checkKeys(ofFile path: String) throws -> [String: Any] {
         let object: Any
         let data: Data
         do {
@@ -266,6 +283,7 @@ public struct CratedConfiguration: Sendable, Equatable {
             throw ConfigurationError.malformedFile(path: path, reason: "its top level must be an object of sections (\"server\", \"database\", ...)")
         }
         try check(settings, against: try embeddedDefaultsJSON() as? [String: Any] ?? [:], under: [], path: path)
+        return settings
     }
 
     private static func check(_ settings: [String: Any], against defaults: [String: Any], under section: [String], path: String) throws {
