@@ -20,7 +20,7 @@ struct ImportCommand: AsyncParsableCommand {
     @Argument(help: "The CSV file exported from Discogs (Collection > Export); - reads standard input.")
     var file: String
 
-    @Option(help: "The owner of the copies (created if missing, which the summary says). Default: the only user; with none, the default user; with several, required.")
+    @Option(help: "The owner of the copies (created if missing, which the summary says; a user's name mistyped is refused). Default: the only user; with none, the default user; with several, required.")
     var user: String?
 
     @Flag(help: "Check the file and report what would change, without writing.")

@@ -235,26 +235,40 @@ import Testing
     }
 
     /// `--user` names the owner, and makes them when there is none of that name: the summary says so,
-    /// lest a typo go unseen, and a dry run says it would, without making them.
-    @Test func importSaysWhenItCreatesTheUser() throws {
+    /// and a dry run says it would, without making them. A name a slip away from a user's
+    /// (`colector`) is refused with the name meant, lest a typo start a second collection.
+    @Test func importSaysWhenItCreatesTheUserAndRefusesANameNearlyAUsers() throws {
         let directory = try TemporaryDirectory()
         let database = directory.path("c.sqlite")
         let csv = Paths.ownFixture("sample-collection.csv")
         #expect(try run(Paths.cratedBinary, ["import", csv, "--database", database, "--user", "collector"]).status == 0)
 
-        let dryRun = try run(Paths.cratedBinary, ["import", csv, "--database", database, "--user", "colector", "--dry-run"])
+        let dryRun = try run(Paths.cratedBinary, ["import", csv, "--database", database, "--user", "second", "--dry-run"])
         #expect(dryRun.status == 0, "\(dryRun.stderr)")
-        #expect(dryRun.stdout.contains("would create user 'colector'"), "\(dryRun.stdout)")
-        #expect(dryRun.stdout.hasPrefix("Dry run of \(csv) for colector in \(database): nothing was written; importing it would do this\n"), "\(dryRun.stdout)")
+        #expect(dryRun.stdout.contains("would create user 'second'"), "\(dryRun.stdout)")
+        #expect(dryRun.stdout.hasPrefix("Dry run of \(csv) for second in \(database): nothing was written; importing it would do this\n"), "\(dryRun.stdout)")
         #expect(!dryRun.stdout.contains("Imported"), "\(dryRun.stdout)")
-        #expect(try AppDatabase.open(path: database).user(named: "colector") == nil)
+        #expect(try AppDatabase.open(path: database).user(named: "second") == nil)
 
-        let json = try run(Paths.cratedBinary, ["import", csv, "--database", database, "--user", "colector", "--json"])
+        let json = try run(Paths.cratedBinary, ["import", csv, "--database", database, "--user", "second", "--json"])
         #expect(json.status == 0, "\(json.stderr)")
         #expect(try JSONDecoder().decode(ImportSummary.self, from: Data(json.stdout.utf8)).userCreated)
-        let again = try run(Paths.cratedBinary, ["import", csv, "--database", database, "--user", "colector"])
+        let again = try run(Paths.cratedBinary, ["import", csv, "--database", database, "--user", "second"])
         #expect(again.status == 0)
         #expect(!again.stdout.contains("create"), "\(again.stdout)")
+
+        for typo in ["colector", "Colletcor", "collectors", "secnod"] {
+            for extra in [[], ["--dry-run"]] {
+                let refused = try run(Paths.cratedBinary, ["import", csv, "--database", database, "--user", typo] + extra)
+                let meant = typo.hasPrefix("s") ? "second" : "collector"
+                #expect(refused.status != 0 && refused.stderr.contains("no user named '\(typo)'; did you mean '\(meant)'?"), "\(typo): \(refused.stderr)")
+                #expect(refused.stderr.contains("crated user add \(typo)"), "\(refused.stderr)")
+            }
+            #expect(try AppDatabase.open(path: database).user(named: typo) == nil)
+        }
+        #expect(try run(Paths.cratedBinary, ["user", "add", "colector", "--database", database]).status == 0)
+        let deliberate = try run(Paths.cratedBinary, ["import", csv, "--database", database, "--user", "colector"])
+        #expect(deliberate.status == 0 && !deliberate.stdout.contains("create"), "\(deliberate.stderr)")
 
         let text = try run(Paths.cratedBinary, ["import", csv, "--database", database, "--user", "third"])
         #expect(text.stdout.contains("created user 'third' (no user had that name)"), "\(text.stdout)")

@@ -350,19 +350,6 @@ public struct CratedConfiguration: Sendable, Equatable {
         }
     }
 
-    /// Levenshtein distance: insertions, deletions and substitutions of bytes.
-    static func editDistance(_ a: [UInt8], _ b: [UInt8]) -> Int {
-        var previous = Array(0...b.count)
-        for (i, byteA) in a.enumerated() {
-            var current = [i + 1] + Array(repeating: 0, count: b.count)
-            for (j, byteB) in b.enumerated() {
-                current[j + 1] = min(previous[j + 1] + 1, current[j] + 1, previous[j] + (byteA == byteB ? 0 : 1))
-            }
-            previous = current
-        }
-        return previous[b.count]
-    }
-
     /// What Foundation says is wrong with the JSON ("Unexpected end of file"), without the wrapping
     /// of its error ("Error Domain=NSCocoaErrorDomain Code=3840 ... UserInfo={...}"); nothing when
     /// that is long, as a byte dump can be.

@@ -6,6 +6,8 @@ public enum UserError: Error, Equatable, CustomStringConvertible {
     case alreadyExists(String)
     case invalidName(String)
     case ambiguousDefault([String])
+    /// A name to be created that is a slip away from a user's: `colector` for `collector`.
+    case nearlyNamed(String, existing: String)
 
     public var description: String {
         switch self {
@@ -14,6 +16,8 @@ public enum UserError: Error, Equatable, CustomStringConvertible {
         case .invalidName(let reason): "invalid user name: \(reason)"
         case .ambiguousDefault(let names):
             "this database has several users (\(names.joined(separator: ", "))); name one with --user"
+        case .nearlyNamed(let name, let existing):
+            "no user named '\(name)'; did you mean '\(existing)'? (to make a new user '\(name)', run `crated user add \(name)` first)"
         }
     }
 }
@@ -131,6 +135,10 @@ extension AppDatabase {
         if let name {
             if let user = try User.fetch(db, named: name.trimmingCharacters(in: .whitespaces)) { return user }
             guard createIfMissing else { throw UserError.notFound(name) }
+            // A mistyped name would otherwise make a second, near-empty collection without a word.
+            if let near = try User.fetchAll(db).first(where: { isSlip(name, of: $0.name) }) {
+                throw UserError.nearlyNamed(name.trimmingCharacters(in: .whitespaces), existing: near.name)
+            }
             return try addUser(db, named: name)
         }
         let all = try User.order(Column("id")).fetchAll(db)
@@ -139,5 +147,16 @@ extension AppDatabase {
         case 1: return all[0]
         default: throw UserError.ambiguousDefault(all.map(\.name))
         }
+    }
+
+    /// Whether `name` looks like `existing` mistyped, once both are folded as names are compared: one
+    /// edit away (two from a name of six letters or more), with the same digits, since `shelf1` beside
+    /// `shelf2` is a series, not a slip. Names of three letters or fewer are too short to tell.
+    static func isSlip(_ name: String, of existing: String) -> Bool {
+        let typed = Array(name.trimmingCharacters(in: .whitespaces).nameFolded.precomposedStringWithCanonicalMapping)
+        let known = Array(existing.nameFolded.precomposedStringWithCanonicalMapping)
+        let digits = { (letters: [Character]) in letters.filter(\.isNumber) }
+        guard min(typed.count, known.count) > 3, digits(typed) == digits(known) else { return false }
+        return editDistance(typed, known) <= (min(typed.count, known.count) >= 6 ? 2 : 1)
     }
 }
