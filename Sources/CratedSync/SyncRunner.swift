@@ -411,7 +411,11 @@ public struct SyncRunner: Sendable {
                     } else if case .fetched = fetched {
                         consecutiveHostFailures = 0
                     }
-                    if case .cancelled = fetched {
+                    if case .notSent(let error) = fetched {
+                        if stopForError == nil { stopForError = "stopped: \(error)" }
+                        count(.cancelled)
+                        progress?(current)
+                    } else if case .cancelled = fetched {
                         count(.cancelled)
                         progress?(current)
                     } else if writesFailed {
@@ -452,6 +456,9 @@ public struct SyncRunner: Sendable {
     private enum FetchedRelease: Sendable {
         case fetched(SyncCandidate, ReleaseFetch)
         case failed(SyncCandidate, DiscogsError)
+        /// Never sent: the host asked every request to wait longer than one waits. Not the album's
+        /// failure, so it stays as it was, and the pass stops, since every later request would wait too.
+        case notSent(DiscogsError)
         case cancelled
     }
 
@@ -474,6 +481,8 @@ public struct SyncRunner: Sendable {
     private func fetch(_ candidate: SyncCandidate) async -> FetchedRelease {
         do {
             return .fetched(candidate, try await client.release(id: candidate.releaseId, etag: candidate.etag))
+        } catch DiscogsError.hostPaused(let wait) {
+            return .notSent(DiscogsError.hostPaused(wait))
         } catch let error as DiscogsError {
             logger.warning("release \(candidate.releaseId): \(error)")
             return .failed(candidate, error)
@@ -494,7 +503,7 @@ public struct SyncRunner: Sendable {
         var outcomes: [AlbumOutcome] = []
         for fetched in group {
             switch fetched {
-            case .cancelled:
+            case .cancelled, .notSent:
                 continue  // never queued for writing
             case .failed(let candidate, let error):
                 results.append(failure(candidate, error.description, notBefore: error.hostWait))

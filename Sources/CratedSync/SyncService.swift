@@ -108,27 +108,43 @@ public final class SyncService: Service, Sendable {
         defer { state.withLock { $0.isServing = false; $0.nextRunAt = nil } }
         await withGracefulShutdownHandler {
             await listening?.wait()
-            if !passAtStart {
-                state.withLock { $0.nextRunAt = clock.date.addingTimeInterval(interval.seconds) }
-                await wakeUp.wait(orSleepFor: interval, on: clock)
-            }
+            // The daemon's own passes keep to their schedule: a pass a user asks for covers their
+            // albums alone, so it neither replaces nor postpones the next scheduled one.
+            var scheduled = clock.uptime + (passAtStart ? .zero : interval)
             while !Task.isCancelled && !isStopping {
-                let options = state.withLock { state in
+                let nextRunAt = clock.date.addingTimeInterval(max(.zero, scheduled - clock.uptime).seconds)
+                let asked = state.withLock { state in
+                    state.nextRunAt = nextRunAt
+                    return state.requested != nil
+                }
+                if !asked, clock.uptime < scheduled {
+                    await wakeUp.wait(orSleepFor: scheduled - clock.uptime, on: clock)
+                }
+                let pass: (options: SyncPassOptions, isScheduled: Bool)? = state.withLock { state in
+                    if state.isStopping { return nil }
+                    let pass: (SyncPassOptions, Bool)
+                    if let requested = state.requested {
+                        pass = (requested, false)
+                    } else if clock.uptime >= scheduled {
+                        pass = (SyncPassOptions(linkedCollections: true), true)
+                    } else {
+                        return nil
+                    }
                     state.running = true
                     state.nextRunAt = nil
-                    defer { state.requested = nil }
-                    return state.requested ?? SyncPassOptions(linkedCollections: true)
+                    state.requested = nil
+                    return pass
                 }
-                await runOnePass(options)
-                let nextRun = clock.date.addingTimeInterval(interval.seconds)
+                guard let pass else { continue }
+                await runOnePass(pass.options)
+                if pass.isScheduled { scheduled = clock.uptime + interval }
+                let nextRunAfter = clock.date.addingTimeInterval(max(.zero, scheduled - clock.uptime).seconds)
                 state.withLock { state in
                     state.running = false
                     state.progress = nil
                     state.runningFor = nil
-                    state.nextRunAt = nextRun
+                    state.nextRunAt = nextRunAfter
                 }
-                if isStopping { break }
-                await wakeUp.wait(orSleepFor: interval, on: clock)
             }
         } onGracefulShutdown: {
             self.state.withLock { $0.isStopping = true }

@@ -181,6 +181,40 @@ import Testing
         }
     }
 
+    /// A pass a user asks for covers their albums alone: the daemon's own passes, which cover
+    /// everyone's and bring the linked collections in, keep to their schedule. An app asking at
+    /// every launch, more often than the interval, must not put them off.
+    @Test func aPassAUserAsksForDoesNotPutOffTheScheduledOne() async throws {
+        try await SyncHarness.run { h in
+            try h.importReleases([1])
+            _ = try h.database.linkDiscogsUser("dj", toUserNamed: "collector")
+            h.fake.serveCollection(of: "dj")
+            for id: Int64 in 1...2 { h.fake.serveRelease(id, json: syntheticRelease(id: id)) }
+            let listings = { h.fake.requests.filter { $0.path == "/users/dj/collection/folders" }.count }
+            let service = SyncService(runner: try h.runner(), interval: .seconds(4), clock: SystemSyncClock(), logger: h.logs.logger())
+            let group = ServiceGroup(services: [service], logger: h.logs.logger())
+            let running = Task { try await group.run() }
+            try await waitFor("the first pass") { try await service.status().lastRun != nil && listings() == 1 }
+            let scheduled = try #require(try await service.status().nextRunAt.flatMap(Timestamp.date(from:)))
+
+            try await Task.sleep(for: .seconds(1))
+            try h.importReleases([2])
+            h.fake.inject(.slow(.milliseconds(500)), on: "/releases/2")
+            #expect(service.triggerPass(SyncPassOptions(userName: "collector")) == .started)
+            try await waitFor("the pass asked for") {
+                try await !service.status().running && h.syncState(release: 2)?.status == .synced
+            }
+            #expect(try await service.status().lastRun?.synced == 1)
+            #expect(listings() == 1, "the pass asked for brought no collection in")
+            let after = try #require(try await service.status().nextRunAt.flatMap(Timestamp.date(from:)))
+            #expect(abs(after.timeIntervalSince(scheduled)) < 1, "the next scheduled pass is still at \(scheduled), not \(after)")
+
+            try await waitFor("the scheduled pass", timeout: .seconds(30)) { listings() == 2 }
+            await group.triggerGracefulShutdown()
+            try await running.value
+        }
+    }
+
     /// Discogs failing as a host (refusing the token, say) while the linked collections come in ends
     /// the pass there: the releases would meet the same answer.
     @Test func aHostFailureWhileTheLinkedCollectionsComeInEndsThePass() async throws {
