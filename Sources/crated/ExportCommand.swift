@@ -98,6 +98,10 @@ struct ExportCommand: AsyncParsableCommand {
             try? handle.close()
             try? FileManager.default.removeItem(atPath: temporary)
             throw error
+        } catch let error as OutputWriteError {
+            try? handle.close()
+            try? FileManager.default.removeItem(atPath: temporary)
+            throw CommandFailure("cannot write the export to \(path): \(error.reason)")
         } catch {
             try? handle.close()
             try? FileManager.default.removeItem(atPath: temporary)

@@ -2,7 +2,8 @@ import CratedSync
 import Hummingbird
 
 /// Sync failing under a request: 503 when the database failed or stayed busy (the client may retry),
-/// 404 for a user crated does not know, 502 when Discogs would not give a collection.
+/// 404 for a user crated does not know. A collection Discogs would not give is reported by the pass
+/// (`GET /v1/sync`, `lastRun.error`), which runs after `POST /v1/sync` has answered; it would be a 502.
 extension SyncError: APIErrorResponse {
     public var status: HTTPResponse.Status {
         switch self {
