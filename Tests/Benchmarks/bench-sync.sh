@@ -4,8 +4,9 @@
 # Usage: Tests/Benchmarks/bench-sync.sh [RELEASES]        (default 2000)
 #
 # Builds crated and crated-transport-bench in release mode, starts Tests/Benchmarks/fake-discogs.py
-# (one real release response, its id set to each one asked for), imports RELEASES albums into a
-# fresh database, then measures in the same run, against the same server:
+# (one release response, a real one when the tests' Discogs data is there, see below; its id set to
+# each one asked for), imports RELEASES albums into a fresh database, then measures in the same
+# run, against the same server:
 #   - the bare transport: RELEASES GETs through CurlHTTPTransport, 2 at a time (sync's concurrency);
 #   - the sync: `crated sync` fetching, parsing and writing every album, with its peak memory.
 # Target: sync at least 50% of the bare transport's requests per second.
@@ -43,15 +44,23 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# The release served: a real response from shared/fixtures when present, else a small one.
-RELEASE_JSON=""
-for candidate in "${CRATED_SHARED_FIXTURES:-}/discogs" ../shared/fixtures/discogs /work/shared/fixtures/discogs; do
-    if [ -f "$candidate/joalla-discogs_client_releases_1.json" ]; then
-        RELEASE_JSON="$candidate/joalla-discogs_client_releases_1.json"
-        break
+# The release served: a real Discogs API response (release 1, as joalla/discogs_client's tests keep
+# it) from the real Discogs data the tests read, found as they find it: `discogs` in the folder
+# CRATED_SHARED_FIXTURES names, else ../shared/fixtures/discogs beside the checkout (not part of the
+# repository). Without it, a small release of the same shape, written here.
+if [ -n "${CRATED_SHARED_FIXTURES:-}" ]; then
+    SHARED_DISCOGS="$CRATED_SHARED_FIXTURES/discogs"
+else
+    SHARED_DISCOGS="$PWD/../shared/fixtures/discogs"
+fi
+RELEASE_JSON="$SHARED_DISCOGS/joalla-discogs_client_releases_1.json"
+if [ ! -f "$RELEASE_JSON" ]; then
+    if [ -n "${CRATED_SHARED_FIXTURES:-}" ]; then
+        echo "error: CRATED_SHARED_FIXTURES is $CRATED_SHARED_FIXTURES, but there is no $RELEASE_JSON;" \
+            "name the folder that holds discogs/, or unset it to serve a small built-in release" >&2
+        exit 1
     fi
-done
-if [ -z "$RELEASE_JSON" ]; then
+    echo "==> no $RELEASE_JSON (set CRATED_SHARED_FIXTURES to the folder holding discogs/); serving a small built-in release"
     RELEASE_JSON="$WORK/release.json"
     cat >"$RELEASE_JSON" <<'JSON'
 {"id": 1, "title": "Stockholm", "year": 1999, "released": "1999-03-00", "country": "Sweden",

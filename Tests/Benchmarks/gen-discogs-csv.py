@@ -4,8 +4,8 @@
 Usage:
     python3 Tests/Benchmarks/gen-discogs-csv.py --rows N [--seed S] [--out FILE]
 
-The output is shaped like a real "Export collection" file from discogs.com (see
-shared/fixtures/discogs/README.md): the default header plus one custom field
+The output is shaped as real "Export collection" files from discogs.com are (collectors'
+exports published on GitHub, which the tests also read): the default header plus one custom field
 (`Collection Purchased At`), RFC 4180 quoting with LF line ends, UTF-8 without BOM,
 whole artist credits with join strings and `(2)` suffixes, `Various`, several labels
 and catalogue numbers joined by ", ", `none` catalogue numbers, `0` years, Goldmine
