@@ -105,37 +105,18 @@ public final class ArtworkService: Service, Sendable {
         }
         instruments.memoryMisses.increment()
         do {
-            guard var record = try database.artwork(key: key) else { throw ArtworkServeError.notFound("no artwork at this address") }
-            if record.sha256 == nil || !files.exists(files.originalPath(sha256: record.sha256!)) {
-                record = try await fetchOriginal(record)
-            }
-            let sha256 = record.sha256!
-            let width = ArtworkSize.shared(width, originalWidth: record.width)
-            let variantKey = ArtworkVariantKey(sha256: sha256, width: width, format: format.rawValue)
-            let path = files.variantPath(variantKey)
-            let variant: ArtworkVariantRecord
-            if let known = try database.artworkVariant(sha256: sha256, width: width, format: format.rawValue), files.exists(path) {
-                variant = known
-            } else {
+            // A prune may remove a file between the look and the read (the variant, then on the
+            // next look the original): look again, and the variant is made, or the original
+            // fetched, afresh.
+            var looks = 1
+            while true {
                 do {
-                    variant = try await variantsInFlight.run("\(sha256)/\(width)/\(format.rawValue)") {
-                        try await self.makeVariant(variantKey, format: format)
-                    }
-                } catch let error as ImageError {
-                    try await forgetUnresizable(record, error)
+                    return try await madeVariant(key: key, width: width, format: format, name: name)
+                } catch ArtworkStorageError.missing(let path) where looks < 3 {
+                    logger.debug("artwork \(key)/\(width): \(path) was evicted while served; made again")
+                    looks += 1
                 }
             }
-            noteUse(variantKey)
-            var served = ServedArtwork(path: path, bytes: variant.bytes, contentType: format.mimeType, etag: Self.etag(variantKey))
-            if variant.bytes <= hot.maxFileBytes {
-                let files = self.files
-                let contents = try await NIOThreadPool.singleton.runIfActive { ByteBuffer(bytes: try files.read(path)) }
-                served.bytes = contents.readableBytes
-                served.contents = contents
-                hot.keep(HotVariants.Entry(served: served, variant: variantKey, contents: contents), as: name)
-            }
-            instruments.bytesServed.increment(by: served.bytes)
-            return served
         } catch let error as ArtworkServeError {
             throw error
         } catch let error as ArtworkStorageError {
@@ -149,6 +130,42 @@ public final class ArtworkService: Service, Sendable {
             logger.error("artwork \(key)/\(width): \(error)")
             throw .unavailable(reason: "the database is busy", retryAfter: 2)
         }
+    }
+
+    /// `variant`'s work past the memory cache: the original fetched when it is not on disk, the
+    /// variant made when it is not, the file read into memory when small.
+    private func madeVariant(key: String, width: Int, format: VariantFormat, name: String) async throws -> ServedArtwork {
+        guard var record = try database.artwork(key: key) else { throw ArtworkServeError.notFound("no artwork at this address") }
+        if record.sha256 == nil || !files.exists(files.originalPath(sha256: record.sha256!)) {
+            record = try await fetchOriginal(record)
+        }
+        let sha256 = record.sha256!
+        let width = ArtworkSize.shared(width, originalWidth: record.width)
+        let variantKey = ArtworkVariantKey(sha256: sha256, width: width, format: format.rawValue)
+        let path = files.variantPath(variantKey)
+        let variant: ArtworkVariantRecord
+        if let known = try database.artworkVariant(sha256: sha256, width: width, format: format.rawValue), files.exists(path) {
+            variant = known
+        } else {
+            do {
+                variant = try await variantsInFlight.run("\(sha256)/\(width)/\(format.rawValue)") {
+                    try await self.makeVariant(variantKey, format: format)
+                }
+            } catch let error as ImageError {
+                try await forgetUnresizable(record, error)
+            }
+        }
+        noteUse(variantKey)
+        var served = ServedArtwork(path: path, bytes: variant.bytes, contentType: format.mimeType, etag: Self.etag(variantKey))
+        if variant.bytes <= hot.maxFileBytes {
+            let files = self.files
+            let contents = try await NIOThreadPool.singleton.runIfActive { ByteBuffer(bytes: try files.read(path)) }
+            served.bytes = contents.readableBytes
+            served.contents = contents
+            hot.keep(HotVariants.Entry(served: served, variant: variantKey, contents: contents), as: name)
+        }
+        instruments.bytesServed.increment(by: served.bytes)
+        return served
     }
 
     /// Where serving, fetching and resizing are counted: the database's metrics.

@@ -556,6 +556,31 @@ import Testing
         }
     }
 
+    /// A prune may remove a file between a request's look and its read: the request makes the
+    /// variant, or fetches the original, again, rather than answering that the disk is failing.
+    @Test func coversPrunedWhileTheyAreServedAreMadeAgain() async throws {
+        try await Fixture.with { fixture in
+            var keys: [String] = []
+            for (index, shade) in [UInt8(40), 90, 140, 190].enumerated() {
+                fixture.host.serve("/\(index).jpg", bytes: TestImages.solid([shade, 60, 70], width: 600, height: 600, suffix: ".jpg"), contentType: "image/jpeg")
+                keys.append(try fixture.album("Album \(index)", cover: "/\(index).jpg"))
+            }
+            let widths = ArtworkSize.widths.filter { $0 <= 600 }
+            for round in 0..<12 {
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    for (index, key) in keys.enumerated() {
+                        let width = widths[(round + index) % widths.count]
+                        group.addTask { _ = try await fixture.service.variant(key: key, width: width, accept: index % 2 == 0 ? "image/webp" : nil) }
+                    }
+                    group.addTask { _ = try await fixture.service.prune(target: 0) }
+                    try await group.waitForAll()
+                }
+            }
+            let gone = fixture.service.files.root + "/nothing-here"
+            #expect(throws: ArtworkStorageError.missing(path: gone)) { try fixture.service.files.read(gone) }
+        }
+    }
+
     @Test func aDirectoryThatCannotBeWrittenIsAClearErrorAtStart() throws {
         let temporary = try TemporaryDatabase()
         let blocker = try temporary.directory.write("not-a-directory", "a file")

@@ -11,6 +11,8 @@ public enum ArtworkStorageError: Error, Equatable, CustomStringConvertible {
     case notWritable(path: String, reason: String)
     case diskFull(path: String)
     case io(path: String, reason: String)
+    /// A file the database said was there is gone: evicted by a prune between the look and the read.
+    case missing(path: String)
 
     public var isDiskFull: Bool {
         if case .diskFull = self { true } else { false }
@@ -21,6 +23,7 @@ public enum ArtworkStorageError: Error, Equatable, CustomStringConvertible {
         case .notWritable(let path, let reason): "artwork directory \(path) cannot be written: \(reason)"
         case .diskFull(let path): "no space left on the device of \(path)"
         case .io(let path, let reason): "\(path): \(reason)"
+        case .missing(let path): "\(path): no such file"
         }
     }
 }
@@ -119,6 +122,7 @@ public struct ArtworkFiles: Sendable {
         do {
             return [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
         } catch {
+            if !exists(path) { throw .missing(path: path) }
             throw .io(path: path, reason: Self.reason(error))
         }
     }
