@@ -165,8 +165,10 @@ struct DiscogsExportRow {
             rating = value == 0 ? nil : value
         }
         if let index = header.released, let releasedText = optional(index) {
-            // Discogs writes the year, or 0 when it is unknown.
-            guard let value = Int(releasedText.prefix(4)), releasedText.count == 4 || releasedText == "0" || releasedText.dropFirst(4).first == "-" else {
+            // Discogs writes the year, or 0 when it is unknown; a sign (`-001`) makes no year.
+            let digits = releasedText.prefix(4)
+            guard digits.allSatisfy({ ("0"..."9").contains($0) }), let value = Int(digits),
+                  releasedText.count == 4 || releasedText == "0" || releasedText.dropFirst(4).first == "-" else {
                 throw problem(index, "'\(releasedText)' is not a year")
             }
             year = value == 0 ? nil : value

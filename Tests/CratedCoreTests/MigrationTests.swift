@@ -476,6 +476,32 @@ import Testing
         #expect(lengths == [nil, 215_000, nil])
     }
 
+    /// Migration 0038 makes a year of 0 or less (an import's `-001`) unknown, and the grid's year
+    /// keys follow, so that such an album sorts with the unknown years, last.
+    @Test func migration0038MakesYearsBeforeOneUnknown() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("crated.sqlite")
+        let old = try AppDatabase.open(path: path, migrations: Migration.embedded(before: "0038"))
+        let (negative, known) = try old.writer.write { db in
+            let artist = try db.insertArtist("Anon")
+            let user = try db.insertUser("collector")
+            let negative = try db.insertAlbum(title: "Minus One", artistId: artist)
+            try db.execute(sql: "UPDATE album SET year = -1 WHERE id = ?", arguments: [negative])
+            let known = try db.insertAlbum(title: "Nineteen", artistId: artist, year: 1999)
+            for album in [negative, known] { _ = try db.insertCopy(userId: user, albumId: album, dateAdded: "2024-01-01T00:00:00Z") }
+            return (negative, known)
+        }
+        #expect(try old.reader.read { db in try Int.fetchOne(db, sql: "SELECT year_key FROM collection_album WHERE album_id = ?", arguments: [negative]) } == -1)
+
+        let migrated = try AppDatabase.open(path: path)
+        let rows = try migrated.reader.read { db in
+            try Row.fetchAll(db, sql: "SELECT a.id, a.year, c.year_key FROM album a JOIN collection_album c ON c.album_id = a.id ORDER BY c.year_key")
+        }
+        #expect(rows.map { $0[0] as Int64 } == [known, negative])
+        #expect(rows.map { $0[1] as Int? } == [1999, nil])
+        #expect(rows.map { $0[2] as Int } == [1999, 99999])
+    }
+
     /// Migration 0028 sorts numbers by value and, in the artist sort, one artist's albums by year,
     /// then title (unknown years last); the grid's rows follow, and so do later changes.
     @Test func migration0028SortsNumbersByValueAndAnArtistsAlbumsByYear() throws {

@@ -135,6 +135,8 @@ import Testing
             exportRow(released: "soon", releaseId: "5"),
             exportRow(releaseId: ""),
             exportRow(artist: "", releaseId: "7"),
+            exportRow(released: "-001", releaseId: "8"),
+            exportRow(released: "+999", releaseId: "9"),
         ].joined(separator: "\n")
         let error = try failure(text)
         #expect(error == .invalidRows([
@@ -144,7 +146,9 @@ import Testing
             RowProblem(line: 6, column: 7, columnName: "Released", reason: "'soon' is not a year"),
             RowProblem(line: 7, column: 8, columnName: "release_id", reason: "is empty; every row needs its Discogs release id"),
             RowProblem(line: 8, column: 2, columnName: "Artist", reason: "is empty"),
-        ], total: 6))
+            RowProblem(line: 9, column: 7, columnName: "Released", reason: "'-001' is not a year"),
+            RowProblem(line: 10, column: 7, columnName: "Released", reason: "'+999' is not a year"),
+        ], total: 8))
         #expect(error!.description.contains("line 3, column 8 (release_id): 'r123' is not a Discogs release id"))
     }
 
