@@ -22,7 +22,7 @@ import Testing
         let services: AppServices
 
         init(sessionDays: Int? = nil, throttle policy: SignInThrottle.Policy = .init(), trustedProxies: String = "",
-             tokenExpiry: TokenExpiry? = nil) throws {
+             tokenExpiry: TokenExpiry? = nil, passwordChecks: PasswordCheckQueue? = nil) throws {
             server = try TestServer()
             try server.database.setPassword(userName: "collector", password: WebSessionTests.password, cost: 4)
             clock = TestClock()
@@ -31,6 +31,7 @@ import Testing
             services.signInThrottle = SignInThrottle(policy: policy, now: { clock.now })
             services.trustedProxies = try TrustedProxies(parsing: trustedProxies)
             if let tokenExpiry { services.tokenExpiry = tokenExpiry }
+            if let passwordChecks { services.passwordChecks = passwordChecks }
             if let sessionDays {
                 var configuration = try CratedConfiguration.defaults()
                 configuration.webSessionDays = sessionDays
@@ -251,6 +252,22 @@ import Testing
             #expect(try await client.signIn("collector", Self.password).csrf.isEmpty == false)
             // A success forgives: five free failures again.
             for _ in 1...5 { #expect(try await client.web(.post, "/v1/session", json: wrong).status == .unauthorized) }
+        }
+    }
+
+    /// A sign-in refused because too many wait for their passwords to be checked was never tried:
+    /// it does not count against its user, who could otherwise be shut out by retrying in a flood.
+    @Test func signInsRefusedForAFullQueueCostTheirUserNothing() async throws {
+        let queue = PasswordCheckQueue(maximumWaiting: 0)
+        let fixture = try Fixture(passwordChecks: queue)
+        try await fixture.test { client in
+            #expect(await queue.enter(), "another check holds the turn")
+            for attempt in 1...8 {
+                let refused = try await client.web(.post, "/v1/session", json: #"{"name":"collector","password":"wrong password"}"#)
+                #expect(refused.status == .tooManyRequests && refused.error?.message.contains("waiting to be checked") == true, "attempt \(attempt)")
+            }
+            await queue.leave()
+            #expect(try await client.signIn("collector", Self.password).csrf.isEmpty == false)
         }
     }
 

@@ -26,17 +26,25 @@ struct PasswordCheck {
         }
         let address = trustedProxies.clientAddress(peer: context.remoteAddress?.ipAddress,
                                                    forwardedFor: request.headers[values: .xForwardedFor])
-        if let wait = throttle.admit(user: name, address: address) {
+        func shutOut(for seconds: Double) -> APIError {
+            let wait = Int(seconds.rounded(.up))
             var error = APIError(status: .tooManyRequests, code: "too_many_attempts",
-                                 message: "too many failed sign-ins for this user or from this address; try again in \(Int(wait.rounded(.up))) s")
-            error.headers[.retryAfter] = "\(Int(wait.rounded(.up)))"
-            throw error
+                                 message: "too many failed sign-ins for this user or from this address; try again in \(wait) s")
+            error.headers[.retryAfter] = "\(wait)"
+            return error
         }
+        // A name or address shut out takes no place in the queue; an attempt counts once it has
+        // its turn, so that one refused for a full queue, never checked, costs its user nothing.
+        if let wait = throttle.shutOut(user: name, address: address) { throw shutOut(for: wait) }
         guard await queue.enter() else {
             var error = APIError(status: .tooManyRequests, code: "too_many_attempts",
                                  message: "too many sign-ins are waiting to be checked; try again in a second")
             error.headers[.retryAfter] = "1"
             throw error
+        }
+        if let wait = throttle.admit(user: name, address: address) {
+            await queue.leave()
+            throw shutOut(for: wait)
         }
         let database = self.database
         // bcrypt takes a quarter of a second of CPU on purpose: on the thread pool, as covers are
