@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include <jpeglib.h>
+#include <jerror.h>
 #include <libavutil/log.h>
 #include <libswscale/swscale.h>
 #include <turbojpeg.h>
@@ -332,6 +333,39 @@ static void pad_to_blocks(plane *p, int block) {
     }
 }
 
+// A destination that grows a buffer this file owns. libjpeg's own `jpeg_mem_dest` frees its first
+// buffer when it grows and names the new one only once compression finishes, so after an error
+// midway the caller holds a freed pointer and the live buffer leaks.
+typedef struct {
+    struct jpeg_destination_mgr base;
+    unsigned char *data;
+    size_t capacity;
+} growing_destination;
+
+static void start_growing(j_compress_ptr info) {
+    growing_destination *destination = (growing_destination *)info->dest;
+    destination->base.next_output_byte = destination->data;
+    destination->base.free_in_buffer = destination->capacity;
+}
+
+// Called when the buffer is full: doubles it, keeping what is written.
+static boolean grow(j_compress_ptr info) {
+    growing_destination *destination = (growing_destination *)info->dest;
+    size_t used = destination->capacity, capacity = destination->capacity * 2;
+    unsigned char *grown = realloc(destination->data, capacity);
+    if (grown == NULL) {
+        info->err->msg_code = JERR_OUT_OF_MEMORY;
+        info->err->error_exit((j_common_ptr)info);
+    }
+    destination->data = grown;
+    destination->capacity = capacity;
+    destination->base.next_output_byte = grown + used;
+    destination->base.free_in_buffer = capacity - used;
+    return TRUE;
+}
+
+static void finish_growing(j_compress_ptr info) { (void)info; }
+
 // Encodes 4:2:0 planes as libvips' jpegsave does with `strip` and `optimize_coding`: baseline,
 // optimised Huffman tables, no JFIF or other markers.
 static int encode_jpeg(plane planes[3], int quality, unsigned char **output, size_t *output_length) {
@@ -341,20 +375,25 @@ static int encode_jpeg(plane planes[3], int quality, unsigned char **output, siz
 
     struct jpeg_compress_struct info;
     error_manager errors;
-    // libjpeg writes these through pointers; volatile keeps them valid after a longjmp.
-    unsigned char *volatile buffer = NULL;
-    unsigned long volatile length = 0;
+    // Written by libjpeg's calls through `info.dest`; read after a longjmp through this pointer.
+    growing_destination destination = {
+        .base = {.init_destination = start_growing, .empty_output_buffer = grow, .term_destination = finish_growing},
+        .data = malloc(16 * 1024),
+        .capacity = 16 * 1024,
+    };
+    growing_destination *volatile written = &destination;
+    if (destination.data == NULL) return -1;
 
     info.err = jpeg_std_error(&errors.base);
     errors.base.error_exit = escape_on_error;
     errors.base.output_message = ignore_message;
     if (setjmp(errors.escape)) {
         jpeg_destroy_compress(&info);
-        free(buffer);
+        free(written->data);
         return -1;
     }
     jpeg_create_compress(&info);
-    jpeg_mem_dest(&info, (unsigned char **)&buffer, (unsigned long *)&length);
+    info.dest = &destination.base;
     info.image_width = (JDIMENSION)planes[0].width;
     info.image_height = (JDIMENSION)planes[0].height;
     info.input_components = 3;
@@ -380,8 +419,8 @@ static int encode_jpeg(plane planes[3], int quality, unsigned char **output, siz
     }
     jpeg_finish_compress(&info);
     jpeg_destroy_compress(&info);
-    *output = buffer;
-    *output_length = length;
+    *output = destination.data;
+    *output_length = destination.capacity - destination.base.free_in_buffer;
     return 0;
 }
 
