@@ -412,6 +412,7 @@ extension AppDatabase {
                 let current = Set(try Int64.fetchAll(db, sql: "SELECT crate_id FROM crate_item WHERE item_id = ?", arguments: [id]))
                 for crateId in current.subtracting(wanted) {
                     try db.execute(sql: "DELETE FROM crate_item WHERE crate_id = ? AND item_id = ?", arguments: [crateId, id])
+                    try Self.touchCrate(db, id: crateId)
                 }
                 let now = Timestamp.now()
                 for crateId in wanted.subtracting(current).sorted() {
@@ -419,6 +420,7 @@ extension AppDatabase {
                         INSERT INTO crate_item (crate_id, item_id, position, added_at)
                         VALUES (?, ?, (SELECT COALESCE(MAX(position) + 1, 0) FROM crate_item WHERE crate_id = ?), ?)
                         """, arguments: [crateId, id, crateId, now])
+                    try Self.touchCrate(db, id: crateId)
                 }
             }
         }
