@@ -266,8 +266,21 @@ public final class SyncService: Service, Sendable {
 
     private func runOnePass(_ options: SyncPassOptions) async {
         let started = Timestamp.string(from: clock.date)
-        // A user's own pass (`POST /v1/sync`) covers their albums: theirs to follow.
-        let owner = options.userName.flatMap { try? runner.database.user(named: $0)?.id }
+        // A user's own pass (`POST /v1/sync`) covers their albums: theirs to follow. Not knowing
+        // whose it is, it does not run: its progress and report would show to everyone.
+        let owner: Int64?
+        do {
+            owner = try options.userName.flatMap { try runner.database.user(named: $0)?.id }
+        } catch {
+            logger.error("sync pass not started: \(error)")
+            var failed = SyncPassReport(startedAt: started, finishedAt: Timestamp.string(from: clock.date))
+            failed.error = "not started: \(error)"
+            state.withLock { state in
+                state.passesEnded += 1
+                state.lastRuns[nil] = (state.passesEnded, failed)
+            }
+            return
+        }
         state.withLock { $0.runningFor = owner }
         let report: SyncPassReport
         do {

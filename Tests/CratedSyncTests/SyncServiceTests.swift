@@ -215,6 +215,29 @@ import Testing
         }
     }
 
+    /// A pass asked for whose user cannot be read (the database failing) does not run: not knowing
+    /// whose it is, its progress and report would show to every user.
+    @Test func aPassWhoseUserCannotBeReadDoesNotRun() async throws {
+        try await SyncHarness.run { h in
+            try h.importReleases([1])
+            h.fake.serveRelease(1, json: syntheticRelease(id: 1))
+            let service = SyncService(runner: try h.runner(), interval: .seconds(3600), passAtStart: false, clock: SystemSyncClock(),
+                                      logger: h.logs.logger())
+            let group = ServiceGroup(services: [service], logger: h.logs.logger())
+            let running = Task { try await group.run() }
+            try await h.database.writer.write { db in try db.execute(sql: "ALTER TABLE user RENAME TO user_away") }
+            try await waitFor("the service") { service.triggerPass(SyncPassOptions(userName: "collector")) == .started }
+            try await waitFor("the pass's end") { h.logs.all.contains { $0.contains("sync pass not started") } }
+            try await h.database.writer.write { db in try db.execute(sql: "ALTER TABLE user_away RENAME TO user") }
+            let status = try await service.status(userId: try #require(try h.database.user(named: "collector")?.id))
+            #expect(status.lastRun?.error?.hasPrefix("not started: ") == true && status.lastRun?.albumsDue == 0, "\(status.lastRun?.error ?? "")")
+            #expect(status.progress == nil && !status.running)
+            #expect(h.fake.requests.isEmpty)
+            await group.triggerGracefulShutdown()
+            try await running.value
+        }
+    }
+
     /// Discogs failing as a host (refusing the token, say) while the linked collections come in ends
     /// the pass there: the releases would meet the same answer.
     @Test func aHostFailureWhileTheLinkedCollectionsComeInEndsThePass() async throws {
