@@ -534,7 +534,7 @@ final class CollectionImportWriter {
             statement.bind(first + 2, album.copies)
             statement.bind(first + 3, album.latestAdded)
             statement.bind(first + 4, album.bestRating)
-            statement.bind(first + 5, GridKey.artist(creditSortKey: prepared.creditSortKey, year: prepared.row.year, titleSortKey: prepared.titleSortKey))
+            statement.bind(first + 5, prepared.gridArtistKey)
             statement.bind(first + 6, prepared.titleSortKey)
             statement.bind(first + 7, prepared.row.year ?? GridKey.unknownYear)
         }

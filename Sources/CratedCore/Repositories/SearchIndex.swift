@@ -132,9 +132,9 @@ public enum SearchText {
     /// `matchExpression` of text taken as it is.
     private static func wordsExpression(_ text: String) -> String? {
         let joined = joiningInitialisms(spelledOut(text))
-        let typed = separatingIdeographs(joined).split { !($0.isLetter || $0.isNumber) }.map(String.init)
+        let typed = separatingIdeographs(joined).split { !$0.isWordCharacter }.map(String.init)
         var seen = Set<String>()
-        var words = joined.split { !($0.isLetter || $0.isNumber) }.map(String.init).filter { seen.insert($0.lowercased()).inserted }
+        var words = joined.split { !$0.isWordCharacter }.map(String.init).filter { seen.insert($0.lowercased()).inserted }
         if words.contains(where: { $0.count > 1 }) { words.removeAll { $0.count == 1 && !isIdeographic($0.unicodeScalars.first!) } }
         guard !words.isEmpty else { return nil }
         let all = words.prefix(maximumWords).map { quotedPrefix(separatingIdeographs($0)) }.joined(separator: " ")
@@ -154,7 +154,7 @@ public enum SearchText {
         // Normalized, not indexed: these forms join more than apostrophes and hyphens.
         var text = normalized(numbers.joined(separator: " "))
         for number in numbers {
-            let parts = normalized(number).split { !($0.isLetter || $0.isNumber) }
+            let parts = normalized(number).split { !$0.isWordCharacter }
             if parts.count > 1 { text += " " + parts.joined() }
         }
         return text
@@ -201,7 +201,7 @@ public enum SearchText {
             afterJoiner = false
         }
         for character in text {
-            if character.isLetter || character.isNumber {
+            if character.isWordCharacter {
                 if !inWord {
                     if afterJoiner { afterJoiner = false } else { finish() }
                     parts += 1
@@ -218,7 +218,7 @@ public enum SearchText {
         }
         finish()
         guard !compounds.isEmpty else { return text }
-        var present = Set(text.split { !($0.isLetter || $0.isNumber) }.map { $0.lowercased() })
+        var present = Set(text.split { !$0.isWordCharacter }.map { $0.lowercased() })
         let added = compounds.filter { present.insert($0.lowercased()).inserted }
         return added.isEmpty ? text : text + " " + added.joined(separator: " ")
     }
@@ -259,10 +259,10 @@ public enum SearchText {
         guard text.utf8.contains(UInt8(ascii: ".")) else { return text }
         let characters = Array(text)
         func isWordCharacter(_ index: Int) -> Bool {
-            index >= 0 && index < characters.count && (characters[index].isLetter || characters[index].isNumber)
+            index >= 0 && index < characters.count && characters[index].isWordCharacter
         }
         func isSingleLetter(_ index: Int) -> Bool {
-            index < characters.count && characters[index].isLetter && !isWordCharacter(index - 1) && !isWordCharacter(index + 1)
+            index < characters.count && characters[index].isSearchLetter && !isWordCharacter(index - 1) && !isWordCharacter(index + 1)
         }
         func isDot(_ index: Int) -> Bool { index < characters.count && characters[index] == "." }
         var result = ""
@@ -292,21 +292,51 @@ public enum SearchText {
     /// not these): `Røyksopp` is found by `royksopp`, `Guðnadóttir` by `gudnadottir`, `Chœur` by
     /// `choeur`, `Straße` by `strasse`. The indexed text and a search's words both pass through it.
     public static func spelledOut(_ text: String) -> String {
-        if text.utf8.isASCII { return text }
-        var result = ""
-        result.unicodeScalars.reserveCapacity(text.unicodeScalars.count + 4)
+        if text.utf8.isASCII || !text.unicodeScalars.contains(where: { spelling(of: $0) != nil }) { return text }
+        var result = String.UnicodeScalarView()
         for scalar in text.unicodeScalars {
-            if let spelled = spellings[scalar] { result.unicodeScalars.append(contentsOf: spelled.unicodeScalars) } else { result.unicodeScalars.append(scalar) }
+            if let spelled = spelling(of: scalar) { result.append(contentsOf: spelled.unicodeScalars) } else { result.append(scalar) }
         }
-        return result
+        return String(result)
     }
 
-    private static let spellings: [Unicode.Scalar: String] = [
-        "æ": "ae", "Æ": "AE", "œ": "oe", "Œ": "OE", "ø": "o", "Ø": "O", "ß": "ss", "ẞ": "SS",
-        "ð": "d", "Ð": "D", "þ": "th", "Þ": "Th", "đ": "d", "Đ": "D", "ł": "l", "Ł": "L",
-        "ħ": "h", "Ħ": "H", "ŧ": "t", "Ŧ": "T", "ı": "i", "ĳ": "ij", "Ĳ": "IJ",
-        "ﬀ": "ff", "ﬁ": "fi", "ﬂ": "fl", "ﬃ": "ffi", "ﬄ": "ffl", "ﬅ": "st", "ﬆ": "st",
-    ]
+    /// A switch, not a dictionary: every scalar of every name imported passes through it, and most
+    /// are below `Æ`.
+    private static func spelling(of scalar: Unicode.Scalar) -> String? {
+        guard scalar.value >= 0xC6 else { return nil }
+        switch scalar {
+        case "æ": return "ae"
+        case "Æ": return "AE"
+        case "œ": return "oe"
+        case "Œ": return "OE"
+        case "ø": return "o"
+        case "Ø": return "O"
+        case "ß": return "ss"
+        case "ẞ": return "SS"
+        case "ð": return "d"
+        case "Ð": return "D"
+        case "þ": return "th"
+        case "Þ": return "Th"
+        case "đ": return "d"
+        case "Đ": return "D"
+        case "ł": return "l"
+        case "Ł": return "L"
+        case "ħ": return "h"
+        case "Ħ": return "H"
+        case "ŧ": return "t"
+        case "Ŧ": return "T"
+        case "ı": return "i"
+        case "ĳ": return "ij"
+        case "Ĳ": return "IJ"
+        case "ﬀ": return "ff"
+        case "ﬁ": return "fi"
+        case "ﬂ": return "fl"
+        case "ﬃ": return "ffi"
+        case "ﬄ": return "ffl"
+        case "ﬅ", "ﬆ": return "st"
+        default: return nil
+        }
+    }
 
     /// `indexed` as the SQL function `crated_search_text(text)` (see `DatabaseFunction.crated`).
     static let sqlFunction = DatabaseFunction("crated_search_text", argumentCount: 1, pure: true) { values in
@@ -332,7 +362,7 @@ public enum SearchText {
 
     /// Folded words, as the index's tokenizer splits and folds them closely enough to compare.
     private static func words(_ text: String) -> [String] {
-        DiscogsText.fold(text).split { !($0.isLetter || $0.isNumber) }.map(String.init)
+        DiscogsText.fold(text).split { !$0.isWordCharacter }.map(String.init)
     }
 
     /// `searchableArtists` as `crated_search_artists(credit, names)`.
@@ -345,7 +375,7 @@ public enum SearchText {
     /// `searchAlbums` answers from the title index: the character as title keys begin with it,
     /// folded and spelled out as they are (`Ä` is `a`, `æ` is `ae`, `Ø` is `o`).
     public static func soleInitial(_ text: String) -> String? {
-        let words = text.split { !($0.isLetter || $0.isNumber) }
+        let words = text.split { !$0.isWordCharacter }
         guard words.count == 1, words[0].count == 1 else { return nil }
         let key = DiscogsText.fold(spelledOut(String(words[0])))
         return key.isEmpty ? nil : key
@@ -365,4 +395,19 @@ extension DatabaseFunction {
     public static let crated = [SearchText.sqlFunction, SearchText.artistsSQLFunction, SearchText.catalogSQLFunction, DiscogsText.sortKeySQLFunction,
                                 DiscogsText.formatNameSQLFunction, DiscogsText.formatDescriptionsSQLFunction,
                                 DiscogsText.displayNameSQLFunction]
+}
+
+extension Character {
+    /// A letter or a number, where search splits words: ASCII is decided from its value, since
+    /// every name imported passes through here and Unicode's properties cost a table lookup.
+    var isWordCharacter: Bool {
+        if let ascii = asciiValue { return (0x30...0x39).contains(ascii) || (0x61...0x7A).contains(ascii | 0x20) }
+        return isLetter || isNumber
+    }
+
+    /// `isLetter`, ASCII decided from its value.
+    var isSearchLetter: Bool {
+        if let ascii = asciiValue { return (0x61...0x7A).contains(ascii | 0x20) }
+        return isLetter
+    }
 }
