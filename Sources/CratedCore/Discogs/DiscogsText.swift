@@ -222,7 +222,8 @@ public enum DiscogsText {
             part.split(onASCII: ", ").map(\.trimmedSpaces).filter { !$0.isEmpty }
         }
         // The export cuts the cell at 50 characters: `... + Box, Dl` is a Box Set described `Dl(x)`.
-        if cell.count >= formatCellLength, let last = parts.last?.last, !isWholeFormatPiece(last) {
+        // Bytes first: counting Characters walks the whole cell, and most cells are short.
+        if cell.utf8.count >= formatCellLength, cell.count >= formatCellLength, let last = parts.last?.last, !isWholeFormatPiece(last) {
             parts[parts.count - 1].removeLast()
         }
         return parts.compactMap { part in
@@ -250,7 +251,7 @@ public enum DiscogsText {
     /// A format's free text, which the export quotes and may cut short (`7", EP, Ltd, "Ye` for
     /// the text `Yellow`): a fragment no release is described by, so it is left out.
     private static func isCutFreeText(_ piece: String) -> Bool {
-        piece.count > 1 && piece.first == "\"" && piece.last != "\""
+        piece.utf8.first == UInt8(ascii: "\"") && piece.count > 1 && piece.last != "\""
     }
 
     /// Whether a piece at the end of a cut cell is known to be whole: a name or All Media
