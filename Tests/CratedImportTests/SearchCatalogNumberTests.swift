@@ -28,6 +28,15 @@ import Testing
         #expect(SearchText.catalogNumbers([]) == "")
     }
 
+    /// Each number is normalized on its own: the numbers joined by spaces, normalized whole, read the same.
+    @Test func numbersNormalizedOneByOneReadAsTheirWholeLine() {
+        for numbers in [["A.", "B.C"], ["X A.", "B.C."], ["A", ".B"], ["坂本", "龍一 7"], ["Ø-1", "æ 2"], ["", "L.A. 5"], ["  ", "x"]] {
+            let whole = SearchText.normalized(numbers.joined(separator: " "))
+            #expect(SearchText.catalogNumbers(numbers).hasPrefix(whole), "\(numbers)")
+            #expect(numbers.map(SearchText.normalized).joined(separator: " ") == whole, "\(numbers)")
+        }
+    }
+
     @Test func wordsWithADigitAlsoMatchTheirWrittenTogetherForm() {
         #expect(SearchText.matchExpression("spin 113") == #"("spin"* "113"*) OR catalog_numbers : "spin113"*"#)
         // Words without a digit, or one word alone, search as before.

@@ -151,10 +151,12 @@ public enum SearchText {
     /// also as `SPIN150`, `836 062-1` as `8360621`. Collectors type a number off the spine spaced
     /// as they like, and the tokenizer splits `SPIN 150` into words that `spin150` is not.
     public static func catalogNumbers(_ numbers: [String]) -> String {
-        // Normalized, not indexed: these forms join more than apostrophes and hyphens.
-        var text = normalized(numbers.joined(separator: " "))
-        for number in numbers {
-            let parts = normalized(number).split { !$0.isWordCharacter }
+        // Normalized, not indexed: these forms join more than apostrophes and hyphens. Each number
+        // is normalized once: normalizing the numbers joined by spaces is normalizing each.
+        let normalizedNumbers = numbers.map(normalized)
+        var text = normalizedNumbers.joined(separator: " ")
+        for number in normalizedNumbers {
+            let parts = number.split { !$0.isWordCharacter }
             if parts.count > 1 { text += " " + parts.joined() }
         }
         return text
