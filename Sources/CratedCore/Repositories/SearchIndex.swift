@@ -259,15 +259,28 @@ public enum SearchText {
     /// followed by a dot; a dot after the last goes with it (`J.S.Bach` becomes `JS Bach`).
     public static func joiningInitialisms(_ text: String) -> String {
         guard text.utf8.contains(UInt8(ascii: ".")) else { return text }
-        let characters = Array(text)
-        func isWordCharacter(_ index: Int) -> Bool {
-            index >= 0 && index < characters.count && characters[index].isWordCharacter
+        if text.utf8.isASCII {
+            // Bytes are Characters here: no grapheme breaking, no Unicode property lookups.
+            let isLetter = { (byte: UInt8) in (0x61...0x7A).contains(byte | 0x20) }
+            let joined = joiningInitialisms(Array(text.utf8), isLetter: isLetter,
+                                            isWordCharacter: { isLetter($0) || (0x30...0x39).contains($0) }, dot: 0x2E, space: 0x20)
+            return String(decoding: joined, as: UTF8.self)
+        }
+        return String(joiningInitialisms(Array(text), isLetter: \.isSearchLetter, isWordCharacter: \.isWordCharacter, dot: ".", space: " "))
+    }
+
+    private static func joiningInitialisms<Element: Equatable>(
+        _ characters: [Element], isLetter: (Element) -> Bool, isWordCharacter: (Element) -> Bool, dot: Element, space: Element
+    ) -> [Element] {
+        func isWordCharacterAt(_ index: Int) -> Bool {
+            index >= 0 && index < characters.count && isWordCharacter(characters[index])
         }
         func isSingleLetter(_ index: Int) -> Bool {
-            index < characters.count && characters[index].isSearchLetter && !isWordCharacter(index - 1) && !isWordCharacter(index + 1)
+            index < characters.count && isLetter(characters[index]) && !isWordCharacterAt(index - 1) && !isWordCharacterAt(index + 1)
         }
-        func isDot(_ index: Int) -> Bool { index < characters.count && characters[index] == "." }
-        var result = ""
+        func isDot(_ index: Int) -> Bool { index < characters.count && characters[index] == dot }
+        var result: [Element] = []
+        result.reserveCapacity(characters.count)
         var index = 0
         while index < characters.count {
             guard isSingleLetter(index), isDot(index + 1), isSingleLetter(index + 2) else {
@@ -283,7 +296,7 @@ public enum SearchText {
             }
             if isDot(index) {
                 index += 1
-                if isWordCharacter(index) { result.append(" ") }
+                if isWordCharacterAt(index) { result.append(space) }
             }
         }
         return result
