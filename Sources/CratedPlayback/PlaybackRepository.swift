@@ -234,10 +234,16 @@ extension AppDatabase {
 
     private static func playHistory(_ db: Database, userId: Int64, before cursor: HistoryCursor?, limit: Int) throws -> HistoryPage {
         let limit = max(limit, 1)
-        // One row more than asked says whether there is a next page.
+        // One row more than asked says whether there is a next page. A sync that rewrote the
+        // album's tracklist gave its tracks new ids: the entry names the track now at its
+        // position, so that a client can play it again (null when there is none).
         let rows = try Row.fetchAll(db.cachedStatement(sql: """
             SELECT h.id, h.played_at_ms, h.album_id, a.title AS album_title,
-                   COALESCE(h.track_artist_credit, a.artist_credit) AS artist_credit, h.track_id,
+                   COALESCE(h.track_artist_credit, a.artist_credit) AS artist_credit,
+                   COALESCE((SELECT t.id FROM track t WHERE t.id = h.track_id AND t.album_id = h.album_id),
+                            (SELECT t.id FROM track t WHERE t.album_id = h.album_id AND t.position = h.track_position
+                                                        AND t.kind IN ('track', 'subtrack')
+                             ORDER BY t.sort_order LIMIT 1)) AS track_id,
                    h.track_title, h.track_position, h.side, h.duration_ms, \(AlbumCover.columns)
             FROM play_history h JOIN album a ON a.id = h.album_id
             \(AlbumCover.joins(album: "h.album_id"))

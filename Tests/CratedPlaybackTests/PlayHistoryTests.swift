@@ -87,6 +87,35 @@ import Testing
         #expect(entries.map(\.artist) == ["Various", "Nina Feat. G."])
     }
 
+    /// A sync that rewrites an album's tracklist gives its tracks new ids: a history entry names the
+    /// track now at its position, which plays, and none when the position is gone.
+    @Test func anEntryNamesTheTrackNowAtItsPositionAfterTheTracklistIsRewritten() async throws {
+        let record = try OneRecord()
+        try await record.perform(.play(.album(id: record.albumId)))
+        record.clock.advance(seconds: 100)
+        _ = try await record.player()
+        let before = try #require(try await record.service.history(userId: record.userId).entries.first)
+        #expect(before.trackPosition == "A1" && before.trackId != nil)
+
+        let rewritten = try await record.library.database.writer.write { db -> Int64 in
+            let old = try Row.fetchOne(db, sql: "SELECT * FROM track WHERE id = ?", arguments: [before.trackId])!
+            try db.execute(sql: "DELETE FROM track WHERE id = ?", arguments: [before.trackId])
+            try db.execute(sql: """
+                INSERT INTO track (album_id, position, side, sort_order, title, duration_ms, kind)
+                VALUES (?, ?, ?, ?, ?, ?, 'track')
+                """, arguments: [old["album_id"], old["position"], old["side"], old["sort_order"], old["title"], old["duration_ms"]])
+            return db.lastInsertedRowID
+        }
+        let after = try #require(try await record.service.history(userId: record.userId).entries.first)
+        #expect(after.trackId == rewritten && rewritten != before.trackId)
+        try await record.perform(.play(.album(id: record.albumId, from: .track(id: rewritten))))
+
+        try await record.library.database.writer.write { db in
+            try db.execute(sql: "UPDATE track SET position = 'Z9' WHERE id = ?", arguments: [rewritten])
+        }
+        #expect(try await record.service.history(userId: record.userId).entries.first?.trackId == nil)
+    }
+
     @Test func aTrackSkippedEarlyIsNotRecorded() async throws {
         let record = try OneRecord()
         try await record.perform(.play(.album(id: record.albumId)))
