@@ -22,6 +22,12 @@ import Testing
         let database = try AppDatabase.open(path: elsewhere.appending(path: "data/crated.sqlite").path)
         let applied = try database.reader.read { db in try String.fetchAll(db, sql: "SELECT file_name FROM schema_migration ORDER BY version") }
         #expect(applied == Migration.embedded.map(\.fileName))
+        // It says what it applied, each by name, and when there was nothing to apply.
+        let latest = Migration.embedded.last!.fileName
+        #expect(result.stdout.hasPrefix("database data/crated.sqlite is at migration \(latest): applied \(applied.count) of \(applied.count)\n"), "\(result.stdout)")
+        #expect(result.stdout.contains("\n  \(applied[0])\n") && result.stdout.hasSuffix("  \(latest)\n"), "\(result.stdout)")
+        let again = try run(binary, ["migrate", "--database", "data/crated.sqlite"], in: elsewhere.path)
+        #expect(again.stdout == "database data/crated.sqlite is at migration \(latest): nothing to apply\n", "\(again.stdout)")
     }
 
     @Test func importPrintsASummaryOrAClearError() async throws {

@@ -21,6 +21,8 @@ public struct AppDatabase: Sendable {
     /// The daemon's instruments; reads and writes record their time here, and the services that
     /// hold this database theirs (`recordingMetrics`).
     public private(set) var metrics = CratedMetrics.disabled
+    /// The migrations `open` applied, in order: none when the database was up to date.
+    public private(set) var migrationsAppliedAtOpen: [String] = []
 
     /// Opens (creating if needed) the database file: WAL, foreign keys on, a busy timeout, migrated.
     public static func open(
@@ -62,8 +64,9 @@ public struct AppDatabase: Sendable {
         } catch let error as DatabaseError {
             throw AppDatabaseError.cannotOpen(path: path, reason: openFailureReason(error, path: path))
         }
+        let applied: [String]
         do {
-            try AppDatabase(writer: pool, writeDeadlines: writeDeadlines).migrate(migrations)
+            applied = try AppDatabase(writer: pool, writeDeadlines: writeDeadlines).migrate(migrations)
         } catch let error as DatabaseError where error.resultCode == .SQLITE_READONLY || error.resultCode == .SQLITE_CANTOPEN {
             // A file this user may read but not write opens, and fails at its first write.
             throw AppDatabaseError.cannotOpen(path: path, reason: openFailureReason(error, path: path))
@@ -72,8 +75,10 @@ public struct AppDatabase: Sendable {
         var readConfiguration = configuration
         readConfiguration.busyMode = .timeout(Double(busyTimeoutMs) / 1000)
         // Opened after the migrations: these connections keep the schema they first read.
-        return AppDatabase(writer: pool, writeDeadlines: writeDeadlines,
-                           readConnections: ReadConnections(path: path, configuration: readConfiguration))
+        var database = AppDatabase(writer: pool, writeDeadlines: writeDeadlines,
+                                   readConnections: ReadConnections(path: path, configuration: readConfiguration))
+        database.migrationsAppliedAtOpen = applied
+        return database
     }
 
     /// Why `path` could not be opened. SQLite's words for a file or folder this user may not write
