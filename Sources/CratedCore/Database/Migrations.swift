@@ -54,7 +54,7 @@ public enum MigrationError: Error, CustomStringConvertible, Equatable {
         case .changedAfterApplying(let name):
             "migration \(name) was changed after it was applied to this database; restore the original file and add a new migration instead"
         case .unknownAppliedVersion(let version, let name):
-            "this database has migration \(version) (\(name)) applied, which this crated does not know: it was written by a newer version"
+            "this database has migration \(version) (\(name)) applied, which this crated does not know: it was written by a newer version of crated; run that version, or restore a backup taken before it (the database is unchanged)"
         case .failed(let name, let reason):
             "migration \(name) failed: \(reason)"
         case .notCrated(let tables):
