@@ -111,8 +111,10 @@ public final class SyncService: Service, Sendable {
             // The daemon's own passes keep to their schedule: a pass a user asks for covers their
             // albums alone, so it neither replaces nor postpones the next scheduled one.
             var scheduled = clock.uptime + (passAtStart ? .zero : interval)
+            let clock = self.clock
+            func dateOf(_ uptime: Duration) -> Date { clock.date.addingTimeInterval(max(.zero, uptime - clock.uptime).seconds) }
             while !Task.isCancelled && !isStopping {
-                let nextRunAt = clock.date.addingTimeInterval(max(.zero, scheduled - clock.uptime).seconds)
+                let nextRunAt = dateOf(scheduled)
                 let asked = state.withLock { state in
                     state.nextRunAt = nextRunAt
                     return state.requested != nil
@@ -138,7 +140,7 @@ public final class SyncService: Service, Sendable {
                 guard let pass else { continue }
                 await runOnePass(pass.options)
                 if pass.isScheduled { scheduled = clock.uptime + interval }
-                let nextRunAfter = clock.date.addingTimeInterval(max(.zero, scheduled - clock.uptime).seconds)
+                let nextRunAfter = dateOf(scheduled)
                 state.withLock { state in
                     state.running = false
                     state.progress = nil
