@@ -44,7 +44,7 @@ public final class SignInThrottle: Sendable {
     public func admit(user: String, address: String?) -> TimeInterval? {
         let now = now()
         return entries.withLock { entries in
-            let wait = Self.wait(user: user, address: address, keys: keys, at: now, in: entries)
+            let wait = remainingWait(user: user, address: address, at: now, in: entries)
             if wait == nil { count(user: user, address: address, at: now, in: &entries) }
             return wait
         }
@@ -53,12 +53,11 @@ public final class SignInThrottle: Sendable {
     /// The seconds the name or the address is still shut out for, if it is; counts nothing.
     public func shutOut(user: String, address: String?) -> TimeInterval? {
         let now = now()
-        return entries.withLock { entries in Self.wait(user: user, address: address, keys: keys, at: now, in: entries) }
+        return entries.withLock { entries in remainingWait(user: user, address: address, at: now, in: entries) }
     }
 
-    private static func wait(user: String, address: String?, keys: (String, String?) -> [(key: String, free: Int)],
-                             at now: Date, in entries: [String: Entry]) -> TimeInterval? {
-        keys(user, address).compactMap { entries[$0.key]?.blockedUntil }.map { $0.timeIntervalSince(now) }.filter { $0 > 0 }.max()
+    private func remainingWait(user: String, address: String?, at now: Date, in entries: [String: Entry]) -> TimeInterval? {
+        keys(user: user, address: address).compactMap { entries[$0.key]?.blockedUntil }.map { $0.timeIntervalSince(now) }.filter { $0 > 0 }.max()
     }
 
     /// Counts an attempt against the name and the address; past the free ones, it shuts them out.
