@@ -94,18 +94,14 @@ struct ExportCommand: AsyncParsableCommand {
             try handle.close()
             try AtomicFile.replace(file, with: temporary)
             return summary
-        } catch let error as ExportError {
-            try? handle.close()
-            try? FileManager.default.removeItem(atPath: temporary)
-            throw error
-        } catch let error as OutputWriteError {
-            try? handle.close()
-            try? FileManager.default.removeItem(atPath: temporary)
-            throw CommandFailure("cannot write the export to \(path): \(error.reason)")
         } catch {
             try? handle.close()
             try? FileManager.default.removeItem(atPath: temporary)
-            throw CommandFailure("cannot write the export to \(path): \(error.localizedDescription)")
+            switch error {
+            case let error as ExportError: throw error
+            case let error as OutputWriteError: throw CommandFailure("cannot write the export to \(path): \(error.reason)")
+            default: throw CommandFailure("cannot write the export to \(path): \(error.localizedDescription)")
+            }
         }
     }
 }
