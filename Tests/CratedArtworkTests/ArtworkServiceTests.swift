@@ -300,6 +300,35 @@ import Testing
         }
     }
 
+    /// A cover that failed because its host failed every request (here a 503) is due again as soon as
+    /// that host gives an image, not after its own quarter of an hour; a cover that failed alone (a
+    /// 500 for that image) keeps its wait.
+    @Test func coversThatFailedWithTheirHostAreDueWhenItAnswersAgain() async throws {
+        try await Fixture.with { fixture in
+            let jpeg = TestImages.solid(Self.red, width: 200, height: 200, suffix: ".jpg")
+            for path in ["/down.jpg", "/broken.jpg", "/up.jpg"] { fixture.host.serve(path, bytes: jpeg, contentType: "image/jpeg") }
+            fixture.host.inject(.status(500), on: "/broken.jpg")
+            fixture.host.inject(.status(503), on: "/down.jpg")
+            let broken = try fixture.album("Broken", cover: "/broken.jpg")
+            let down = try fixture.album("Down", cover: "/down.jpg")
+            let up = try fixture.album("Up", cover: "/up.jpg")
+
+            #expect(try await fixture.unavailable(broken)?.retryAfter ?? 0 > 800)
+            #expect(try await fixture.unavailable(down)?.retryAfter ?? 0 > 800)
+            #expect(try fixture.record(down).hostFailed && !fixture.record(broken).hostFailed)
+
+            // Waits out the host's short pause after the 503, then is served.
+            _ = try await fixture.service.variant(key: up, width: 128, accept: nil)
+            let served = try await fixture.service.variant(key: down, width: 128, accept: nil)
+            #expect(try DecodedHeader(try fixture.service.files.read(served.path)).width == 128)
+            #expect(fixture.host.requests(to: "/down.jpg").count == 2)
+            #expect(try !fixture.record(down).hostFailed)
+
+            #expect(try await fixture.unavailable(broken)?.retryAfter ?? 0 > 800)
+            #expect(fixture.host.requests(to: "/broken.jpg").count == 1)
+        }
+    }
+
     /// An image host's `Retry-After` no host means is a day at most: the cover's retry time, and the
     /// host's pause, end within a day (a wait of `Int.max` seconds overflowed the retry time).
     @Test func anAbsurdRetryAfterHoldsTheHostADayAtMost() async throws {

@@ -30,6 +30,12 @@ public struct ArtworkFetchSettings: Sendable {
     public func resolve(_ sourceURL: String) -> URL? {
         URL(string: sourceURL, relativeTo: relativeBase.flatMap { URL(string: $0) })?.absoluteURL
     }
+
+    /// `scheme://host[:port]` of an http(s) URL: the host a cover is fetched from and paced by.
+    static func origin(of url: URL) -> String? {
+        guard let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme), let host = url.host, !host.isEmpty else { return nil }
+        return "\(scheme)://\(host)" + (url.port.map { ":\($0)" } ?? "")
+    }
 }
 
 /// What one fetch came to; the database already says so when it returns.
@@ -90,7 +96,7 @@ public struct ArtworkFetcher: Sendable {
             let retryAt = clock.date.addingTimeInterval(failure.wait ?? retryDelay(afterFailures: record.failures + 1))
             logger.warning("cover \(record.sourceURL): \(failure.reason); next attempt after \(Timestamp.string(from: retryAt))")
             try await database.recordArtworkFailure(id: record.id!, error: failure.reason, retryAt: retryAt, unusable: failure.unusable,
-                                                    counts: failure.wasSent)
+                                                    counts: failure.wasSent, hostFailed: failure.hostBusy)
             return .failed(reason: failure.reason, retryAt: retryAt, hostBusy: failure.hostBusy)
         }
         switch outcome {
@@ -123,12 +129,10 @@ public struct ArtworkFetcher: Sendable {
     }
 
     private func download(_ record: ArtworkRecord, queueingAtMost longestQueue: Duration?) async throws -> ArtworkFetchOutcome {
-        guard let url = settings.resolve(record.sourceURL), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme),
-              let host = url.host, !host.isEmpty else {
+        guard let url = settings.resolve(record.sourceURL), let origin = ArtworkFetchSettings.origin(of: url) else {
             throw FetchFailure.permanent("not an http(s) URL")
         }
-        let limiter = rateLimiters.limiter(forHost: "\(scheme)://\(host)" + (url.port.map { ":\($0)" } ?? ""),
-                                           limit: settings.requestsPerMinute, clock: clock)
+        let limiter = rateLimiters.limiter(forHost: origin, limit: settings.requestsPerMinute, clock: clock)
         var request = HTTPRequest(method: .get, url: url)
         request.headerFields[.userAgent] = settings.userAgent
         request.headerFields[.accept] = "image/jpeg, image/png, image/webp, image/*;q=0.8"
@@ -175,8 +179,11 @@ public struct ArtworkFetcher: Sendable {
                 // Decoding, hashing and a synced write: on the thread pool, as variants are made, not
                 // on the caller's thread (an event loop, for a request).
                 let (files, limits) = (self.files, settings.limits)
-                return .fetched(try await NIOThreadPool.singleton.runIfActive { try Self.store(response, files: files, limits: limits) })
+                let original = try await NIOThreadPool.singleton.runIfActive { try Self.store(response, files: files, limits: limits) }
+                try await retryCoversIfRecovered(limiter, origin: origin)
+                return .fetched(original)
             case 304:
+                try await retryCoversIfRecovered(limiter, origin: origin)
                 return .unchanged
             case 404, 410:
                 throw FetchFailure.permanent("the image host answered \(response.status)")
@@ -195,6 +202,16 @@ public struct ArtworkFetcher: Sendable {
                 throw FetchFailure.permanent("the image host answered \(response.status)")
             }
         }
+    }
+
+    /// The host gave an image: if it had failed everyone since it last did, its covers that failed
+    /// with it are due now rather than at their own retry times.
+    private func retryCoversIfRecovered(_ limiter: RateLimiter, origin: String) async throws {
+        guard await limiter.recordAnswer() else { return }
+        let settings = self.settings
+        let due = try await database.retryCoversAfterTheirHostRecovered(
+            isOnHost: { source in settings.resolve(source).flatMap(ArtworkFetchSettings.origin(of:)) == origin }, now: clock.date)
+        if due > 0 { logger.info("image host \(origin) gives images again: \(due) covers that failed with it are due now") }
     }
 
     /// Checks the body is an image within the limits, then keeps it under its content hash.

@@ -21,13 +21,15 @@ public struct ArtworkRecord: CratedRecord, Identifiable, Equatable {
     public var usedAt: String?
     /// The host had no usable image and no original is kept: answers show no cover (0023).
     public var unusable: Bool
+    /// The last fetch failed because the host failed every request, not this image (0039).
+    public var hostFailed: Bool
 
     public static let databaseTableName = "artwork"
 
     public enum CodingKeys: String, CodingKey, CaseIterable {
         case id, sourceURL = "source_url", key, sha256, bytes, format, width, height, color, etag
         case lastModified = "last_modified", fetchedAt = "fetched_at", failures, lastError = "last_error"
-        case retryAt = "retry_at", usedAt = "used_at", unusable
+        case retryAt = "retry_at", usedAt = "used_at", unusable, hostFailed = "host_failed"
     }
 
     /// The original is on disk.
@@ -136,7 +138,8 @@ extension AppDatabase {
         try await write { db in
             try db.execute(sql: """
                 UPDATE artwork SET sha256 = ?, bytes = ?, format = ?, width = ?, height = ?, color = ?, etag = ?, last_modified = ?,
-                                   fetched_at = ?, failures = 0, last_error = NULL, retry_at = NULL, unusable = 0, used_at = COALESCE(used_at, ?)
+                                   fetched_at = ?, failures = 0, last_error = NULL, retry_at = NULL, unusable = 0, host_failed = 0,
+                                   used_at = COALESCE(used_at, ?)
                 WHERE id = ?
                 """, arguments: [original.sha256, original.bytes, original.format, original.width, original.height, original.color,
                                  original.etag, original.lastModified, Timestamp.string(from: now), Timestamp.string(from: now), id])
@@ -146,7 +149,9 @@ extension AppDatabase {
     /// A conditional fetch answered 304: the stored original is current.
     public func recordArtworkUnchanged(id: Int64, at now: Date) async throws {
         try await write { db in
-            try db.execute(sql: "UPDATE artwork SET fetched_at = ?, failures = 0, last_error = NULL, retry_at = NULL, unusable = 0 WHERE id = ?",
+            try db.execute(sql: """
+                UPDATE artwork SET fetched_at = ?, failures = 0, last_error = NULL, retry_at = NULL, unusable = 0, host_failed = 0 WHERE id = ?
+                """,
                            arguments: [Timestamp.string(from: now), id])
         }
     }
@@ -175,13 +180,30 @@ extension AppDatabase {
     /// A fetch that failed: no other attempt before `retryAt`. A cover that is `unusable` (its host has
     /// no image to give) and has no original kept shows as no cover until a fetch succeeds; a
     /// transient failure after that leaves it so. Without `counts` (nothing was asked of the host)
-    /// the count of failures, which lengthens the next wait, stays.
-    public func recordArtworkFailure(id: Int64, error: String, retryAt: Date, unusable: Bool = false, counts: Bool = true) async throws {
+    /// the count of failures, which lengthens the next wait, stays. `hostFailed`: the host failed
+    /// every request (`retryCoversAfterTheirHostRecovered` makes the cover due when it answers again).
+    public func recordArtworkFailure(id: Int64, error: String, retryAt: Date, unusable: Bool = false, counts: Bool = true,
+                                     hostFailed: Bool = false) async throws {
         try await write { db in
             try db.execute(sql: """
-                UPDATE artwork SET failures = failures + ?, last_error = ?, retry_at = ?, unusable = sha256 IS NULL AND (unusable OR ?)
+                UPDATE artwork SET failures = failures + ?, last_error = ?, retry_at = ?, unusable = sha256 IS NULL AND (unusable OR ?),
+                                   host_failed = ?
                 WHERE id = ?
-                """, arguments: [counts ? 1 : 0, String(error.prefix(500)), Timestamp.string(from: retryAt), unusable, id])
+                """, arguments: [counts ? 1 : 0, String(error.prefix(500)), Timestamp.string(from: retryAt), unusable, hostFailed, id])
+        }
+    }
+
+    /// Covers waiting after their host failed every request are due at `now` when `isOnHost` accepts
+    /// their source URL: that host gives images again, and they would otherwise wait out their own
+    /// delays (up to a day). Returns how many.
+    public func retryCoversAfterTheirHostRecovered(isOnHost: @Sendable (String) -> Bool, now: Date) async throws -> Int {
+        try await write { db in
+            let waiting = try Row.fetchAll(db, sql: "SELECT id, source_url FROM artwork WHERE host_failed AND retry_at > ?",
+                                           arguments: [Timestamp.string(from: now)])
+            let due = waiting.filter { isOnHost($0["source_url"]) }.map { $0["id"] as Int64 }
+            let statement = try db.cachedStatement(sql: "UPDATE artwork SET retry_at = ? WHERE id = ?")
+            for id in due { try statement.execute(arguments: [Timestamp.string(from: now), id]) }
+            return due.count
         }
     }
 

@@ -24,6 +24,9 @@ public actor RateLimiter {
     /// No request goes before this uptime (a `Retry-After`, or spacing from the host's count).
     private var notBefore: Duration = .zero
     private var hostRemaining: Int?
+    /// Whether the host may have failed everyone since it last gave what was asked: set by a pause,
+    /// and at first, since what an earlier process recorded is not known here.
+    private var mayHaveFailedSinceLastAnswer = true
 
     public init(host: String, limit: Int, window: Duration = .seconds(60), clock: any SyncClock = SystemSyncClock()) {
         precondition(limit > 0, "a rate limit lets at least one request through")
@@ -82,9 +85,17 @@ public actor RateLimiter {
         max(.zero, notBefore - clock.uptime)
     }
 
-    /// Holds every caller back for `duration` (a 429 or 503 from the host).
+    /// Holds every caller back for `duration` (a 429 or 503 from the host, or the host not reached).
     public func pause(for duration: Duration) {
         notBefore = max(notBefore, clock.uptime + duration)
+        mayHaveFailedSinceLastAnswer = true
+    }
+
+    /// Records that the host gave what was asked. True the first time after a pause (and the first
+    /// time in this process): the host has recovered, and what waits after its failure may go.
+    public func recordAnswer() -> Bool {
+        defer { mayHaveFailedSinceLastAnswer = false }
+        return mayHaveFailedSinceLastAnswer
     }
 
     public func status() -> RateLimitStatus {
