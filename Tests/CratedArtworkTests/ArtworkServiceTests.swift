@@ -301,23 +301,34 @@ import Testing
     }
 
     /// A cover that failed because its host failed every request (here a 503) is due again as soon as
-    /// that host gives an image, not after its own quarter of an hour; a cover that failed alone (a
-    /// 500 for that image) keeps its wait.
+    /// that host gives an image, not after its own quarter of an hour. A cover that failed alone (a
+    /// 500 for that image) keeps its wait, and so does one whose own host is still down.
     @Test func coversThatFailedWithTheirHostAreDueWhenItAnswersAgain() async throws {
         try await Fixture.with { fixture in
             let jpeg = TestImages.solid(Self.red, width: 200, height: 200, suffix: ".jpg")
-            for path in ["/down.jpg", "/broken.jpg", "/up.jpg"] { fixture.host.serve(path, bytes: jpeg, contentType: "image/jpeg") }
-            fixture.host.inject(.status(500), on: "/broken.jpg")
-            fixture.host.inject(.status(503), on: "/down.jpg")
-            let broken = try fixture.album("Broken", cover: "/broken.jpg")
+            for path in ["/first.jpg", "/down.jpg", "/broken.jpg", "/up.jpg"] {
+                fixture.host.serve(path, bytes: jpeg, contentType: "image/jpeg")
+            }
+            let first = try fixture.album("First", cover: "/first.jpg")
             let down = try fixture.album("Down", cover: "/down.jpg")
+            let broken = try fixture.album("Broken", cover: "/broken.jpg")
             let up = try fixture.album("Up", cover: "/up.jpg")
+            // Refused while the socket is open: a host that cannot be reached.
+            let (closed, port) = try LoopbackSocket.bound()
+            defer { close(closed) }
+            let elsewhere = try fixture.album("Elsewhere", cover: "/elsewhere.jpg", otherHost: "http://127.0.0.1:\(port)")
 
-            #expect(try await fixture.unavailable(broken)?.retryAfter ?? 0 > 800)
+            // The host has given an image: from here on only a failure of its own marks it recovering.
+            _ = try await fixture.service.variant(key: first, width: 128, accept: nil)
+            fixture.host.inject(.status(503), on: "/down.jpg")
+            fixture.host.inject(.status(500), on: "/broken.jpg")
             #expect(try await fixture.unavailable(down)?.retryAfter ?? 0 > 800)
-            #expect(try fixture.record(down).hostFailed && !fixture.record(broken).hostFailed)
+            #expect(try await fixture.unavailable(broken)?.retryAfter ?? 0 > 800)
+            #expect(try await fixture.unavailable(elsewhere)?.retryAfter ?? 0 > 800)
+            #expect(try fixture.record(down).hostFailed && fixture.record(elsewhere).hostFailed && !fixture.record(broken).hostFailed)
+            let elsewhereWait = try fixture.record(elsewhere).retryAt
 
-            // Waits out the host's short pause after the 503, then is served.
+            // Waits out the host's short pause after the 503, and is served: the host is back.
             _ = try await fixture.service.variant(key: up, width: 128, accept: nil)
             let served = try await fixture.service.variant(key: down, width: 128, accept: nil)
             #expect(try DecodedHeader(try fixture.service.files.read(served.path)).width == 128)
@@ -326,6 +337,33 @@ import Testing
 
             #expect(try await fixture.unavailable(broken)?.retryAfter ?? 0 > 800)
             #expect(fixture.host.requests(to: "/broken.jpg").count == 1)
+            #expect(try fixture.record(elsewhere).retryAt == elsewhereWait)
+        }
+    }
+
+    /// A stale cover is asked for again conditionally: the host's 304 keeps the original (no request
+    /// for the body, no new file) and dates the check.
+    @Test func aStaleCoverIsCheckedAgainWithItsETag() async throws {
+        try await Fixture.with { fixture in
+            fixture.host.serve("/cover.jpg", bytes: TestImages.solid(Self.red, width: 200, height: 200, suffix: ".jpg"), contentType: "image/jpeg")
+            let key = try fixture.album("Cover", cover: "/cover.jpg")
+            let first = await fixture.service.fetchCovers(userId: nil, staleAfter: 86_400) { false }
+            #expect(first.fetched == 1)
+            let fetched = try fixture.record(key)
+            let etag = try #require(fetched.etag)
+            try await fixture.temporary.database.writer.write { db in
+                try db.execute(sql: "UPDATE artwork SET fetched_at = '2020-01-01T00:00:00Z' WHERE id = ?", arguments: [fetched.id])
+            }
+
+            let again = await fixture.service.fetchCovers(userId: nil, staleAfter: 86_400) { false }
+            #expect((again.fetched, again.unchanged, again.failed) == (0, 1, 0))
+            let requests = fixture.host.requests(to: "/cover.jpg")
+            #expect(requests.count == 2 && requests.last?.headers["if-none-match"] == etag)
+            let checked = try fixture.record(key)
+            #expect(checked.sha256 == fetched.sha256 && checked.fetchedAt != "2020-01-01T00:00:00Z")
+            let originals = try FileManager.default.subpathsOfDirectory(atPath: fixture.service.files.root + "/originals")
+                .filter { !$0.hasSuffix("/") && $0.count > 3 }
+            #expect(originals.count == 1, "\(originals)")
         }
     }
 
