@@ -16,7 +16,7 @@ struct TokenCommand: AsyncParsableCommand {
         @OptionGroup var global: GlobalOptions
         @Option(help: "The user the token acts for.") var user: String
         @Option(help: "read or write.") var scope: TokenScope = .write
-        @Option(name: .customLong("name"), help: "A label to tell the token apart.") var label: String?
+        @Option(name: .customLong("name"), help: "A label to tell the token apart: one line of 1 to 100 characters, as `token list` prints it.") var label: String?
         @Option(help: "Days until the token stops opening the API (1 to 36500); without it, it lasts until revoked.")
         var expiresInDays: Int?
 

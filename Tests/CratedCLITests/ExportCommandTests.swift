@@ -139,6 +139,15 @@ import Testing
         let unknown = try run(Paths.cratedBinary, ["export", "--user", "nobody", "--database", path])
         #expect(unknown.status != 0 && unknown.stdout.isEmpty)
         #expect(unknown.stderr.contains("no user named 'nobody' in this database (its users: collector)"))
+        // Into a file: the refusal comes once the export has begun beside it, and leaves it as it was.
+        let kept = directory.path("kept.csv")
+        try "an earlier export\n".write(toFile: kept, atomically: false, encoding: .utf8)
+        let listingBefore = try FileManager.default.contentsOfDirectory(atPath: directory.url.path).sorted()
+        let unknownIntoFile = try run(Paths.cratedBinary, ["export", "--user", "nobody", "--database", path, kept])
+        #expect(unknownIntoFile.status != 0)
+        #expect(unknownIntoFile.stderr.contains("no user named 'nobody'"))
+        #expect(try String(contentsOfFile: kept, encoding: .utf8) == "an earlier export\n")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.url.path).sorted() == listingBefore)
 
         let intoDirectory = try run(Paths.cratedBinary, ["export", "--user", "collector", "--database", path, directory.url.path])
         #expect(intoDirectory.status != 0)

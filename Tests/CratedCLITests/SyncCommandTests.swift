@@ -97,6 +97,29 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: directory.path("crated.sqlite")))
     }
 
+    /// An album that fails makes the command fail (a cron job sees it), after the summary that names
+    /// the release and why; the albums that synced are kept.
+    @Test func aFailedAlbumFailsTheCommandAndIsNamed() async throws {
+        try await SyncHarness.run { h in
+            try h.importReleases([21, 22])
+            h.fake.serveRelease(21, json: syntheticRelease(id: 21))
+            h.fake.serveRelease(22, json: syntheticRelease(id: 22))
+            h.fake.inject(.malformedJSON, on: "/releases/22")
+            let configuration = h.directory.appending(path: "crated.json")
+            try #"{"discogs": {"baseURL": "\#(h.fake.baseURL)"}, "artwork": {"fetchDuringSync": false}}"#
+                .write(to: configuration, atomically: true, encoding: .utf8)
+            let result = try await runOnItsOwnThread(Paths.cratedBinary, [
+                "sync", "--database", h.directory.appending(path: "crated.sqlite").path, "--config", configuration.path])
+            #expect(result.status != 0)
+            #expect(result.stderr.contains("1 album failed; each is tried again at its next attempt time"), "\(result.stderr)")
+            #expect(result.stdout.contains("  synced            1\n") && result.stdout.contains("  failed            1\n"), "\(result.stdout)")
+            #expect(result.stdout.contains("  failures:\n    release 22 (album "), "\(result.stdout)")
+            #expect(result.stdout.contains("not valid JSON"), "\(result.stdout)")
+            #expect(try h.syncState(release: 21)?.status == .synced)
+            #expect(try h.syncState(release: 22)?.status == .failed)
+        }
+    }
+
     /// The first Ctrl-C stops a pass that waits out a host's `Retry-After` of minutes at once, not
     /// after it: the album waiting is left as it was, due at the next pass.
     @Test func ctrlCDuringARetryAfterStopsAtOnce() async throws {

@@ -19,6 +19,31 @@ import Testing
         }
     }
 
+    /// `crated user passwd` reads the password from a pipe; a missing, short or control-character
+    /// password, or an unknown user, is refused with the rule and sets nothing.
+    @Test func passwdRefusesWhatItCannotSetAndSetsNothing() throws {
+        let directory = try TemporaryDirectory()
+        let path = try ExportCommandTests.sampleDatabase(in: directory)
+        let passwords = { try DatabaseQueue(path: path).read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM user_password") } }
+        let refusals: [(input: String?, user: String, message: String)] = [
+            (nil, "collector", "no password on standard input; nothing was changed"),
+            ("short\n", "collector", "the password must have at least 8 characters"),
+            ("long enough but \u{1B}[31mcoloured\n", "collector", "the password must not contain control characters"),
+            ("        \n", "collector", "the password must not be only spaces"),
+            ("a good long password\n", "nobody", "no user named 'nobody'"),
+        ]
+        for refusal in refusals {
+            let result = try run(Paths.cratedBinary, ["user", "passwd", refusal.user, "--database", path], input: refusal.input)
+            #expect(result.status != 0 && result.stdout.isEmpty, "\(refusal.message)")
+            #expect(result.stderr.contains(refusal.message), "\(result.stderr)")
+        }
+        #expect(try passwords() == 0)
+
+        let set = try run(Paths.cratedBinary, ["user", "passwd", "collector", "--database", path], input: "a good long password\n")
+        #expect(set.status == 0 && set.stdout == "set the password of collector\n", "\(set.stderr)")
+        #expect(try passwords() == 1)
+    }
+
     @Test func removingAUserTakesWhatTheyOwnAndLeavesTheCatalogueAndOtherUsers() throws {
         let directory = try TemporaryDirectory()
         let path = try ExportCommandTests.sampleDatabase(in: directory)

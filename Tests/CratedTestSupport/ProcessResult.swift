@@ -9,8 +9,10 @@ public struct ProcessResult {
     public var stderr: String
 }
 
-/// `environment` adds to (or overrides) this process's environment.
-public func run(_ executable: String, _ arguments: [String], in directory: String? = nil, environment: [String: String] = [:]) throws -> ProcessResult {
+/// `environment` adds to (or overrides) this process's environment; `input`, when given, is the
+/// program's standard input (else it reads nothing).
+public func run(_ executable: String, _ arguments: [String], in directory: String? = nil, environment: [String: String] = [:],
+                input: String? = nil) throws -> ProcessResult {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: executable)
     process.arguments = arguments
@@ -19,8 +21,14 @@ public func run(_ executable: String, _ arguments: [String], in directory: Strin
     let out = Pipe(), err = Pipe()
     process.standardOutput = out
     process.standardError = err
-    process.standardInput = FileHandle.nullDevice
+    let stdin = Pipe()
+    process.standardInput = input == nil ? FileHandle.nullDevice : stdin
     try process.run()
+    if let input {
+        // A few lines, well within a pipe's buffer: written whole before the output is read.
+        try stdin.fileHandleForWriting.write(contentsOf: Data(input.utf8))
+        try stdin.fileHandleForWriting.close()
+    }
     // Read before waiting, so a full pipe cannot block the child.
     let stdout = out.fileHandleForReading.readDataToEndOfFile()
     let stderr = err.fileHandleForReading.readDataToEndOfFile()

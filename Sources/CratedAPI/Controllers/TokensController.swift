@@ -25,11 +25,9 @@ struct TokensController {
         try PasswordCheck.requireJSON(request)
         var request = request
         let body = try await request.decodeStrict(TokenSignInBody.self, context: context)
-        // `crated token list` prints the label: no control or format characters (escapes, bidi overrides).
         let label = body.label?.trimmingCharacters(in: .whitespacesAndNewlines) ?? Self.defaultLabel
-        if label.isEmpty || label.count > 100
-            || label.unicodeScalars.contains(where: { [.control, .format, .lineSeparator, .paragraphSeparator].contains($0.properties.generalCategory) }) {
-            throw APIError.unprocessable("label names the device in one line of 1 to 100 characters, without control characters (crated token list shows it)", field: "label")
+        guard TokenLabel.isAcceptable(label) else {
+            throw APIError.unprocessable("label names the device in \(TokenLabel.rule) (crated token list shows it)", field: "label")
         }
         guard let scope = TokenScope(rawValue: body.scope ?? TokenScope.write.rawValue) else {
             throw APIError.unprocessable("scope must be read or write", field: "scope")

@@ -72,12 +72,23 @@ public enum TokenError: Error, Equatable, CustomStringConvertible {
     }
 }
 
+/// What a token's label may be, from the command line or an app's sign-in: `crated token list`
+/// prints it, so it is one line without control or format characters (escapes, bidi overrides).
+public enum TokenLabel {
+    public static let rule = "one line of 1 to 100 characters, without control characters"
+
+    public static func isAcceptable(_ label: String) -> Bool {
+        !label.isEmpty && label.count <= 100
+            && !label.unicodeScalars.contains { [.control, .format, .lineSeparator, .paragraphSeparator].contains($0.properties.generalCategory) }
+    }
+}
+
 extension AppDatabase {
     /// Creates a token: 12 random hex digits of public prefix (to find it) and 32 random bytes of
     /// secret. Only the SHA-256 of the whole token is stored.
     /// - Parameter expiresAt: when it stops opening the API; nil, never.
     public func createToken(userName: String, scope: TokenScope, label: String?, expiresAt: Date? = nil) throws -> IssuedToken {
-        if let label, label.count > 100 { throw TokenError.invalidLabel("longer than 100 characters") }
+        if let label, !TokenLabel.isAcceptable(label) { throw TokenError.invalidLabel(TokenLabel.rule) }
         return try writeBlocking { db in
             guard let user = try User.fetch(db, named: userName) else { throw UserError.notFound(userName) }
             return try Self.createToken(db, userId: user.id!, scope: scope, label: label, expiresAt: expiresAt)
