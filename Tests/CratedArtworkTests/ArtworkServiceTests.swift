@@ -671,7 +671,7 @@ import Testing
 }
 
 /// Sync fetches covers after releases, on real Discogs release responses.
-@Suite(.enabled(if: Paths.sharedFixturesPresent, "shared/fixtures/discogs is absent: the tests on real Discogs responses are skipped"))
+@Suite(.needsSharedFixtures)
 struct CoverSyncTests {
     static let orange: [UInt8] = [230, 120, 20]
     static let releaseOneCover = "/image/R-1-1193812031.jpeg"

@@ -72,7 +72,7 @@ import Testing
         try database.reader.read { db in try #require(try CollectionItem.fetchOne(db, key: id)) }
     }
 
-    @Test(.enabled(if: Paths.sharedFixturesPresent, "shared/fixtures/discogs is absent: the tests on real Discogs exports are skipped"))
+    @Test(.needsSharedFixtures)
     func aRealExportImportedAgainKeepsWhatTheAppChanged() async throws {
         let export = try #require(Paths.sharedFixture("gustw-vinyl-collection_collection.csv"))
         let directory = try TemporaryDirectory()

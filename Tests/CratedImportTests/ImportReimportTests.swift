@@ -70,8 +70,8 @@ import Testing
     }
 
     /// The review's case: this export has notes but no condition columns.
-    @Test func aRealExportWithoutConditionColumnsKeepsTheConditionAndTheNote() async throws {
-        guard let tapeShelf = Paths.sharedFixture("conorparnell-TapeShelf_discogs-collection_EXCERPT.csv") else { return }
+    @Test(.needsSharedFixtures) func aRealExportWithoutConditionColumnsKeepsTheConditionAndTheNote() async throws {
+        let tapeShelf = try #require(Paths.sharedFixture("conorparnell-TapeShelf_discogs-collection_EXCERPT.csv"))
         let directory = try TemporaryDirectory()
         let database = try directory.database()
         let importer = DiscogsImporter(database: database)
@@ -100,8 +100,8 @@ import Testing
         }
     }
 
-    @Test func aFileReSavedWithoutSecondsFindsEveryCopy() throws {
-        guard let gustw = Paths.sharedFixture("gustw-vinyl-collection_collection.csv") else { return }
+    @Test(.needsSharedFixtures) func aFileReSavedWithoutSecondsFindsEveryCopy() throws {
+        let gustw = try #require(Paths.sharedFixture("gustw-vinyl-collection_collection.csv"))
         let directory = try TemporaryDirectory()
         let database = try directory.database()
         let importer = DiscogsImporter(database: database)

@@ -24,9 +24,9 @@ import Testing
         Expected(file: "conorparnell-TapeShelf_discogs-collection_EXCERPT.csv", rows: 15, releases: 15, artists: 12, customFields: [], unknownYears: 2),
     ]
 
-    @Test(arguments: exports)
+    @Test(.needsSharedFixtures, arguments: exports)
     func realExportsImportWithTheirRealCounts(expected: Expected) throws {
-        guard let path = Paths.sharedFixture(expected.file) else { return }
+        let path = try #require(Paths.sharedFixture(expected.file))
         let directory = try TemporaryDirectory()
         let database = try directory.database()
         let summary = try DiscogsImporter(database: database).importFile(at: path)
@@ -44,8 +44,8 @@ import Testing
         #expect(again.copiesUnchanged == expected.rows && again.copiesAdded == 0)
     }
 
-    @Test func gustwDetails() throws {
-        guard let path = Paths.sharedFixture("gustw-vinyl-collection_collection.csv") else { return }
+    @Test(.needsSharedFixtures) func gustwDetails() throws {
+        let path = try #require(Paths.sharedFixture("gustw-vinyl-collection_collection.csv"))
         let directory = try TemporaryDirectory()
         let database = try directory.database()
         _ = try DiscogsImporter(database: database).importFile(at: path)
@@ -63,8 +63,8 @@ import Testing
         #expect(try value("SELECT COUNT(*) FROM collection_item WHERE sleeve_condition = 'Generic'") != 0.databaseValue)
     }
 
-    @Test func mouseReeveCustomFieldsAreKept() throws {
-        guard let path = Paths.sharedFixture("mouse-reeve-record-catalogue_collection.csv") else { return }
+    @Test(.needsSharedFixtures) func mouseReeveCustomFieldsAreKept() throws {
+        let path = try #require(Paths.sharedFixture("mouse-reeve-record-catalogue_collection.csv"))
         let directory = try TemporaryDirectory()
         let database = try directory.database()
         _ = try DiscogsImporter(database: database).importFile(at: path)
@@ -77,9 +77,9 @@ import Testing
     /// Labels are shown without Discogs' suffix, as sync stores them: 11 of gustw's releases and 3
     /// of mouse-reeve's have one (`Roots Records (3)` on four releases, `Glassnote (2), Goodbye
     /// Records (2)` on one), counted off the files; search finds them by the name as shown.
-    @Test func realLabelsAreShownWithoutTheirSuffix() throws {
+    @Test(.needsSharedFixtures) func realLabelsAreShownWithoutTheirSuffix() throws {
         let files = ["gustw-vinyl-collection_collection.csv", "mouse-reeve-record-catalogue_collection.csv"].compactMap(Paths.sharedFixture)
-        guard files.count == 2 else { return }
+        try #require(files.count == 2)
         let directory = try TemporaryDirectory()
         let database = try directory.database()
         for (index, path) in files.enumerated() {
@@ -109,8 +109,8 @@ import Testing
 
     /// gustw's 11 releases with an initialism in their title or artist (counted off the file) are
     /// found by it as typed, dotted or not, the one searched for first.
-    @Test func realInitialismsAreFoundAsTyped() throws {
-        guard let path = Paths.sharedFixture("gustw-vinyl-collection_collection.csv") else { return }
+    @Test(.needsSharedFixtures) func realInitialismsAreFoundAsTyped() throws {
+        let path = try #require(Paths.sharedFixture("gustw-vinyl-collection_collection.csv"))
         let directory = try TemporaryDirectory()
         let database = try directory.database()
         _ = try DiscogsImporter(database: database).importFile(at: path)
@@ -136,9 +136,9 @@ import Testing
     /// The three exports' formats, named as the API names them; counts read off the files (Python's
     /// csv module, one album per release): 387 vinyl parts (`12"`, `LP`, `2xLP`, `10"`, `7"`...), the
     /// All Media parts `Album`, `RE, Gat` and `Dlx`, and the one name the rules do not know, `DVD-V`.
-    @Test func realFormatsAreNamedAsTheAPINamesThem() throws {
+    @Test(.needsSharedFixtures) func realFormatsAreNamedAsTheAPINamesThem() throws {
         let files = Self.exports.compactMap { Paths.sharedFixture($0.file) }
-        guard files.count == Self.exports.count else { return }
+        try #require(files.count == Self.exports.count)
         let directory = try TemporaryDirectory()
         let database = try directory.database()
         for (index, path) in files.enumerated() {

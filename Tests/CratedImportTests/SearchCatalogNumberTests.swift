@@ -72,8 +72,8 @@ import Testing
     }
 
     /// conorparnell's export writes one label's series both ways: `SPIN 150` and `SPIN113`.
-    @Test func realNumbersAreFoundAsTyped() throws {
-        guard let path = Paths.sharedFixture("conorparnell-TapeShelf_discogs-collection_EXCERPT.csv") else { return }
+    @Test(.needsSharedFixtures) func realNumbersAreFoundAsTyped() throws {
+        let path = try #require(Paths.sharedFixture("conorparnell-TapeShelf_discogs-collection_EXCERPT.csv"))
         let directory = try TemporaryDirectory()
         let database = try directory.database()
         _ = try DiscogsImporter(database: database).importFile(at: path)
@@ -107,8 +107,8 @@ import Testing
     }
 
     /// gustw's export credits `Kit (33)` and `Scott Allen (11)`, and a label `Akashic Records (23)`.
-    @Test func realNamesPastedWithTheirDiscogsSuffixAreFound() throws {
-        guard let path = Paths.sharedFixture("gustw-vinyl-collection_collection.csv") else { return }
+    @Test(.needsSharedFixtures) func realNamesPastedWithTheirDiscogsSuffixAreFound() throws {
+        let path = try #require(Paths.sharedFixture("gustw-vinyl-collection_collection.csv"))
         let directory = try TemporaryDirectory()
         let database = try directory.database()
         _ = try DiscogsImporter(database: database).importFile(at: path)

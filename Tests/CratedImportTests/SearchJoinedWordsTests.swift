@@ -62,7 +62,7 @@ import Testing
         #expect(artists == "E-Z Rollers EZ")
     }
 
-    @Test(.enabled(if: Paths.sharedFixturesPresent, "shared/fixtures/discogs is absent: the tests on real Discogs exports are skipped"))
+    @Test(.needsSharedFixtures)
     func realTitlesAreFoundAsCollectorsTypeThem() throws {
         let directory = try TemporaryDirectory()
         let database = try directory.database()

@@ -15,7 +15,7 @@ import Testing
         return url.path
     }
 
-    @Test(.enabled(if: Paths.sharedFixturesPresent, "shared/fixtures/discogs is absent: the tests on real Discogs responses are skipped"))
+    @Test(.needsSharedFixtures)
     func csvThenAPINeverDuplicates() async throws {
         try await SyncHarness.run { h in
             // Two of the three instances of joalla's example collection, exported as CSV: one with the
@@ -282,7 +282,7 @@ import Testing
     /// format with free text. Served for every page asked for, as a host that ignored `page` would,
     /// it repeats its two instances on each of the 48 pages it counts: two copies, and the listing is
     /// not taken as whole.
-    @Test(.enabled(if: Paths.sharedFixturesPresent, "shared/fixtures/discogs is absent: the tests on real Discogs responses are skipped"))
+    @Test(.needsSharedFixtures)
     func goDiscogsRealListing() async throws {
         try await SyncHarness.run { h in
             h.fake.serve("/users/test_user/collection/folders", json: try Paths.sharedDiscogs("go-discogs_collection_folders.json"))

@@ -19,7 +19,7 @@ import Testing
         return Array(try JSONSerialization.data(withJSONObject: release))
     }
 
-    @Test(.enabled(if: Paths.sharedFixturesPresent, "shared/fixtures/discogs is absent: the tests on real Discogs responses are skipped"))
+    @Test(.needsSharedFixtures)
     func anAlbumSyncedWithoutATokenIsFetchedAgainOnceThereIsOne() async throws {
         try await SyncHarness.run { h in
             try h.importReleases([8138518])
@@ -55,7 +55,7 @@ import Testing
 
     /// Images a token brought stay when a later pass without one (a token removed) finds them
     /// withheld; the album is marked, for the next pass with a token.
-    @Test(.enabled(if: Paths.sharedFixturesPresent, "shared/fixtures/discogs is absent: the tests on real Discogs responses are skipped"))
+    @Test(.needsSharedFixtures)
     func imagesATokenBroughtStayWhenAPassWithoutOneFindsThemWithheld() async throws {
         try await SyncHarness.run { h in
             try h.importReleases([8138518])
@@ -76,7 +76,7 @@ import Testing
     }
 
     /// An album without images takes those that came with a URL, even when others were withheld.
-    @Test(.enabled(if: Paths.sharedFixturesPresent, "shared/fixtures/discogs is absent: the tests on real Discogs responses are skipped"))
+    @Test(.needsSharedFixtures)
     func anAlbumWithoutImagesTakesThoseThatCameWithAURL() async throws {
         try await SyncHarness.run { h in
             try h.importReleases([8138518])
@@ -93,7 +93,7 @@ import Testing
     }
 
     /// A blank URL given to a token holder is the release's own: nothing to ask for again.
-    @Test(.enabled(if: Paths.sharedFixturesPresent, "shared/fixtures/discogs is absent: the tests on real Discogs responses are skipped"))
+    @Test(.needsSharedFixtures)
     func aBlankURLGivenToATokenHolderIsNotAskedForAgain() async throws {
         try await SyncHarness.run { h in
             try h.importReleases([8138518])
@@ -105,7 +105,7 @@ import Testing
         }
     }
 
-    @Test(.enabled(if: Paths.sharedFixturesPresent, "shared/fixtures/discogs is absent: the tests on real Discogs responses are skipped"))
+    @Test(.needsSharedFixtures)
     func aReleaseWithImageURLsOrNoImagesWithholdsNothing() throws {
         let decode = { (name: String) in ReleaseMapping.metadata(try JSONDecoder().decode(DiscogsRelease.self, from: Data(try Paths.sharedDiscogs(name)))) }
         #expect(try decode("go-discogs_release_8138518.json").imagesWithheld)

@@ -157,7 +157,7 @@ import Testing
         #expect(metadata.tracks[2].subTracks[0].credits.map(\.name) == ["Wynton Kelly"])
     }
 
-    @Test(.enabled(if: Paths.sharedFixturesPresent, "shared/fixtures/discogs is absent"))
+    @Test(.needsSharedFixtures)
     func realReleasesCreditTheirDesignersAndWriters() throws {
         let riddim = ReleaseMapping.metadata(try JSONDecoder().decode(DiscogsRelease.self, from: Data(try Paths.sharedDiscogs("go-discogs_release_8138518.json"))))
         #expect(riddim.credits.map { "\($0.role): \($0.name) (\($0.discogsId ?? 0))" } == [

@@ -9,7 +9,7 @@ import Testing
 /// Release sync of an imported collection through the real transport, against real responses
 /// (the tests that need shared/fixtures are skipped, with a message, when it is absent).
 @Suite struct ReleaseSyncTests {
-    @Test(.enabled(if: Paths.sharedFixturesPresent, "shared/fixtures/discogs is absent: the tests on real Discogs responses are skipped"))
+    @Test(.needsSharedFixtures)
     func aFullSyncOfTheImportedCollectionFillsEveryAlbum() async throws {
         try await SyncHarness.run { h in
             try h.importCSV()
@@ -109,7 +109,7 @@ import Testing
         }
     }
 
-    @Test(.enabled(if: Paths.sharedFixturesPresent, "shared/fixtures/discogs is absent: the tests on real Discogs responses are skipped"))
+    @Test(.needsSharedFixtures)
     func runningSyncTwiceFetchesNothingNew() async throws {
         try await SyncHarness.run { h in
             try h.importCSV()
@@ -125,7 +125,7 @@ import Testing
         }
     }
 
-    @Test(.enabled(if: Paths.sharedFixturesPresent, "shared/fixtures/discogs is absent: the tests on real Discogs responses are skipped"))
+    @Test(.needsSharedFixtures)
     func staleAlbumsAreAskedConditionallyAndA304RewritesNothing() async throws {
         try await SyncHarness.run { h in
             try h.importCSV()
@@ -171,7 +171,7 @@ import Testing
 
     /// A body that is not JSON, and a real MusicBrainz release (picard's test data: JSON, with a
     /// `title`, but no Discogs release) where a Discogs release should be.
-    @Test(.enabled(if: Paths.sharedFixturesPresent, "shared/fixtures/discogs is absent: the tests on real Discogs responses are skipped"),
+    @Test(.needsSharedFixtures,
           arguments: ["not JSON", "a MusicBrainz release"])
     func aMalformedReleaseFailsThatAlbumOnly(body: String) async throws {
         try await SyncHarness.run { h in
@@ -492,7 +492,7 @@ import Testing
         }
     }
 
-    @Test(.enabled(if: Paths.sharedFixturesPresent, "shared/fixtures/discogs is absent: the tests on real Discogs responses are skipped"))
+    @Test(.needsSharedFixtures)
     func limitAndUserBoundThePass() async throws {
         try await SyncHarness.run { h in
             try h.importCSV()

@@ -1,5 +1,6 @@
 import CratedCore
 import Foundation
+import Testing
 import GRDB
 
 public enum Paths {
@@ -44,5 +45,12 @@ public enum Paths {
             .deletingLastPathComponent().appending(path: "crated").path
         if FileManager.default.isExecutableFile(atPath: besideTests) { return besideTests }
         return packageRoot.appending(path: ".build/debug/crated").path
+    }
+}
+
+extension Trait where Self == ConditionTrait {
+    /// For a test wholly on the real Discogs files: skipped, and said so, when shared/ is absent.
+    public static var needsSharedFixtures: Self {
+        .enabled(if: Paths.sharedFixturesPresent, "shared/fixtures/discogs is absent: the tests on real Discogs files are skipped")
     }
 }
