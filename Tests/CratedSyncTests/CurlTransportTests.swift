@@ -168,10 +168,27 @@ import Testing
         }
     }
 
+    /// Only http and https: another scheme, asked for or redirected to, is an invalid URL, which is
+    /// not retried (a transient error would be).
     @Test func anInvalidURLIsRefusedWithoutATransfer() async throws {
         let transport = CurlHTTPTransport(options: options)
-        await #expect(throws: HTTPTransportError.self) {
-            try await transport.send(Self.get("ftp://127.0.0.1/file"))
+        func refusal(_ url: String) async -> HTTPTransportError? {
+            do {
+                _ = try await transport.send(Self.get(url))
+                return nil
+            } catch {
+                return error as? HTTPTransportError
+            }
+        }
+        let asked = await refusal("ftp://127.0.0.1/file")
+        guard case .invalidURL? = asked else { Issue.record("ftp:// gave \(String(describing: asked))"); return }
+        #expect(asked?.isTransient == false)
+
+        try await FakeDiscogs.with { fake in
+            fake.inject(.redirect(to: "ftp://127.0.0.1/file"), on: "/elsewhere")
+            let redirected = await refusal(fake.baseURL + "/elsewhere")
+            guard case .invalidURL? = redirected else { Issue.record("a redirect to ftp:// gave \(String(describing: redirected))"); return }
+            #expect(fake.requests.count == 1)
         }
     }
 }

@@ -22,6 +22,8 @@ public final class FakeDiscogs: Sendable {
         case emptyBody
         /// 302 to itself, for ever.
         case redirectLoop
+        /// 302 to this URL.
+        case redirect(to: String)
         /// A 200 with a body of this many bytes, with or without a Content-Length.
         case oversized(bytes: Int, declaredLength: Bool)
         /// Never answers; the request hangs until the server stops or dies.
@@ -265,6 +267,9 @@ public final class FakeDiscogs: Sendable {
             return Response(status: .ok, headers: fields, body: .init(byteBuffer: ByteBuffer()))
         case .redirectLoop?:
             fields[.location] = target
+            return Response(status: .found, headers: fields)
+        case .redirect(let location)?:
+            fields[.location] = location
             return Response(status: .found, headers: fields)
         case .oversized(let size, let declaredLength)?:
             let chunk = ByteBuffer(bytes: Array(repeating: UInt8(ascii: " "), count: 16_384))
