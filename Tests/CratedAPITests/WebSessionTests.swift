@@ -466,7 +466,7 @@ extension TestClientProtocol {
         let queue = PasswordCheckQueue(maximumWaiting: 1)
         #expect(await queue.enter())
         let second = Task { await queue.enter() }
-        while await queue.waitingCount == 0 { try await Task.sleep(for: .milliseconds(5)) }
+        try await waitUntil("the second check to wait") { await queue.waitingCount > 0 }
         #expect(await queue.enter() == false, "a second one waits already")
         await queue.leave()
         #expect(await second.value, "the one waiting goes next")

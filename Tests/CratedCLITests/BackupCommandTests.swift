@@ -41,13 +41,13 @@ import Testing
             }
         }
         writer.start()
-        while acknowledged.load(ordering: .acquiring) < 20 { try await Task.sleep(for: .milliseconds(5)) }
+        try await waitUntil("20 writes acknowledged") { acknowledged.load(ordering: .acquiring) >= 20 }
         let acknowledgedBefore = acknowledged.load(ordering: .acquiring)
         let backup = directory.path("backup.sqlite")
         let result = try run(Paths.cratedBinary, ["backup", backup, "--database", path, "--pages-per-step", "16"])
         let acknowledgedAfter = acknowledged.load(ordering: .acquiring)
         stop.store(true, ordering: .relaxed)
-        while !writer.isFinished { try await Task.sleep(for: .milliseconds(5)) }
+        try await waitUntil("the writer to finish") { writer.isFinished }
 
         #expect(failures.withLock { $0 }.isEmpty)
         #expect(result.status == 0, "\(result.stderr)")

@@ -125,9 +125,14 @@ import Testing
         process.standardError = FileHandle.nullDevice
         try process.run()
         defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
-        _ = try #require(LineReader(output.fileHandleForReading).port())
+        let port = try #require(LineReader(output.fileHandleForReading).port())
         kill(process.processIdentifier, SIGHUP)
-        try await Task.sleep(for: .seconds(2))
+        try await Task.sleep(for: .seconds(1))
+        // Still answering, a second after: a stop under way would have closed the listener at once.
+        let connection = try RawConnection(port: port)
+        connection.send("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+        let answer = await connection.read(endingWith: "}", timeout: .seconds(30))
+        #expect(answer?.hasPrefix("HTTP/1.1 200") == true, "\(String(describing: answer))")
         #expect(process.isRunning, "serve under nohup stopped on SIGHUP")
         kill(process.processIdentifier, SIGTERM)
         try await waitForExit(process)

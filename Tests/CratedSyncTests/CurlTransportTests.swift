@@ -147,7 +147,7 @@ import Testing
             let transport = CurlHTTPTransport(options: CurlTransportOptions(totalTimeout: .seconds(600)))
 
             let transfer = Task { try await transport.send(Self.get(fake.baseURL + "/held")) }
-            while fake.requests.isEmpty { try await Task.sleep(for: .milliseconds(10)) }
+            try await waitUntil("the request to arrive") { !fake.requests.isEmpty }
             transfer.cancel()
 
             await #expect(throws: HTTPTransportError.cancelled) { try await transfer.value }

@@ -478,7 +478,7 @@ import Testing
             let runner = try h.runner(client: h.client(retry: RetryPolicy(maxAttempts: 2)))
 
             let pass = Task { try await runner.runPass() }
-            while h.fake.requests(to: "/releases/1005").isEmpty { try await Task.sleep(for: .milliseconds(10)) }
+            try await waitUntil("the request for release 1005") { !h.fake.requests(to: "/releases/1005").isEmpty }
             h.fake.die()
             let report = try await pass.value
 

@@ -9,18 +9,6 @@ import Testing
 
 /// The background service as `crated serve` runs it: in a service group, on the real clock.
 @Suite struct SyncServiceTests {
-    /// Polls until `condition` holds; fails the test after `timeout` (generous: a guard, not a measure).
-    private func waitFor(_ what: String, timeout: Duration = .seconds(60), _ condition: () async throws -> Bool) async throws {
-        let deadline = ContinuousClock.now + timeout
-        while try await !condition() {
-            guard ContinuousClock.now < deadline else {
-                Issue.record("timed out waiting for \(what)")
-                throw CancellationError()
-            }
-            try await Task.sleep(for: .milliseconds(20))
-        }
-    }
-
     /// Counting walks the catalogue: counts are kept for the state they were counted at, and counted
     /// again when the collection changes, a pass ends, or their lifetime passes.
     @Test func countsAreKeptUntilWhatTheyCountChanges() async throws {
@@ -64,7 +52,7 @@ import Testing
             let service = SyncService(runner: try h.runner(), interval: .seconds(3600), clock: SystemSyncClock(), logger: h.logs.logger())
             let group = ServiceGroup(services: [service], logger: h.logs.logger())
             let running = Task { try await group.run() }
-            try await waitFor("the first pass") { try await service.status().lastRun != nil }
+            try await waitUntil("the first pass") { try await service.status().lastRun != nil }
 
             // Unwrapped first: `status(userId:)` takes an optional, which #require would pass on as one.
             let (collector, alice) = (try #require(users["collector"]), try #require(users["alice"]))
@@ -92,12 +80,12 @@ import Testing
             let service = SyncService(runner: try h.runner(), interval: .seconds(3600), clock: SystemSyncClock(), logger: h.logs.logger())
             let group = ServiceGroup(services: [service], logger: h.logs.logger())
             let running = Task { try await group.run() }
-            try await waitFor("the first pass") { try await service.status().lastRun != nil }
+            try await waitUntil("the first pass") { try await service.status().lastRun != nil }
             let firstPass = try #require(try await service.status().lastRun)
 
             // The fake has no collection for this Discogs user: the pass says so in its error.
             #expect(service.triggerPass(SyncPassOptions(userName: "collector", collectionUser: "nobody-here")) == .started)
-            try await waitFor("the collection pass") { try await service.status().lastRun?.error != nil }
+            try await waitUntil("the collection pass") { try await service.status().lastRun?.error != nil }
             // Unwrapped first: `status(userId:)` takes an optional, which #require would pass on as one.
             let (collector, alice) = (try #require(users["collector"]), try #require(users["alice"]))
             let collectors = try await service.status(userId: collector)
@@ -127,12 +115,12 @@ import Testing
             let running = Task { try await group.run() }
             h.fake.inject(.slow(.seconds(3)), on: "/releases/1")
             h.fake.inject(.slow(.seconds(3)), on: "/releases/2")
-            try await waitFor("the service") { service.triggerPass(SyncPassOptions(userName: "collector")) == .started }
-            try await waitFor("the pass under way") { try await service.status(userId: collector).progress != nil }
+            try await waitUntil("the service") { service.triggerPass(SyncPassOptions(userName: "collector")) == .started }
+            try await waitUntil("the pass under way") { try await service.status(userId: collector).progress != nil }
             let alices = try await service.status(userId: alice)
             #expect(alices.running && alices.progress == nil)
             #expect(try await service.status().progress?.albumsTotal == 2, "the operator's view")
-            try await waitFor("the pass") { try await service.status().lastRun != nil }
+            try await waitUntil("the pass") { try await service.status().lastRun != nil }
             #expect(try await service.status(userId: alice).lastRun == nil, "no pass has covered Alice's albums yet")
             #expect(try await service.status(userId: collector).lastRun?.synced == 2)
             await group.triggerGracefulShutdown()
@@ -157,7 +145,7 @@ import Testing
             let service = SyncService(runner: try h.runner(), interval: .seconds(3600), clock: SystemSyncClock(), logger: h.logs.logger())
             let group = ServiceGroup(services: [service], logger: h.logs.logger())
             let running = Task { try await group.run() }
-            try await waitFor("the first pass") { try await service.status().lastRun != nil }
+            try await waitUntil("the first pass") { try await service.status().lastRun != nil }
 
             // The linked collection came in, and its release after it, in the same pass.
             #expect(try h.database.copies(ofUser: collector).map(\.rating) == [4])
@@ -174,7 +162,7 @@ import Testing
             let before = h.fake.requests(to: "/users/").count
             #expect(service.triggerPass(SyncPassOptions(userName: "bob")) == .started)
             // Bob has no albums: his pass has none due, where the scheduled one had the linked release.
-            try await waitFor("bob's pass") { try await service.status().lastRun?.albumsDue == 0 }
+            try await waitUntil("bob's pass") { try await service.status().lastRun?.albumsDue == 0 }
             #expect(h.fake.requests(to: "/users/").count == before)
             await group.triggerGracefulShutdown()
             try await running.value
@@ -191,17 +179,17 @@ import Testing
             h.fake.serveCollection(of: "dj")
             for id: Int64 in 1...2 { h.fake.serveRelease(id, json: syntheticRelease(id: id)) }
             let listings = { h.fake.requests.filter { $0.path == "/users/dj/collection/folders" }.count }
-            let service = SyncService(runner: try h.runner(), interval: .seconds(4), clock: SystemSyncClock(), logger: h.logs.logger())
+            let service = SyncService(runner: try h.runner(), interval: .seconds(8), clock: SystemSyncClock(), logger: h.logs.logger())
             let group = ServiceGroup(services: [service], logger: h.logs.logger())
             let running = Task { try await group.run() }
-            try await waitFor("the first pass") { try await service.status().lastRun != nil && listings() == 1 }
+            try await waitUntil("the first pass") { try await service.status().lastRun != nil && listings() == 1 }
             let scheduled = try #require(try await service.status().nextRunAt.flatMap(Timestamp.date(from:)))
 
             try await Task.sleep(for: .seconds(1))
             try h.importReleases([2])
             h.fake.inject(.slow(.milliseconds(500)), on: "/releases/2")
             #expect(service.triggerPass(SyncPassOptions(userName: "collector")) == .started)
-            try await waitFor("the pass asked for") {
+            try await waitUntil("the pass asked for") {
                 try await !service.status().running && h.syncState(release: 2)?.status == .synced
             }
             #expect(try await service.status().lastRun?.synced == 1)
@@ -209,7 +197,7 @@ import Testing
             let after = try #require(try await service.status().nextRunAt.flatMap(Timestamp.date(from:)))
             #expect(abs(after.timeIntervalSince(scheduled)) < 1, "the next scheduled pass is still at \(scheduled), not \(after)")
 
-            try await waitFor("the scheduled pass", timeout: .seconds(30)) { listings() == 2 }
+            try await waitUntil("the scheduled pass", timeout: .seconds(30)) { listings() == 2 }
             await group.triggerGracefulShutdown()
             try await running.value
         }
@@ -226,8 +214,8 @@ import Testing
             let group = ServiceGroup(services: [service], logger: h.logs.logger())
             let running = Task { try await group.run() }
             try await h.database.writer.write { db in try db.execute(sql: "ALTER TABLE user RENAME TO user_away") }
-            try await waitFor("the service") { service.triggerPass(SyncPassOptions(userName: "collector")) == .started }
-            try await waitFor("the pass's end") { h.logs.all.contains { $0.contains("sync pass not started") } }
+            try await waitUntil("the service") { service.triggerPass(SyncPassOptions(userName: "collector")) == .started }
+            try await waitUntil("the pass's end") { h.logs.all.contains { $0.contains("sync pass not started") } }
             try await h.database.writer.write { db in try db.execute(sql: "ALTER TABLE user_away RENAME TO user") }
             let status = try await service.status(userId: try #require(try h.database.user(named: "collector")?.id))
             #expect(status.lastRun?.error?.hasPrefix("not started: ") == true && status.lastRun?.albumsDue == 0, "\(status.lastRun?.error ?? "")")
@@ -303,7 +291,7 @@ import Testing
             let running = Task { try await group.run() }
 
             // A pass when the service starts.
-            try await waitFor("the first pass") { try await service.status().lastRun != nil }
+            try await waitUntil("the first pass") { try await service.status().lastRun != nil }
             var status = try await service.status()
             #expect(status.lastRun?.synced == 3)
             #expect(status.albums.synced == 3 && status.albums.due == 0)
@@ -314,14 +302,14 @@ import Testing
             // A pass on request, long before the interval.
             try h.importReleases([4])
             #expect(service.triggerPass() == .started)
-            try await waitFor("the triggered pass") { try await service.status().lastRun?.synced == 1 }
+            try await waitUntil("the triggered pass") { try await service.status().lastRun?.synced == 1 }
 
             // Shutdown while an album is in flight: it finishes, the next one does not start.
             try h.importReleases([5, 6])
             // Long enough for the checks below to run while the request is in flight.
             h.fake.inject(.slow(.seconds(2)), on: "/releases/5")
             #expect(service.triggerPass() == .started)
-            try await waitFor("the request for release 5") { !h.fake.requests(to: "/releases/5").isEmpty }
+            try await waitUntil("the request for release 5") { !h.fake.requests(to: "/releases/5").isEmpty }
             status = try await service.status()
             #expect(status.running && status.progress?.albumsTotal == 2)
             #expect(service.triggerPass() == .alreadyRunning)
@@ -351,8 +339,8 @@ import Testing
             let group = ServiceGroup(services: [service], logger: h.logs.logger())
             let running = Task { try await group.run() }
 
-            try await waitFor("the 503") { h.fake.requests(to: "/releases/1").count == 1 }
-            try await waitFor("the backoff") { try await service.status().progress?.albumsDone == 0 }
+            try await waitUntil("the 503") { h.fake.requests(to: "/releases/1").count == 1 }
+            try await waitUntil("the backoff") { try await service.status().progress?.albumsDone == 0 }
             try await Task.sleep(for: .milliseconds(100))
             let shutdown = ContinuousClock.now
             await group.triggerGracefulShutdown()
