@@ -1268,20 +1268,24 @@ class T9Failures(unittest.TestCase):
         driver.get(server.base + "/collection?sort=title")
         grid_ready()
         # The daemon is gone, as far as the grid can tell: its requests fail as a refused connection's do.
-        js("""window.gridRequests = 0; window.unhandled = 0;
+        js("""window.gridRequests = []; window.unhandled = 0;
               window.addEventListener('unhandledrejection', () => window.unhandled++);
               window.realFetch = window.fetch;
               window.fetch = (url, options) => String(url).startsWith('/v1/grid/')
-                ? (window.gridRequests++, Promise.reject(new TypeError('Failed to fetch'))) : window.realFetch(url, options);""")
+                ? (window.gridRequests.push(performance.now()), Promise.reject(new TypeError('Failed to fetch')))
+                : window.realFetch(url, options);""")
         count = grid_state()["count"]
         js("window.scrollTo(0, document.documentElement.scrollHeight)")
-        time.sleep(2.5)
         # Tried at once, then after 1 s, then after 2 s more: not a request each frame.
-        self.assertLessEqual(js("return window.gridRequests"), 3)
-        self.assertGreaterEqual(js("return window.gridRequests"), 1)
+        wait(lambda: len(js("return window.gridRequests")) >= 3, message=lambda: f"grid requests at {js('return window.gridRequests')}")
+        times = js("return window.gridRequests")
+        gaps = [later - earlier for earlier, later in zip(times, times[1:])]
+        self.assertGreaterEqual(gaps[0], 950, f"{times}")
+        self.assertGreaterEqual(gaps[1], 1950, f"{times}")
         self.assertEqual(js("return window.unhandled"), 0, "every failure is handled")
         status = driver.find_element(By.CSS_SELECTOR, "p.grid-status")
         self.assertIn("Could not load", status.text)
+        self.assertIn("Trying again in 4 s", status.text)
         # Back again: Retry loads the next page at once, and the message goes.
         js("window.fetch = window.realFetch")
         status.find_element(By.XPATH, ".//button[text()='Retry']").click()
