@@ -70,6 +70,12 @@ struct ExportCommand: AsyncParsableCommand {
         }
     }
 
+    private static func isSQLiteDatabase(_ path: String) -> Bool {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return false }
+        defer { try? handle.close() }
+        return (try? handle.read(upToCount: 16)) == Data("SQLite format 3\0".utf8)
+    }
+
     /// Writes beside `path` and renames over it once complete: a failed export leaves `path` as it was.
     private func writeFile(_ path: String, database: AppDatabase) throws -> ExportSummary {
         var isDirectory: ObjCBool = false
@@ -78,6 +84,10 @@ struct ExportCommand: AsyncParsableCommand {
         }
         if AtomicFile.isSameFile(path, database.writer.path) {
             throw CommandFailure("cannot write the export to \(path): it is the database itself")
+        }
+        // `export PATH` reads like `backup PATH`: a backup named by mistake is not written over.
+        if Self.isSQLiteDatabase(path) {
+            throw CommandFailure("cannot write the export to \(path): it is a SQLite database (a backup?), which an export does not replace; name another file")
         }
         // Through a symbolic link, the file it names is replaced, and the link stays, as backup does.
         let file = AtomicFile.resolved(path)

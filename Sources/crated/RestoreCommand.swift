@@ -10,7 +10,8 @@ struct RestoreCommand: AsyncParsableCommand {
             The backup must be a crated database that passes PRAGMA integrity_check and has no \
             migration this crated does not know. It is copied beside the database, migrated to this \
             crated's schema, synced, and renamed over the database in one step; the database it \
-            replaces is kept beside it as <database>.before-restore (until the next restore). The \
+            replaces is kept beside it as <database>.before-restore (a later restore's as \
+            <database>.before-restore-2, and so on: none is replaced). The \
             database must not be open in another process: restore refuses while serve runs.
             """
     )

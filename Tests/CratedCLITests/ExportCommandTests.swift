@@ -158,6 +158,15 @@ import Testing
         #expect(overDatabase.stderr.contains("cannot write the export to \(path): it is the database itself"))
         #expect(try Self.integrityOK(path))
 
+        // A backup named where the export's file should be is left whole.
+        let backup = directory.path("crated-backup.sqlite")
+        #expect(try run(Paths.cratedBinary, ["backup", backup, "--database", path]).status == 0)
+        let backupBytes = try Data(contentsOf: URL(fileURLWithPath: backup))
+        let overBackup = try run(Paths.cratedBinary, ["export", "--user", "collector", "--format", "json", "--database", path, backup])
+        #expect(overBackup.status != 0)
+        #expect(overBackup.stderr.contains("cannot write the export to \(backup): it is a SQLite database (a backup?)"), "\(overBackup.stderr)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: backup)) == backupBytes)
+
         let noDirectory = directory.path("missing/folder/out.csv")
         let unwritable = try run(Paths.cratedBinary, ["export", "--user", "collector", "--database", path, noDirectory])
         #expect(unwritable.status != 0)

@@ -157,7 +157,10 @@ import Testing
         let undone = try AppDatabase.restore(backupAt: path + ".before-restore", into: path)
         #expect(undone.users == 51)
         #expect(try Self.userNames(path).contains("after the backup"))
-        #expect(try !Self.userNames(path + ".before-restore").contains("after the backup"), "the two swapped")
+        // The second restore keeps what it replaced beside the first's: neither state is lost.
+        #expect(undone.previousDatabase == path + ".before-restore-2")
+        #expect(try !Self.userNames(path + ".before-restore-2").contains("after the backup"))
+        #expect(try Self.userNames(path + ".before-restore").contains("after the backup"))
     }
 
     /// A database file deleted while its `-wal` stayed: SQLite would replay that WAL into whatever file

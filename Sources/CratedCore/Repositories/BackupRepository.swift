@@ -174,7 +174,8 @@ extension AppDatabase {
     }
 
     /// Beside a database a restore replaced: that database, so that restoring the wrong backup can be
-    /// undone (`crated restore` over it again, or a rename). The next restore replaces it.
+    /// undone (`crated restore` over it again, or a rename). A later restore keeps its own beside it
+    /// (`.before-restore-2`, ...): the earlier one may be the only copy of its state.
     public static let previousDatabaseSuffix = ".before-restore"
 
     // MARK: - The steps
@@ -259,8 +260,8 @@ extension AppDatabase {
         }
         // In rollback-journal mode and held exclusively, the file is the whole database: a second
         // name for it keeps it once the rename below gives `target` to the backup.
-        let previous = target + previousDatabaseSuffix
-        try? FileManager.default.removeItem(atPath: previous)
+        let previous = (1...).lazy.map { target + previousDatabaseSuffix + ($0 == 1 ? "" : "-\($0)") }
+            .first { !FileManager.default.fileExists(atPath: $0) }!
         if link(target, previous) != 0 {
             do {
                 try FileManager.default.copyItem(atPath: target, toPath: previous)
