@@ -7,6 +7,8 @@ import Synchronization
 
 /// What `SyncService.status()` reports, for `GET /v1/sync`.
 public struct SyncStatus: Codable, Sendable, Equatable {
+    /// False when the server's operator turned sync off (`sync.enabled`): no pass runs or starts.
+    public var enabled: Bool
     public var running: Bool
     /// The pass under way, when one is and it covers the reader's albums: a pass another user asked
     /// for their own collection shows as `running` alone (its totals are the size of theirs).
@@ -32,12 +34,16 @@ public enum SyncTriggerResult: String, Codable, Sendable {
     case alreadyRunning
     /// The service is shutting down (or not running): no pass will start.
     case unavailable
+    /// Sync is turned off (`sync.enabled`): no pass ever starts.
+    case disabled
 }
 
 /// Metadata sync in the daemon: a pass when it starts, then one every interval, or sooner when
 /// `triggerPass` asks. On graceful shutdown the albums in flight finish and no more start.
 public final class SyncService: Service, Sendable {
     public let runner: SyncRunner
+    /// False: the service runs no pass, scheduled or asked for (`sync.enabled`).
+    public let isEnabled: Bool
     public let interval: Duration
     /// Whether the service syncs as soon as it starts, or first waits an interval (or a trigger).
     public let passAtStart: Bool
@@ -88,15 +94,16 @@ public final class SyncService: Service, Sendable {
         let runner = SyncRunner(
             database: database, client: client, settings: ReleaseSyncSettings(configuration: configuration),
             defaultUserName: configuration.defaultUserName, covers: covers, logger: logger)
-        self.init(runner: runner, interval: .seconds(max(1, configuration.syncIntervalSeconds)), passAtStart: passAtStart,
-                  waitsForServer: waitsForServer, logger: logger)
+        self.init(runner: runner, enabled: configuration.syncEnabled, interval: .seconds(max(1, configuration.syncIntervalSeconds)),
+                  passAtStart: passAtStart, waitsForServer: waitsForServer, logger: logger)
     }
 
     /// - Parameter waitsForServer: no pass begins before `serverIsListening()`.
-    public init(runner: SyncRunner, interval: Duration, passAtStart: Bool = true, waitsForServer: Bool = false,
+    public init(runner: SyncRunner, enabled: Bool = true, interval: Duration, passAtStart: Bool = true, waitsForServer: Bool = false,
                 clock: any SyncClock = SystemSyncClock(), logger: Logger = Logger(label: "crated.sync")) {
         self.listening = waitsForServer ? WakeSignal() : nil
         self.runner = runner
+        self.isEnabled = enabled
         self.interval = interval
         self.passAtStart = passAtStart
         self.clock = clock
@@ -104,6 +111,11 @@ public final class SyncService: Service, Sendable {
     }
 
     public func run() async throws {
+        guard isEnabled else {
+            logger.info("sync is turned off (sync.enabled): no passes")
+            try? await gracefulShutdown()
+            return
+        }
         state.withLock { $0.isServing = true }
         defer { state.withLock { $0.isServing = false; $0.nextRunAt = nil } }
         await withGracefulShutdownHandler {
@@ -163,6 +175,7 @@ public final class SyncService: Service, Sendable {
     /// Starts a pass now unless one is running. `options` apply to that pass only.
     @discardableResult
     public func triggerPass(_ options: SyncPassOptions = SyncPassOptions()) -> SyncTriggerResult {
+        guard isEnabled else { return .disabled }
         let result: SyncTriggerResult = state.withLock { state in
             if !state.isServing || state.isStopping { return .unavailable }
             if state.running || state.requested != nil { return .alreadyRunning }
@@ -201,6 +214,7 @@ public final class SyncService: Service, Sendable {
             throw SyncError.database((error as? DatabaseError).flatMap(\.message) ?? "\(error)")
         }
         return SyncStatus(
+            enabled: isEnabled,
             running: snapshot.running,
             progress: userId == nil || snapshot.runningFor == nil || snapshot.runningFor == userId ? snapshot.progress : nil,
             albums: counts.albums,

@@ -47,7 +47,9 @@ struct ServeCommand: AsyncParsableCommand {
         LoggingSystem.bootstrap { BackgroundLogHandler(label: $0, writer: logWriter) }
         defer { logWriter.flush() }
         let logger = makeLogger(configuration)
-        if !DiscogsClientSettings(configuration: configuration).hasToken { logger.warning("\(DiscogsClientSettings.noTokenWarning)") }
+        if configuration.syncEnabled, !DiscogsClientSettings(configuration: configuration).hasToken {
+            logger.warning("\(DiscogsClientSettings.noTokenWarning)")
+        }
         let database = try global.openDatabase(configuration, makingItsFolder: false)
         // One daemon a database (see ServeLock), held until the process ends.
         let lock: ServeLock
@@ -73,6 +75,12 @@ struct ServeCommand: AsyncParsableCommand {
                     printNow("""
                         Created user '\(user.name)' with a write token (shown once, keep it):
                           \(token.token)
+                        """)
+                } else if let user = try database.usersWithNoWayIn().first {
+                    // An imported collection, served: nothing yet lets anyone in, and nothing else says how.
+                    printNow("""
+                        No token or password opens this server yet: crated token create --user \(user.shellWord) makes a \
+                        token for the app, crated user passwd \(user.shellWord) a password for the web client
                         """)
                 }
             } catch {

@@ -26,7 +26,7 @@ struct TestServer {
     let metrics = AppMetrics()
     let services: AppServices
 
-    init(busyTimeoutMs: Int = TemporaryDirectory.busyTimeoutMs, maxRequestsPerUser: Int? = nil) throws {
+    init(busyTimeoutMs: Int = TemporaryDirectory.busyTimeoutMs, maxRequestsPerUser: Int? = nil, syncEnabled: Bool = true) throws {
         directory = try TemporaryDirectory()
         database = try AppDatabase.open(path: directory.path("crated.sqlite"), busyTimeoutMs: busyTimeoutMs).recordingMetrics(metrics.instruments)
         let importer = DiscogsImporter(database: database)
@@ -49,7 +49,7 @@ struct TestServer {
         let client = try DiscogsClient(settings: DiscogsClientSettings(configuration: configuration), transport: NotFoundTransport(),
                                        rateLimiters: RateLimiterRegistry(), logger: logger)
         let runner = SyncRunner(database: database, client: client, settings: ReleaseSyncSettings(configuration: configuration), logger: logger)
-        let sync = SyncService(runner: runner, interval: .seconds(3600), passAtStart: false, logger: logger)
+        let sync = SyncService(runner: runner, enabled: syncEnabled, interval: .seconds(3600), passAtStart: false, logger: logger)
         let artwork = try ArtworkService(database: database, configuration: configuration, directory: directory.path("artwork"), logger: logger)
         var services = try AppServices(database: database, configuration: configuration, playbackClock: clock, sync: sync, artwork: artwork,
                                        keepAliveInterval: .milliseconds(200), metrics: metrics, logger: logger)

@@ -38,6 +38,19 @@ import Testing
         }
     }
 
+    /// With sync turned off by the operator, asking for a pass is refused for good (`sync_disabled`,
+    /// not the `sync_unavailable` of a daemon starting), and the status says sync is off.
+    @Test func aServerWithSyncTurnedOffRefusesPasses() async throws {
+        let server = try TestServer(syncEnabled: false)
+        try await server.test { client in
+            let refused = try await client.call(.post, "/v1/sync", token: server.writeToken)
+            #expect(refused.status == .serviceUnavailable)
+            #expect(refused.error?.code == "sync_disabled" && refused.error?.message.contains("sync.enabled") == true)
+            let status = try await client.decoded(SyncStatus.self, "/v1/sync", token: server.readToken)
+            #expect(!status.enabled && !status.running && status.nextRunAt == nil)
+        }
+    }
+
     /// Each user's status lists the albums of theirs whose last attempt failed, whichever pass
     /// failed them, with why and when they are tried again.
     @Test func eachUserSeesTheirOwnFailedAlbums() async throws {

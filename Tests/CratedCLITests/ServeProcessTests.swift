@@ -99,6 +99,30 @@ import Testing
         #expect(try database.users().map(\.name) == ["collector"])
     }
 
+    /// An imported collection served before anyone made a token or a password: `serve` says how to
+    /// make one, since no first-start token is shown for a database that has users. Turned off, sync
+    /// is said to be off, and no warning about a Discogs token that sync would use is given.
+    @Test func serveSaysHowToGetInWhenNothingLetsAnyoneIn() async throws {
+        let directory = try TemporaryDirectory()
+        #expect(try run(Paths.cratedBinary, ["import", Paths.ownFixture("sample-collection.csv"), "--database", directory.path("crated.sqlite")]).status == 0)
+        let (process, reader, log) = try launchServe(["--database", "crated.sqlite"], in: directory, environment: ["CRATED_SYNC_ENABLED": "false"])
+        defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+        _ = try #require(reader.port())
+        #expect(reader.lines.contains("No token or password opens this server yet: crated token create --user collector makes a "
+                                      + "token for the app, crated user passwd collector a password for the web client"), "\(reader.lines)")
+        try await expectCleanStop(process, on: SIGTERM, named: "SIGTERM", log: log)
+        let logged = try String(contentsOfFile: log, encoding: .utf8)
+        #expect(logged.contains("sync is turned off (sync.enabled): no passes") && !logged.contains("no Discogs token"), "\(logged)")
+
+        // Once a token opens it, nothing more is said.
+        #expect(try run(Paths.cratedBinary, ["token", "create", "--user", "collector", "--database", directory.path("crated.sqlite")]).status == 0)
+        let (again, againReader, againLog) = try launchServe(["--database", "crated.sqlite"], in: directory, environment: ["CRATED_SYNC_ENABLED": "false"])
+        defer { if again.isRunning { kill(again.processIdentifier, SIGKILL) } }
+        _ = try #require(againReader.port())
+        try await expectCleanStop(again, on: SIGTERM, named: "SIGTERM", log: againLog)
+        #expect(!againReader.lines.contains { $0.hasPrefix("No token or password") }, "\(againReader.lines)")
+    }
+
     /// The terminal `serve` was started from closing sends SIGHUP: a clean stop, as for SIGTERM.
     /// And the start-up line names the database and the covers' folder in full, from a relative path.
     @Test func sighupStopsServeCleanly() async throws {

@@ -203,6 +203,26 @@ import Testing
         }
     }
 
+    /// Turned off (`sync.enabled`), the service runs no pass, at start or asked for, asks Discogs
+    /// nothing, and says so in its status; it stops with the daemon as before.
+    @Test func aServiceTurnedOffRunsNoPass() async throws {
+        try await SyncHarness.run { h in
+            try h.importReleases([1])
+            h.fake.serveRelease(1, json: syntheticRelease(id: 1))
+            let service = SyncService(runner: try h.runner(), enabled: false, interval: .seconds(60), clock: SystemSyncClock(),
+                                      logger: h.logs.logger())
+            let group = ServiceGroup(services: [service], logger: h.logs.logger())
+            let running = Task { try await group.run() }
+            #expect(service.triggerPass() == .disabled)
+            try await Task.sleep(for: .milliseconds(300))
+            let status = try await service.status()
+            #expect(!status.enabled && !status.running && status.lastRun == nil && status.nextRunAt == nil)
+            #expect(h.fake.requests.isEmpty)
+            await group.triggerGracefulShutdown()
+            try await running.value
+        }
+    }
+
     /// A pass asked for whose user cannot be read (the database failing) does not run: not knowing
     /// whose it is, its progress and report would show to every user.
     @Test func aPassWhoseUserCannotBeReadDoesNotRun() async throws {
@@ -363,14 +383,14 @@ import Testing
 
     @Test func statusEncodesAsTheAPIsJSON() throws {
         let status = SyncStatus(
-            running: false, progress: nil, albums: SyncStateCounts(), covers: ArtworkCounts(), lastRun: nil, failedAlbums: [], nextRunAt: "2026-01-01T00:00:00Z",
+            enabled: true, running: false, progress: nil, albums: SyncStateCounts(), covers: ArtworkCounts(), lastRun: nil, failedAlbums: [], nextRunAt: "2026-01-01T00:00:00Z",
             intervalSeconds: 3600,
             rateLimit: RateLimitStatus(host: "https://api.discogs.com", limit: 60, windowSeconds: 60, usedInWindow: 2,
                                        remainingInWindow: 58, hostRemaining: nil, pausedUntil: nil))
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
         let json = String(decoding: try encoder.encode(status), as: UTF8.self)
-        #expect(json.contains(#""nextRunAt":"2026-01-01T00:00:00Z""#))
+        #expect(json.contains(#""enabled":true"#) && json.contains(#""nextRunAt":"2026-01-01T00:00:00Z""#))
         #expect(json.contains(#""remainingInWindow":58"#))
         #expect(json.contains(#""notFound":0"#))
         #expect(json.contains(#""failedAlbums":[]"#), "sent when empty: the document requires it")

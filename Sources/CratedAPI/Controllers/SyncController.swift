@@ -49,6 +49,8 @@ struct SyncController {
         case .started: return EditedResponse(status: .accepted, response: SyncTriggerDTO(result: result.rawValue))
         case .alreadyRunning: throw APIError.conflict("a sync pass is already running")
         case .unavailable: throw APIError(status: .serviceUnavailable, code: "sync_unavailable", message: "sync is not running (the daemon is starting or stopping)")
+        case .disabled: throw APIError(status: .serviceUnavailable, code: "sync_disabled",
+                                       message: "sync is turned off on this server (its operator set sync.enabled to false)")
         }
     }
 }

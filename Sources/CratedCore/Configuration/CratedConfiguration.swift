@@ -33,6 +33,8 @@ public struct CratedConfiguration: Sendable, Equatable {
     public var discogsRequestsPerMinute: Int
     public var discogsUnauthenticatedRequestsPerMinute: Int
     public var userAgent: String
+    /// Whether the daemon syncs with Discogs (its passes and `POST /v1/sync`); `crated sync` runs when asked.
+    public var syncEnabled: Bool
     public var syncIntervalSeconds: Int
     public var syncStaleAfterDays: Int
     /// Where covers are kept; empty means `<database path without extension>-artwork` beside the
@@ -95,6 +97,7 @@ public struct CratedConfiguration: Sendable, Equatable {
         discogsRequestsPerMinute = try int("discogs.requestsPerMinute")
         discogsUnauthenticatedRequestsPerMinute = try int("discogs.unauthenticatedRequestsPerMinute")
         userAgent = try string("discogs.userAgent")
+        syncEnabled = try bool("sync.enabled")
         syncIntervalSeconds = try int("sync.intervalSeconds")
         syncStaleAfterDays = try int("sync.staleAfterDays")
         artworkDirectory = try string("artwork.directory")

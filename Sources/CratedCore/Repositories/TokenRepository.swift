@@ -122,6 +122,18 @@ extension AppDatabase {
         }
     }
 
+    /// The users, when none of them can get in: no token that opens the API and no password (for the
+    /// web client or an app's sign-in). Empty when someone can, or there are no users.
+    public func usersWithNoWayIn(now: Date = Date()) throws -> [String] {
+        try read { db in
+            let wayIn = try Bool.fetchOne(db, sql: """
+                SELECT EXISTS (SELECT 1 FROM api_token WHERE revoked_at IS NULL AND (expires_at IS NULL OR expires_at > ?))
+                    OR EXISTS (SELECT 1 FROM user_password)
+                """, arguments: [Timestamp.string(from: now)]) ?? false
+            return wayIn ? [] : try String.fetchAll(db, sql: "SELECT name FROM user ORDER BY id")
+        }
+    }
+
     /// Every token (or a user's), with its user's name and, for a web session's token, when the
     /// session ends.
     public func tokens(userName: String? = nil) throws -> [(token: APIToken, userName: String, sessionExpiresAt: String?)] {
