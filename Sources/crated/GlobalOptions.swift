@@ -44,11 +44,11 @@ struct GlobalOptions: ParsableArguments {
 
     /// Opens the database, creating it if there is none: for the commands that make one. A command
     /// closes it when done (`AppDatabase.close`), which leaves no `-wal` and `-shm` files behind.
-    /// The daemon, which may start at boot before its data disk is mounted, does not make a missing
-    /// folder (`makingItsFolder: false`): it would serve a new, empty database beneath the mount point.
-    func openDatabase(_ configuration: CratedConfiguration, makingItsFolder: Bool = true) throws -> AppDatabase {
+    /// A missing folder is not made: on a data disk not mounted yet (at boot, or for a nightly
+    /// import), a new database beneath the mount point would be written, and later served, unseen.
+    func openDatabase(_ configuration: CratedConfiguration) throws -> AppDatabase {
         let folder = URL(fileURLWithPath: configuration.databasePath).deletingLastPathComponent().path
-        if !makingItsFolder, !FileManager.default.fileExists(atPath: folder) {
+        if !FileManager.default.fileExists(atPath: folder) {
             throw CommandFailure("the folder of the database, \(folder), does not exist (is its disk mounted?); create it first, or name another database with --database")
         }
         do {

@@ -165,31 +165,17 @@ struct PipedFile {
     }
 }
 
-/// The files of a database that does not exist yet, and the folders made for it, to remove when
-/// what made them wrote nothing; nil when the database exists.
+/// The files of a database that does not exist yet, to remove when what made them wrote nothing;
+/// nil when the database exists.
 struct NewDatabaseFiles {
     let path: String
-    /// The folders missing too, innermost first (`AppDatabase.open` makes them).
-    let folders: [URL]
 
     init?(path: String) {
         guard !FileManager.default.fileExists(atPath: path) else { return nil }
         self.path = path
-        var folders: [URL] = []
-        var folder = URL(fileURLWithPath: path).deletingLastPathComponent()
-        while folder.path != "/", !FileManager.default.fileExists(atPath: folder.path) {
-            folders.append(folder)
-            folder = folder.deletingLastPathComponent()
-        }
-        self.folders = folders
     }
 
-    /// Removes the database's files, and the folders made for them while they hold nothing else.
     func remove() {
         for file in [path, path + "-wal", path + "-shm"] { try? FileManager.default.removeItem(atPath: file) }
-        for folder in folders {
-            guard (try? FileManager.default.contentsOfDirectory(atPath: folder.path))?.isEmpty == true else { return }
-            try? FileManager.default.removeItem(at: folder)
-        }
     }
 }

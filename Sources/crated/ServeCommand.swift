@@ -50,7 +50,7 @@ struct ServeCommand: AsyncParsableCommand {
         if configuration.syncEnabled, !DiscogsClientSettings(configuration: configuration).hasToken {
             logger.warning("\(DiscogsClientSettings.noTokenWarning)")
         }
-        let database = try global.openDatabase(configuration, makingItsFolder: false)
+        let database = try global.openDatabase(configuration)
         // One daemon a database (see ServeLock), held until the process ends.
         let lock: ServeLock
         do {

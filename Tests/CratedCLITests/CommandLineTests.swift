@@ -13,7 +13,7 @@ import Testing
         let installed = directory.url.appending(path: "opt/bin")
         let elsewhere = directory.url.appending(path: "home/someone")
         try FileManager.default.createDirectory(at: installed, withIntermediateDirectories: true)
-        try FileManager.default.createDirectory(at: elsewhere, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(at: elsewhere.appending(path: "data"), withIntermediateDirectories: true)
         let binary = installed.appending(path: "crated").path
         try FileManager.default.copyItem(atPath: Paths.cratedBinary, toPath: binary)
 
@@ -291,9 +291,9 @@ import Testing
         #expect(text.stdout.contains("created user 'third' (no user had that name)"), "\(text.stdout)")
     }
 
-    /// A dry run or a refused file writes nothing: a database made for it is removed again, with the
-    /// folder made for it, so a mistyped --database does not become an empty database that `export`
-    /// or `token` would take for the real one. An existing database stays, unchanged.
+    /// A dry run or a refused file writes nothing: a database made for it is removed again, so a
+    /// mistyped --database does not become an empty database that `export` or `token` would take for
+    /// the real one, and a missing folder is not made. An existing database stays, unchanged.
     @Test func anImportThatWritesNothingLeavesNoNewDatabase() throws {
         let directory = try TemporaryDirectory()
         let csv = Paths.ownFixture("sample-collection.csv")
@@ -302,10 +302,13 @@ import Testing
         let dryRun = try run(Paths.cratedBinary, ["import", csv, "--database", missing, "--dry-run"])
         #expect(dryRun.status == 0, "\(dryRun.stderr)")
         #expect(dryRun.stdout.contains("would create user"), "\(dryRun.stdout)")
-        let inNewFolder = directory.path("new/folder/crated.sqlite")
-        let refused = try run(Paths.cratedBinary, ["import", bad, "--database", inNewFolder])
+        let refused = try run(Paths.cratedBinary, ["import", bad, "--database", directory.path("fresh.sqlite")])
         #expect(refused.status != 0)
         #expect(refused.stderr.contains("rating"), "\(refused.stderr)")
+        let inNewFolder = directory.path("new/folder/crated.sqlite")
+        let noFolder = try run(Paths.cratedBinary, ["import", csv, "--database", inNewFolder])
+        #expect(noFolder.status != 0)
+        #expect(noFolder.stderr.contains("the folder of the database, \(directory.path("new/folder")), does not exist"), "\(noFolder.stderr)")
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.url.path).sorted() == ["bad.csv"])
         #expect(try run(Paths.cratedBinary, ["export", "--database", missing]).stderr.contains("there is no database"))
 

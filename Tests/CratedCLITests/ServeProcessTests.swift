@@ -313,6 +313,25 @@ import Testing
         #expect(served.stderr.contains("the folder of the database, \(directory.path("music-disk/crated")), does not exist (is its disk mounted?)"),
                 "\(served.stderr)")
         #expect(!FileManager.default.fileExists(atPath: directory.path("music-disk")))
+
+        // Nor does a command that makes a database: a nightly import would fill one beneath the mount point.
+        for command in [["import", Paths.ownFixture("sample-collection.csv")], ["migrate"], ["user", "add", "someone"],
+                        ["sync", "--no-linked"]] {
+            let refused = try run(Paths.cratedBinary, command + ["--database", database], environment: ["CRATED_DISCOGS_BASE_URL": "http://127.0.0.1:9"])
+            #expect(refused.status != 0, "\(command)")
+            #expect(refused.stderr.contains("the folder of the database, \(directory.path("music-disk/crated")), does not exist (is its disk mounted?)"),
+                    "\(command): \(refused.stderr)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: directory.path("music-disk")))
+
+        // The covers' folder likewise: made where it should be, its folder not.
+        let coversOnDisk = directory.path("covers-disk/crated-covers")
+        let servedCovers = try run(Paths.cratedBinary, ["serve", "--database", directory.path("crated.sqlite"), "--port", "0"],
+                                   environment: ["CRATED_DISCOGS_BASE_URL": "http://127.0.0.1:9", "CRATED_ARTWORK_DIRECTORY": coversOnDisk])
+        #expect(servedCovers.status != 0)
+        #expect(servedCovers.stderr.contains("artwork directory \(coversOnDisk) cannot be written: its folder \(directory.path("covers-disk")) does not exist (is its disk mounted?)"),
+                "\(servedCovers.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: directory.path("covers-disk")))
     }
 
     /// The default user's token is shown once: by the first start that serves, not by one that

@@ -49,6 +49,7 @@ public struct ArtworkFiles: Sendable {
 
     /// Creates the folders, proves a file can be written and removed, and clears `tmp/`.
     public func prepare() throws(ArtworkStorageError) {
+        try checkParentExists()
         for folder in [root, originals, variants, temporary] {
             do {
                 try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
@@ -65,11 +66,20 @@ public struct ArtworkFiles: Sendable {
     /// What `prepare` would find wrong, found without making or removing anything (for `crated
     /// artwork status`): a folder not there yet is fine when it could be made.
     public func check() throws(ArtworkStorageError) {
+        try checkParentExists()
         for folder in [root, originals, variants, temporary] {
             if let why = Self.whyNotMade(folder) { throw .notWritable(path: root, reason: why) }
         }
         // A full disk shows only in a write.
         if FileManager.default.fileExists(atPath: temporary) { try probeWrite() }
+    }
+
+    /// The directory is made where it should be, its folder not: a data disk not mounted yet would
+    /// otherwise fill the disk beneath its mount point with covers, up to the budget.
+    private func checkParentExists() throws(ArtworkStorageError) {
+        let parent = (root as NSString).deletingLastPathComponent
+        guard !parent.isEmpty, !FileManager.default.fileExists(atPath: parent) else { return }
+        throw .notWritable(path: root, reason: "its folder \(parent) does not exist (is its disk mounted?); create it first")
     }
 
     private func probeWrite() throws(ArtworkStorageError) {
