@@ -96,11 +96,11 @@ import Testing
     @Test func anUnknownKeyInTheFileIsRefusedNamed() async throws {
         let directory = try TemporaryDirectory()
         let typo = try directory.write("typo.json", #"{"discogs": {"tokn": "s3cret"}, "server": {"port": 7000}}"#)
-        await #expect(throws: ConfigurationError.unknownKey(key: "discogs.tokn", path: typo)) {
+        await #expect(throws: ConfigurationError.unknownKey(key: "discogs.tokn", path: typo, meant: "discogs.token")) {
             try await CratedConfiguration.load(configFile: typo, environment: [:])
         }
         let section = try directory.write("section.json", #"{"serve": {"port": 7000}}"#)
-        await #expect(throws: ConfigurationError.unknownKey(key: "serve.port", path: section)) {
+        await #expect(throws: ConfigurationError.unknownKey(key: "serve.port", path: section, meant: "server.port")) {
             try await CratedConfiguration.load(configFile: section, environment: [:])
         }
         // An empty section, a value or a list where a section goes, a section or null where a value goes.
@@ -125,8 +125,13 @@ import Testing
         }
         let notAnObject = try directory.write("list.json", "[1]")
         await #expect(throws: ConfigurationError.self) { try await CratedConfiguration.load(configFile: notAnObject, environment: [:]) }
-        let description = ConfigurationError.unknownKey(key: "discogs.tokn", path: typo).description
-        #expect(description.contains("'discogs.tokn'"))
+        // A setting put at the top, or in the wrong section: the one key of its name is meant.
+        let topLevel = try directory.write("top.json", #"{"port": 7000}"#)
+        await #expect(throws: ConfigurationError.unknownKey(key: "port", path: topLevel, meant: "server.port")) {
+            try await CratedConfiguration.load(configFile: topLevel, environment: [:])
+        }
+        let description = ConfigurationError.unknownKey(key: "discogs.tokn", path: typo, meant: "discogs.token").description
+        #expect(description.contains("has an unknown key 'discogs.tokn'; did you mean 'discogs.token'? (the keys"))
         // An installed binary has no Config/crated.json beside it to look in.
         #expect(description.contains("the Configuration table of crated's README") && !description.contains("Config/crated.json"))
     }
@@ -183,8 +188,16 @@ import Testing
         #expect(description == "environment variable CRATED_DISCOG_TOKEN is not one crated reads; did you mean CRATED_DISCOGS_TOKEN? "
                                + "(the variables are in the Configuration table of crated's README)")
 
-        let scripts = ["CRATED_URL", "CRATED_TOKEN", "CRATED_READ_TOKEN", "CRATED_OTHER_TOKEN", "CRATED_SHARED_FIXTURES", "CRATED_DISCOGS_FIXTURES",
-                       "CRATED_WEB_ARTEFACTS", "CRATED_DEV_DATA", "CRATED_BINARY", "CRATED_CCURL_SHIM_H", "CRATED_SERVER_PORT", "CRATEDX"]
+        // A name in a group's names that is none of them: the group's nearest is meant.
+        for (name, meant) in [("CRATED_DATABASE", "CRATED_DATABASE_PATH"), ("CRATED_SERVER_LISTEN_PORT", "CRATED_SERVER_PORT"),
+                              ("crated_artwork_dir", "CRATED_ARTWORK_DIRECTORY")] {
+            await #expect(throws: ConfigurationError.misspelledEnvironmentVariable(name: name.uppercased(), meant: meant)) {
+                try await CratedConfiguration.load(environment: [name: "1"])
+            }
+        }
+
+        let scripts = ["CRATED_URL", "CRATED_TOKEN", "CRATED_READ_TOKEN", "CRATED_OTHER_TOKEN", "CRATED_PASSWORD", "CRATED_SHARED_FIXTURES",
+                       "CRATED_TEST_ARTEFACTS", "CRATED_DEV_DATA", "CRATED_BINARY", "CRATED_CCURL_SHIM_H", "CRATED_SERVER_PORT", "CRATEDX"]
         let configuration = try await CratedConfiguration.load(environment: Dictionary(uniqueKeysWithValues: scripts.map { ($0, "7300") }))
         #expect(configuration.serverPort == 7300)
     }

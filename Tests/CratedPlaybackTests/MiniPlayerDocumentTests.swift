@@ -6,13 +6,10 @@ import Testing
 
 /// A real Discogs release (`GET /releases/1`, stored by joalla/discogs_client): tracklist A, B1, B2,
 /// C1, C2, D with `m:ss` durations and 600 px images.
-private let discogsRelease = URL(fileURLWithPath: ProcessInfo.processInfo.environment["CRATED_DISCOGS_FIXTURES"]
-    ?? "/work/shared/fixtures/discogs").appendingPathComponent("joalla-discogs_client_releases_1.json")
-
 @Suite struct MiniPlayerDocumentTests {
-    @Test(.enabled(if: FileManager.default.fileExists(atPath: discogsRelease.path),
-                   "the Discogs fixture joalla-discogs_client_releases_1.json is not on this machine"))
+    @Test(.needsSharedFixtures)
     func aRealReleasePlaysSideBySide() async throws {
+        let discogsRelease = URL(fileURLWithPath: try #require(Paths.sharedFixture("joalla-discogs_client_releases_1.json")))
         let release = try #require(
             try JSONSerialization.jsonObject(with: Data(contentsOf: discogsRelease)) as? [String: Any])
         let tracklist = try #require(release["tracklist"] as? [[String: Any]])

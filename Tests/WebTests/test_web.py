@@ -23,7 +23,7 @@ from selenium.common.exceptions import NoAlertPresentException, StaleElementRefe
 from selenium.webdriver.support.ui import Select, WebDriverWait  # noqa: E402
 
 ALBUMS = 2000
-ARTEFACTS = Path(os.environ.get("CRATED_WEB_ARTEFACTS", harness.ROOT / ".build/artefacts/web"))
+ARTEFACTS = Path(os.environ.get("CRATED_TEST_ARTEFACTS", harness.ROOT / ".build/artefacts/web"))
 SIZES = [  # (width, height, environment crated resolves with derived size classes)
     (390, 844, "iPhonePortrait"),
     (844, 390, "iPhoneLandscape"),

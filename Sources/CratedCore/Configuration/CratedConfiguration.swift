@@ -289,13 +289,26 @@ public struct CratedConfiguration: Sendable, Equatable {
         return settings
     }
 
+    /// The key an unknown one most likely means: one within two edits (`databse.path`), else the one
+    /// key of the same name in another section (`port`, `serve.port`: `server.port`).
+    static func keyMeant(by unknown: String) throws -> String? {
+        let keys = try flattened(embeddedDefaultsJSON()).keys.sorted()
+        let near = keys.map { (key: $0, distance: editDistance(Array($0.utf8), Array(unknown.utf8))) }
+            .filter { $0.distance <= 2 }.min { $0.distance < $1.distance }
+        if let near { return near.key }
+        let name = unknown.split(separator: ".").last.map(String.init) ?? unknown
+        let sameName = keys.filter { $0.split(separator: ".").last.map(String.init) == name }
+        return sameName.count == 1 ? sameName[0] : nil
+    }
+
     private static func check(_ settings: [String: Any], against defaults: [String: Any], under section: [String], path: String) throws {
         for (name, value) in settings.sorted(by: { $0.key < $1.key }) {
             let key = (section + [name]).joined(separator: ".")
             guard let expected = defaults[name] else {
                 // A misspelt section is named by its first setting, which says what was meant.
                 let first = (value as? [String: Any]).flatMap { flattened($0).keys.sorted().first }
-                throw ConfigurationError.unknownKey(key: first.map { "\(key).\($0)" } ?? key, path: path)
+                let unknown = first.map { "\(key).\($0)" } ?? key
+                throw ConfigurationError.unknownKey(key: unknown, path: path, meant: try keyMeant(by: unknown))
             }
             switch (expected, value) {
             case (let sectionDefaults as [String: Any], let given as [String: Any]):
@@ -336,20 +349,31 @@ public struct CratedConfiguration: Sendable, Equatable {
     }
 
     /// A `CRATED_` variable that crated does not read but that is one of its names mistyped (within two
-    /// edits, or the same but for underscores) would leave that setting at its default without a word,
-    /// as a typo in the file would: it is refused, with the name meant. Other `CRATED_` variables, such
-    /// as the test scripts' own, are none of crated's business. Names are matched in any case, as the
-    /// provider reads them.
+    /// edits, or the same but for underscores), or that is in a group's names (`CRATED_DATABASE`,
+    /// `CRATED_SERVER_LISTEN`), would leave a setting at its default without a word, as a typo in the
+    /// file would: it is refused, with the name meant. Other `CRATED_` variables, such as the test
+    /// scripts' own, are none of crated's business. Names are matched in any case, as the provider
+    /// reads them.
     private static func checkEnvironmentNames(_ environment: [String: String]) throws {
         let names = environment.keys.map { $0.uppercased() }.filter { $0.hasPrefix("CRATED_") }
         guard !names.isEmpty else { return }
-        let known = try environmentNames()
+        let keys = try flattened(embeddedDefaultsJSON()).keys
+        let known = Set(keys.map(environmentName(forKey:)) + ["CRATED_CONFIG"])
+        let groups = Set(keys.map { environmentName(forKey: String($0.prefix { $0 != "." })) })
+        func nearest(to name: String, among candidates: some Sequence<String>) -> (name: String, distance: Int)? {
+            candidates.map { (name: $0, distance: editDistance(Array($0.utf8), Array(name.utf8))) }
+                .min { ($0.distance, $0.name) < ($1.distance, $1.name) }
+        }
         for name in names.sorted() where !known.contains(name) {
             let withoutUnderscores = name.replacingOccurrences(of: "_", with: "")
-            let nearest = known.map { (name: $0, distance: editDistance(Array($0.utf8), Array(name.utf8))) }
-                .filter { $0.distance <= 2 || $0.name.replacingOccurrences(of: "_", with: "") == withoutUnderscores }
-                .min { ($0.distance, $0.name) < ($1.distance, $1.name) }
-            if let nearest { throw ConfigurationError.misspelledEnvironmentVariable(name: name, meant: nearest.name) }
+            let sameButUnderscores = known.filter { $0.replacingOccurrences(of: "_", with: "") == withoutUnderscores }
+            if let meant = nearest(to: name, among: sameButUnderscores) ?? nearest(to: name, among: known).flatMap({ $0.distance <= 2 ? $0 : nil }) {
+                throw ConfigurationError.misspelledEnvironmentVariable(name: name, meant: meant.name)
+            }
+            if let group = groups.first(where: { name == $0 || name.hasPrefix($0 + "_") }),
+               let meant = nearest(to: name, among: known.filter { $0.hasPrefix(group + "_") }) {
+                throw ConfigurationError.misspelledEnvironmentVariable(name: name, meant: meant.name)
+            }
         }
     }
 
@@ -421,7 +445,7 @@ public enum ConfigurationError: Error, CustomStringConvertible, Equatable {
     case unreadableFile(path: String)
     case malformedFile(path: String, reason: String)
     case invalidValue(key: String, reason: String)
-    case unknownKey(key: String, path: String)
+    case unknownKey(key: String, path: String, meant: String? = nil)
     case misspelledEnvironmentVariable(name: String, meant: String)
 
     public var description: String {
@@ -431,7 +455,8 @@ public enum ConfigurationError: Error, CustomStringConvertible, Equatable {
         case .unreadableFile(let path): "configuration file \(path) cannot be read by this user (check its permissions)"
         case .malformedFile(let path, let reason): "configuration file \(path) is not valid JSON\(reason.isEmpty ? "" : ": \(reason)")"
         case .invalidValue(let key, let reason): "configuration value '\(key)' \(reason)"
-        case .unknownKey(let key, let path): "configuration file \(path) has an unknown key '\(key)' (the keys are in the Configuration table of crated's README)"
+        case .unknownKey(let key, let path, let meant):
+            "configuration file \(path) has an unknown key '\(key)'\(meant.map { "; did you mean '\($0)'?" } ?? "") (the keys are in the Configuration table of crated's README)"
         case .misspelledEnvironmentVariable(let name, let meant):
             "environment variable \(name) is not one crated reads; did you mean \(meant)? (the variables are in the Configuration table of crated's README)"
         }
