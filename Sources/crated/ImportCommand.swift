@@ -65,6 +65,16 @@ struct ImportCommand: AsyncParsableCommand {
         } else {
             print(Self.describe(summary, database: configuration.databasePath))
         }
+        if let warning = Self.someoneElsesWarning(summary) { FileHandle.standardError.write(Data("crated: warning: \(warning)\n".utf8)) }
+    }
+
+    /// A file that shares no copy with the user's collection is likely another collector's, merged
+    /// into this user's (a database of one user takes it without `--user`): said, with how to import
+    /// it for another user.
+    static func someoneElsesWarning(_ s: ImportSummary) -> String? {
+        guard !s.userCreated, s.copiesNotInFile > 0, s.copiesAdded > 0, s.copiesUnchanged + s.copiesUpdated == 0 else { return nil }
+        return "none of this file's \(s.copiesAdded) copies were \(s.user)'s already, and none of \(s.user)'s \(s.copiesNotInFile) are in it: "
+            + "if it is another collector's, it \(s.dryRun ? "would be" : "was") added to \(s.user)'s collection (import it with --user NAME for another user)"
     }
 
     /// Imports `file` into the configured database; the database is closed when this returns.

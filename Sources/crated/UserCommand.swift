@@ -123,8 +123,12 @@ struct UserCommand: AsyncParsableCommand {
             let database = try global.openExistingDatabase(try await global.loadConfiguration())
             defer { try? database.close() }
             do {
+                let before = try database.user(named: name).flatMap { try database.linkedDiscogsUser(userId: $0.id!) }
                 let user = try database.linkDiscogsUser(discogsUser, toUserNamed: name)
-                print("linked \(user.name) to the Discogs user \(AppDatabase.validDiscogsUser(discogsUser) ?? discogsUser)")
+                let linked = AppDatabase.validDiscogsUser(discogsUser) ?? discogsUser
+                // The link it replaces is said: that collection is no longer theirs to bring in step.
+                let replaced = before.flatMap { $0.caseInsensitiveCompare(linked) == .orderedSame ? nil : $0 }
+                print("linked \(user.name) to the Discogs user \(linked)" + (replaced.map { ", in place of \($0)" } ?? ""))
             } catch let error as DiscogsLinkError {
                 throw CommandFailure(error.description)
             } catch let error as UserError {

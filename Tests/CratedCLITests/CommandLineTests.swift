@@ -179,6 +179,9 @@ import Testing
         #expect(try run(Paths.cratedBinary, ["user", "unlink", "collector", "--database", database]).stdout == "collector was linked to no Discogs user\n")
         #expect(try run(Paths.cratedBinary, ["user", "link", "alice", "dj-k", "--database", database]).status == 0)
         #expect(try run(Paths.cratedBinary, ["user", "list", "--database", database]).stdout == "collector\nalice (Discogs: dj-k)\n")
+        // Linking again says which link it replaces.
+        let relinked = try run(Paths.cratedBinary, ["user", "link", "alice", "dj-k-2", "--database", database])
+        #expect(relinked.stdout == "linked alice to the Discogs user dj-k-2, in place of dj-k\n", "\(relinked.stdout)\(relinked.stderr)")
     }
 
     /// A token is printed once at creation, listed by its prefix, and revoked by it; revoking it
@@ -208,7 +211,10 @@ import Testing
 
         let unknown = try run(Paths.cratedBinary, ["token", "revoke", "000000000000", "--database", database])
         #expect(unknown.status != 0)
-        #expect(unknown.stderr.contains("000000000000"), "\(unknown.stderr)")
+        #expect(unknown.stderr.contains("no token with the prefix '000000000000'\n"), "\(unknown.stderr)")
+        let short = try run(Paths.cratedBinary, ["token", "revoke", String(prefix.prefix(4)), "--database", database])
+        #expect(short.status != 0)
+        #expect(short.stderr.contains("(a prefix is the whole 12 characters crated token list shows)"), "\(short.stderr)")
 
         // A token made to expire lists the day it stops; one made without, "never".
         #expect(row.split(separator: " ", omittingEmptySubsequences: true).contains("never"), "\(row)")
@@ -249,6 +255,27 @@ import Testing
             #expect(refused.stderr.contains("invalid token label: one line of 1 to 100 characters, without control characters"), "\(refused.stderr)")
         }
         #expect(try run(Paths.cratedBinary, ["token", "list", "--database", database]).stdout == tokensBefore)
+    }
+
+    /// A file that shares no copy with the user's collection (another collector's export, taken
+    /// without --user by a database of one user) is imported, and said to be likely someone else's.
+    @Test func aFileSharingNoCopyWithTheUsersIsSaidToBeLikelySomeoneElses() throws {
+        let directory = try TemporaryDirectory()
+        let database = directory.path("c.sqlite")
+        #expect(try run(Paths.cratedBinary, ["import", Paths.ownFixture("sample-collection.csv"), "--database", database]).status == 0)
+        let friends = try directory.write("friend.csv", """
+            Catalog#,Artist,Title,Label,Format,Rating,Released,release_id,CollectionFolder,Date Added
+            F1,Friend Artist,Friend Album,Label,LP,,1990,990001,Uncategorized,2022-01-01 00:00:00
+            F2,Friend Artist,Second Album,Label,LP,,1991,990002,Uncategorized,2022-01-02 00:00:00
+            """)
+        let merged = try run(Paths.cratedBinary, ["import", friends, "--database", database])
+        #expect(merged.status == 0, "\(merged.stderr)")
+        #expect(merged.stderr.contains("warning: none of this file's 2 copies were collector's already, and none of collector's 20 are in it: "
+                                       + "if it is another collector's, it was added to collector's collection (import it with --user NAME for another user)"),
+                "\(merged.stderr)")
+        // The collector's own file again: nothing to say.
+        let again = try run(Paths.cratedBinary, ["import", Paths.ownFixture("sample-collection.csv"), "--database", database])
+        #expect(again.status == 0 && !again.stderr.contains("warning"), "\(again.stderr)")
     }
 
     /// `--user` names the owner, and makes them when there is none of that name: the summary says so,

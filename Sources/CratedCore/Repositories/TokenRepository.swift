@@ -65,7 +65,8 @@ public enum TokenError: Error, Equatable, CustomStringConvertible {
         case .expired(let at, let forIdleness):
             forIdleness ? "the token expired at \(at), unused for longer than the server keeps an app's sign-in; sign in again"
                         : "the token expired at \(at); ask the server's operator for a new one"
-        case .notFound(let prefix): "no token with the prefix '\(prefix)'"
+        case .notFound(let prefix):
+            "no token with the prefix '\(prefix)'\(prefix.count == 12 ? "" : " (a prefix is the whole 12 characters crated token list shows)")"
         case .notThisToken(let prefix): "the token given is not token \(prefix) (its secret differs): nothing revoked; give the prefix alone to revoke \(prefix)"
         case .invalidLabel(let reason): "invalid token label: \(reason)"
         }
