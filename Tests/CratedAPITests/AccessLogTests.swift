@@ -69,7 +69,8 @@ import Testing
             connection.send("POST /v1/crates HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(server.writeToken)\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{\"name\": ")
             connection.finishSending()
             _ = await connection.readUntilClosed(timeout: .seconds(5))
-            try await Task.sleep(for: .milliseconds(200))
+            // The line is written once the request is over, which the closed connection does not wait for.
+            try await waitUntil("the request's access line") { try log.lines().contains { $0.contains("POST /v1/crates") } }
         }
         let lines = try log.lines()
         let request = try #require(lines.first { $0.contains("POST /v1/crates") }, "\(lines)")
