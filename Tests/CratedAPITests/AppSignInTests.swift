@@ -45,6 +45,9 @@ import Testing
             let response = try await signIn(client, #"{"name":"collector","password":"\#(Self.password)","scope":"read"}"#)
             let issued = try response.decode(IssuedTokenDTO.self)
             #expect(issued.scope == "read" && issued.label == "signed in from an app")
+            // A device named with emoji joined by zero-width joiners signs in.
+            let emoji = try await signIn(client, #"{"name":"collector","password":"\#(Self.password)","label":"Dev \#u{1F468}\#u{200D}\#u{1F4BB} iPad"}"#)
+            #expect(try emoji.decode(IssuedTokenDTO.self).label == "Dev \u{1F468}\u{200D}\u{1F4BB} iPad")
             #expect(try await client.call(.get, "/v1/me", token: issued.token).status == .ok)
             #expect(try await client.call(.post, "/v1/crates", token: issued.token, json: #"{"name":"No"}"#).status == .forbidden)
             #expect(try await client.call(.delete, "/v1/crates/1", token: issued.token).status == .forbidden)

@@ -255,6 +255,11 @@ import Testing
             #expect(refused.stderr.contains("invalid token label: one line of 1 to 100 characters, without control characters"), "\(refused.stderr)")
         }
         #expect(try run(Paths.cratedBinary, ["token", "list", "--database", database]).stdout == tokensBefore)
+        // Emoji joined by zero-width joiners, and a subdivision flag's tags, are a device's name.
+        for name in ["Dev \u{1F468}\u{200D}\u{1F4BB} iPad", "\u{1F3F4}\u{E0067}\u{E0062}\u{E0065}\u{E006E}\u{E0067}\u{E007F} laptop"] {
+            let made = try run(Paths.cratedBinary, ["token", "create", "--user", "collector", "--name", name, "--database", database])
+            #expect(made.status == 0, "\(name.debugDescription): \(made.stderr)")
+        }
     }
 
     /// A file that shares no copy with the user's collection (another collector's export, taken

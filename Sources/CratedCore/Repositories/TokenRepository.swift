@@ -74,14 +74,23 @@ public enum TokenError: Error, Equatable, CustomStringConvertible {
 }
 
 /// What a token's label may be, from the command line or an app's sign-in: `crated token list`
-/// prints it, so it is one line without control or format characters (escapes, bidi overrides).
+/// prints it, so it is one line without control or format characters (escapes, bidi overrides),
+/// but for those that join emoji and letters (a device named "Dev 👨‍💻 iPad", a flag's tags).
 public enum TokenLabel {
     public static let rule = "one line of 1 to 100 characters, without control characters"
 
     public static func isAcceptable(_ label: String) -> Bool {
-        !label.isEmpty && label.count <= 100
-            && !label.unicodeScalars.contains { [.control, .format, .lineSeparator, .paragraphSeparator].contains($0.properties.generalCategory) }
+        !label.isEmpty && label.count <= 100 && !label.unicodeScalars.contains { scalar in
+            switch scalar.properties.generalCategory {
+            case .control, .lineSeparator, .paragraphSeparator: true
+            case .format: !joining.contains { $0.contains(scalar.value) }
+            default: false
+            }
+        }
     }
+
+    /// Zero-width non-joiner and joiner, and the tag characters of subdivision flags.
+    private static let joining: [ClosedRange<UInt32>] = [0x200C...0x200D, 0xE0020...0xE007F]
 }
 
 extension AppDatabase {
