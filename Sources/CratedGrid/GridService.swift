@@ -208,21 +208,22 @@ private struct PagePlan {
     /// played, whose page links to theirs: anything else is a 404 (as on the artist page), not an
     /// empty grid, so that no one learns which artists others own.
     func checkReferences(_ db: Database) throws {
-        var crates: [Int64] = []
-        var artists: [Int64] = []
+        // Each with the parameter that named it: the path's `id`, or a filter.
+        var crates: [(id: Int64, field: String)] = []
+        var artists: [(id: Int64, field: String)] = []
         switch request.scope {
-        case .crate(let id): crates.append(id)
-        case .artist(let id): artists.append(id)
+        case .crate(let id): crates.append((id, "id"))
+        case .artist(let id): artists.append((id, "id"))
         case .collection, .genre, .style, .search: break
         }
-        if let id = request.filters.crateId { crates.append(id) }
-        if let id = request.filters.artistId { artists.append(id) }
-        for id in crates {
+        if let id = request.filters.crateId { crates.append((id, "crate")) }
+        if let id = request.filters.artistId { artists.append((id, "artist")) }
+        for (id, field) in crates {
             guard try Row.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM crate WHERE id = ? AND user_id = ?"), arguments: [id, userId]) != nil else {
-                throw GridError.notFound("crate", "no crate \(id) in this collection")
+                throw GridError.notFound(field, "no crate \(id) in this collection")
             }
         }
-        for id in artists {
+        for (id, field) in artists {
             guard try Row.fetchOne(db.cachedStatement(sql: """
                 SELECT 1 FROM album_artist credit JOIN collection_album owned ON owned.album_id = credit.album_id
                 WHERE credit.artist_id = ?1 AND owned.user_id = ?2
@@ -236,7 +237,7 @@ private struct PagePlan {
                 WHERE artist.id = ?1 AND owned.user_id = ?2
                 LIMIT 1
                 """), arguments: [id, userId]) != nil || Artist.isOnAnAlbumPlayed(by: userId, artistId: id, in: db) else {
-                throw GridError.notFound("artist", "no artist \(id) in this collection")
+                throw GridError.notFound(field, "no artist \(id) in this collection")
             }
         }
     }

@@ -266,7 +266,7 @@ import Testing
             #expect(foreignCopy.status == .notFound)
             #expect(try await client.call(.get, "/v1/crates/\(id)", token: server.aliceToken).status == .notFound)
             #expect(try await client.call(.post, "/v1/crates/\(id)/copies", token: server.writeToken, json: #"{"copyIds": []}"#).status == .unprocessableContent)
-            #expect(try await client.call(.post, "/v1/crates/\(id)/copies", token: server.writeToken, json: #"{"copyIds": [-1]}"#).status == .notFound)
+            #expect(try await client.call(.post, "/v1/crates/\(id)/copies", token: server.writeToken, json: #"{"copyIds": [-1]}"#).status == .unprocessableContent)
             #expect(try await client.call(.post, "/v1/crates/\(id)/copies", token: server.writeToken, json: #"{"copyIds": ["1"]}"#).status == .badRequest)
             for json in [#"{"copyIds": [1e300]}"#, #"{"copyIds": [1.5]}"#, #"{"copyIds": [99999999999999999999999]}"#] {
                 let notAnId = try await client.call(.post, "/v1/crates/\(id)/copies", token: server.writeToken, json: json)
@@ -323,6 +323,12 @@ import Testing
             let tooMany = "{\"albumIds\": [\(Array(repeating: String(third), count: 1001).joined(separator: ","))]}"
             #expect(try await add(tooMany, server.writeToken).status == .unprocessableContent)
             #expect(try await add(#"{"albumIds": ["1"]}"#, server.writeToken).status == .badRequest)
+            for ids in ["[0]", "[-1]"] {
+                let notAnId = try await add("{\"albumIds\": \(ids)}", server.writeToken)
+                #expect(notAnId.status == .unprocessableContent && notAnId.error?.field == "albumIds", "\(ids)")
+                let notACopy = try await client.call(.post, "/v1/crates/\(id)/copies", token: server.writeToken, json: "{\"copyIds\": \(ids)}")
+                #expect(notACopy.status == .unprocessableContent && notACopy.error?.field == "copyIds", "\(ids)")
+            }
             #expect(try await add(#"{"albumIds": [1], "copyIds": [1]}"#, server.writeToken).status == .badRequest)
             #expect(try await add("{\"albumIds\": [\(third)]}", server.readToken).status == .forbidden)
             // Another user's crate is not there for them.

@@ -82,7 +82,11 @@ import Testing
         try await server.test { client in
             let crate = try await client.decoded(GridPage.self, "/v1/grid/crates/\(jazz)?layout=iPhonePortrait", token: server.readToken)
             #expect(crate.total == 3)
-            #expect(try await client.call(.get, "/v1/grid/crates/\(alicesCrate)", token: server.readToken).status == .notFound)
+            // The path's id is what is not found; a filter's, the filter.
+            let othersCrate = try await client.call(.get, "/v1/grid/crates/\(alicesCrate)", token: server.readToken)
+            #expect(othersCrate.status == .notFound && othersCrate.error?.field == "id")
+            let othersFilter = try await client.call(.get, "/v1/grid/collection?crate=\(alicesCrate)", token: server.readToken)
+            #expect(othersFilter.status == .notFound && othersFilter.error?.field == "crate")
             // A genre or style on none of the user's albums, as on the genre page.
             for path in ["/v1/grid/genres/No%20Such%20Genre", "/v1/grid/styles/Nope"] {
                 let missing = try await client.call(.get, path, token: server.readToken)

@@ -228,6 +228,7 @@ extension AppDatabase {
             _ = try Self.crate(db, id: id, userId: userId)
             guard !albumIds.isEmpty else { throw CollectionError.invalid(field: "albumIds", message: "albumIds must name at least one album") }
             guard albumIds.count <= 1000 else { throw CollectionError.invalid(field: "albumIds", message: "at most 1000 albums at once") }
+            guard albumIds.allSatisfy({ $0 > 0 }) else { throw CollectionError.invalid(field: "albumIds", message: "album ids are positive integers") }
             var copyIds: [Int64] = []
             for albumId in albumIds {
                 let copies = try Row.fetchAll(db.cachedStatement(sql: """
@@ -479,6 +480,7 @@ extension AppDatabase {
     static func ensureCopiesBelong(_ db: Database, copyIds: [Int64], userId: Int64) throws {
         guard !copyIds.isEmpty else { throw CollectionError.invalid(field: "copyIds", message: "copyIds must name at least one copy") }
         guard copyIds.count <= 1000 else { throw CollectionError.invalid(field: "copyIds", message: "at most 1000 copies at once") }
+        guard copyIds.allSatisfy({ $0 > 0 }) else { throw CollectionError.invalid(field: "copyIds", message: "copy ids are positive integers") }
         let unique = Array(Set(copyIds))
         let owned = Set(try Int64.fetchAll(db, sql: "SELECT id FROM collection_item WHERE user_id = ? AND id IN (\(databaseQuestionMarks(count: unique.count)))",
                                            arguments: StatementArguments([userId] + unique)))
