@@ -12,12 +12,15 @@ import Testing
     static let albums: [(artist: String, title: String)] = [
         ("Røyksopp", "Melody A.M."), ("Hildur Guðnadóttir", "Chernobyl"), ("Chœur Des Moines", "Gregorian Chants"),
         ("Kraftwerk", "Straße"), ("Łona", "Nic Dziwnego"), ("Þursaflokkurinn", "Hinn Íslenzki Þursaflokkur"), ("Ætherial", "ﬁnal"),
+        ("Ωμέγα", "Ελληνικά Τραγούδια"),
     ]
     static let searches: [(text: String, title: String)] = [
         ("royksopp", "Melody A.M."), ("Røyksopp", "Melody A.M."), ("ROYK", "Melody A.M."),
         ("gudnadottir", "Chernobyl"), ("Guðnadóttir", "Chernobyl"), ("choeur", "Gregorian Chants"), ("chœur", "Gregorian Chants"),
         ("strasse", "Straße"), ("straße", "Straße"), ("lona", "Nic Dziwnego"), ("thursaflokkurinn", "Hinn Íslenzki Þursaflokkur"),
         ("islenzki", "Hinn Íslenzki Þursaflokkur"), ("aetherial final", "ﬁnal"),
+        ("ωμεγα", "Ελληνικά Τραγούδια"), ("Ωμέγα", "Ελληνικά Τραγούδια"), ("ελληνικα τραγουδια", "Ελληνικά Τραγούδια"),
+        ("ΤΡΑΓΟΥΔΙΑ", "Ελληνικά Τραγούδια"),
     ]
 
     func export(in directory: TemporaryDirectory) throws -> String {
@@ -78,6 +81,29 @@ import Testing
         try expectEverySearchFinds(database)
         let spelled = try database.reader.read { db in try String.fetchOne(db, sql: "SELECT artists FROM album_search WHERE title = 'Chernobyl'") }
         #expect(spelled == "Hildur Gudnadóttir", "ð spelled out; ó is left to the tokenizer, which folds it")
+    }
+
+    /// Migration 0040 writes again the rows with Greek text, indexed before it with their accents,
+    /// which the tokenizer keeps: `ωμεγα` finds `Ωμέγα` after it.
+    @Test func migration0040WritesGreekRowsWithoutTheirAccents() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("crated.sqlite")
+        let before = Migration.embedded(before: "0040")
+        _ = try DiscogsImporter(database: try AppDatabase.open(path: path, migrations: before)).importFile(at: export(in: directory))
+        let old = try AppDatabase.open(path: path, migrations: before)
+        try old.writer.write { db in
+            try db.execute(sql: "UPDATE album_search SET title = 'Ελληνικά Τραγούδια', artists = 'Ωμέγα' WHERE title LIKE 'Ελληνικ%'")
+        }
+        #expect(try !Self.indexFinds(old, "ωμεγα"))
+        let untouched = try old.reader.read { db in
+            try Row.fetchAll(db, sql: "SELECT rowid, * FROM album_search WHERE title NOT LIKE 'Ελληνικ%' ORDER BY rowid")
+        }
+
+        let database = try AppDatabase.open(path: path)
+        try expectEverySearchFinds(database)
+        #expect(try database.reader.read { db in
+            try Row.fetchAll(db, sql: "SELECT rowid, * FROM album_search WHERE title NOT LIKE 'Ελληνικ%' ORDER BY rowid")
+        } == untouched, "only the Greek row is written again")
     }
 
     /// An album's artists credited under other names are searchable by their own; names the credit

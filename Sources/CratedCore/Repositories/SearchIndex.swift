@@ -304,8 +304,9 @@ public enum SearchText {
 
     /// Spells out the letters that FTS5's unicode61 tokenizer keeps apart from the ones a collector
     /// types for them, as they have no decomposition to fold (`remove_diacritics` folds `é` and `ö`,
-    /// not these): `Røyksopp` is found by `royksopp`, `Guðnadóttir` by `gudnadottir`, `Chœur` by
-    /// `choeur`, `Straße` by `strasse`. The indexed text and a search's words both pass through it.
+    /// not these), or whose accents it folds in Latin letters only: `Røyksopp` is found by
+    /// `royksopp`, `Guðnadóttir` by `gudnadottir`, `Chœur` by `choeur`, `Straße` by `strasse`,
+    /// `Ωμέγα` by `ωμεγα`. The indexed text and a search's words both pass through it.
     public static func spelledOut(_ text: String) -> String {
         if text.utf8.isASCII || !text.unicodeScalars.contains(where: { spelling(of: $0) != nil }) { return text }
         var result = String.UnicodeScalarView()
@@ -349,6 +350,22 @@ public enum SearchText {
         case "ﬃ": return "ffi"
         case "ﬄ": return "ffl"
         case "ﬅ", "ﬆ": return "st"
+        // Greek with tonos or dialytika, and the final sigma: as Greek is typed without them.
+        case "ά": return "α"
+        case "Ά": return "Α"
+        case "έ": return "ε"
+        case "Έ": return "Ε"
+        case "ή": return "η"
+        case "Ή": return "Η"
+        case "ί", "ϊ", "ΐ": return "ι"
+        case "Ί", "Ϊ": return "Ι"
+        case "ό": return "ο"
+        case "Ό": return "Ο"
+        case "ύ", "ϋ", "ΰ": return "υ"
+        case "Ύ", "Ϋ": return "Υ"
+        case "ώ": return "ω"
+        case "Ώ": return "Ω"
+        case "ς": return "σ"
         default: return nil
         }
     }

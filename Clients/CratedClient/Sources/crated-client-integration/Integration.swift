@@ -60,6 +60,11 @@ import OpenAPIRuntime
             let page = try await client.getCollectionGrid(query: .init(layout: environment)).ok.body.json
             checks.expect(page.layout.environment == environment, "the \(environment.rawValue) grid page has layout \(page.layout.environment)")
         }
+        // Sized by the grid's container, as the README's example asks: the columns and item width it draws.
+        let sized = Operations.getCollectionGrid.Input.Query(layout: .iPhonePortrait, width: 393, height: 852, scale: 3)
+        let sizedLayout = try await client.getCollectionGrid(query: sized).ok.body.json.layout
+        checks.expect(sizedLayout.columns == 2 && abs(sizedLayout.itemWidth - 176.5) < 0.001,
+                      "393 points wide gave \(sizedLayout.columns) columns of \(sizedLayout.itemWidth)")
     }
 
     /// The whole collection by `next` cursors, each album once; an unchanged page answers 304 to its ETag.
