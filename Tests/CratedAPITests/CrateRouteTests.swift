@@ -335,6 +335,21 @@ import Testing
             #expect(try await add("{\"albumIds\": [\(alicesOnly)]}", server.aliceToken).status == .notFound)
             #expect(try await client.call(.post, "/v1/crates/999999/albums", token: server.writeToken, json: "{\"albumIds\": [\(third)]}").status == .notFound)
             #expect(try await items().count == 2)
+
+            // Out again by album, as a client editing the crate from its grid does: every copy of it.
+            let secondCopy = copiesByAlbum[twoCopies]![1]
+            #expect(try await client.call(.post, "/v1/crates/\(id)/copies", token: server.writeToken, json: "{\"copyIds\": [\(secondCopy)]}").status == .ok)
+            #expect(try await items().count == 3)
+            #expect(try await client.call(.delete, "/v1/crates/\(id)/albums/\(twoCopies)", token: server.readToken).status == .forbidden)
+            #expect(try await client.call(.delete, "/v1/crates/\(id)/albums/\(twoCopies)", token: server.aliceToken).status == .notFound)
+            #expect(try await items().count == 3)
+            #expect(try await client.call(.delete, "/v1/crates/\(id)/albums/\(twoCopies)", token: server.writeToken).status == .noContent)
+            #expect(try await items() == [copiesByAlbum[second]![0]])
+            let again = try await client.call(.delete, "/v1/crates/\(id)/albums/\(twoCopies)", token: server.writeToken)
+            #expect(again.status == .notFound && again.error?.message.contains("album \(twoCopies) in crate \(id)") == true)
+            for bad in ["0", "-1", "x"] {
+                #expect(try await client.call(.delete, "/v1/crates/\(id)/albums/\(bad)", token: server.writeToken).status == .badRequest, "\(bad)")
+            }
         }
     }
 

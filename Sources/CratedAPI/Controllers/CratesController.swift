@@ -20,6 +20,7 @@ struct CratesController {
             .put(":id/copies", use: reorder)
             .patch(":id/copies/:copyId", use: moveCopy)
             .delete(":id/copies/:copyId", use: removeCopy)
+            .delete(":id/albums/:albumId", use: removeAlbum)
     }
 
     @Sendable func list(request: Request, context: AppRequestContext) async throws -> CrateListDTO {
@@ -135,6 +136,13 @@ struct CratesController {
     @Sendable func removeCopy(request: Request, context: AppRequestContext) async throws -> HTTPResponse.Status {
         let principal = try context.requirePrincipal()
         try await database.removeFromCrate(id: try context.id("id"), userId: principal.userId, copyId: try context.id("copyId"))
+        return .noContent
+    }
+
+    /// Every copy of an album out of the crate, for a client that edits the crate from its grid.
+    @Sendable func removeAlbum(request: Request, context: AppRequestContext) async throws -> HTTPResponse.Status {
+        let principal = try context.requirePrincipal()
+        try await database.removeAlbumFromCrate(id: try context.id("id"), userId: principal.userId, albumId: try context.id("albumId"))
         return .noContent
     }
 }

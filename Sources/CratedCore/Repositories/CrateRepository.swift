@@ -267,6 +267,22 @@ extension AppDatabase {
         }
     }
 
+    /// Takes every copy of the album out of the crate: a grid of the crate lists albums, and a client
+    /// editing it from the grid has no copy ids. Returns how many were taken out.
+    @discardableResult
+    public func removeAlbumFromCrate(id: Int64, userId: Int64, albumId: Int64) async throws -> Int {
+        try await write { db in
+            _ = try Self.crate(db, id: id, userId: userId)
+            try db.execute(sql: """
+                DELETE FROM crate_item WHERE crate_id = ? AND item_id IN (SELECT id FROM collection_item WHERE user_id = ? AND album_id = ?)
+                """, arguments: [id, userId, albumId])
+            let removed = db.changesCount
+            guard removed > 0 else { throw CollectionError.notFound("album \(albumId) in crate \(id)") }
+            try Self.touchCrate(db, id: id)
+            return removed
+        }
+    }
+
     /// Puts the crate's copies in the given order, which must name each of them exactly once.
     public func reorderCrate(id: Int64, userId: Int64, copyIds: [Int64]) async throws {
         try await write { db in

@@ -148,6 +148,13 @@ import OpenAPIRuntime
         if case .notFound = try await client.addAlbumsToCrate(path: .init(id: crate.id), body: .json(.init(albumIds: [999_999_999]))) {} else {
             checks.fail("an album not in the collection was not a 404")
         }
+        // And out again by album, as an edit from the crate's grid does.
+        _ = try await client.removeAlbumFromCrate(path: .init(id: crate.id, albumId: thirdAlbum)).noContent
+        let left = try await client.getCrate(path: .init(id: crate.id)).ok.body.json.items.map(\.album.id)
+        checks.expect(!left.contains(thirdAlbum), "the album taken out is still in the crate: \(left)")
+        if case .notFound = try await client.removeAlbumFromCrate(path: .init(id: crate.id, albumId: thirdAlbum)) {} else {
+            checks.fail("an album no longer in the crate was not a 404")
+        }
         _ = try await client.deleteCrate(path: .init(id: crate.id)).noContent
         if case .notFound = try await client.getCrate(path: .init(id: crate.id)) {} else { checks.fail("a deleted crate did not answer 404") }
     }
