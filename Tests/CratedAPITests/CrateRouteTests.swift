@@ -116,6 +116,8 @@ import Testing
                 (#"{"name": null}"#, .badRequest, "name"),
                 (#"{"title": "x"}"#, .badRequest, "title"),
                 (#"{"name": "ok", "extra": 1}"#, .badRequest, "extra"),
+                // Which of two values was meant is not known: neither is taken.
+                (#"{"name": "Dub", "name": "Dub Plates"}"#, .badRequest, "name"),
             ]
             for (json, status, field) in cases {
                 let response = try await client.call(.post, "/v1/crates", token: server.writeToken, json: json)

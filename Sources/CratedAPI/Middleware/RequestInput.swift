@@ -112,6 +112,10 @@ extension Request {
         if let unknown = dictionary.keys.sorted().first(where: { !Body.fields.contains($0) }) {
             throw APIError.badBody("unknown field '\(unknown)'; this body takes \(Body.fields.sorted().joined(separator: ", "))", field: unknown)
         }
+        // The parser keeps one of the two values without a word: which was meant is not known.
+        if let twice = firstDuplicateKey(inJSON: data) {
+            throw APIError.badBody("\(twice) is given twice; give it once", field: twice.split(separator: ".").first.map(String.init))
+        }
         do {
             return try JSONDecoder().decode(Body.self, from: data)
         } catch let DecodingError.typeMismatch(_, context) {

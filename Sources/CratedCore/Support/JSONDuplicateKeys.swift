@@ -1,10 +1,10 @@
 import Foundation
 
 /// The first key given twice in one object of a JSON text, by its dotted path (`server.port`), or
-/// nil. JSON parsers keep one of the two without a word, so a setting edited in one place could be
-/// overridden by a forgotten copy further down. The text must already have parsed: this only walks
-/// its strings and brackets.
-func firstDuplicateKey(inJSON data: Data) -> String? {
+/// nil. JSON parsers keep one of the two without a word: a setting edited in one place could be
+/// overridden by a forgotten copy further down, a request's field take the value not meant. The
+/// text must already have parsed: this only walks its strings and brackets.
+public func firstDuplicateKey(inJSON data: Data) -> String? {
     /// One open object or array: the keys the object has had, and the key whose value is being read.
     struct Container {
         var isObject: Bool
