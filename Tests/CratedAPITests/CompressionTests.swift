@@ -38,6 +38,10 @@ import Testing
             // The weak tag brings a 304, which carries it.
             let again = try await get(client, uri, token: server.readToken, [.acceptEncoding: "gzip", .ifNoneMatch: "W/" + strong])
             #expect(again.status == .notModified && again.headers[.eTag] == "W/" + strong)
+            // And says what the answer it stands for varies by, as that answer does, whatever was accepted.
+            #expect(again.headers[.vary] == "Accept-Encoding")
+            let plainAgain = try await get(client, uri, token: server.readToken, [.ifNoneMatch: strong])
+            #expect(plainAgain.status == .notModified && plainAgain.headers[.vary] == "Accept-Encoding" && plainAgain.headers[.eTag] == strong)
         }
     }
 

@@ -14,8 +14,10 @@ struct ResponseCompressionMiddleware<Context: RequestContext>: RouterMiddleware 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         var response = try await next(request, context)
         guard Self.compressible(response.headers[.contentType]), response.headers[.contentEncoding] == nil else {
-            if response.status == .notModified, Self.acceptsGzip(request), !request.uri.path.hasPrefix("/v1/artwork/") {
-                response.headers[.eTag] = response.headers[.eTag].map(Self.weakened)
+            // A 304 stands for the answer it revalidates, which varies by encoding (RFC 9110, 15.4.5).
+            if response.status == .notModified, !request.uri.path.hasPrefix("/v1/artwork/") {
+                response.headers[.vary] = response.headers[.vary].map { $0 + ", Accept-Encoding" } ?? "Accept-Encoding"
+                if Self.acceptsGzip(request) { response.headers[.eTag] = response.headers[.eTag].map(Self.weakened) }
             }
             return response
         }
