@@ -1,4 +1,5 @@
 @testable import CratedAPI
+import CompressNIO
 import CratedTestSupport
 import Crypto
 import Foundation
@@ -70,6 +71,28 @@ import Testing
             // A name the page does not use, or an asset under its plain name, is gone.
             #expect(try await client.call(.get, "/assets/app.js", token: nil).status == .notFound)
             #expect(try await client.call(.get, "/assets/app.0000000000.js", token: nil).status == .notFound)
+        }
+    }
+
+    /// A browser that accepts gzip gets the files and the page gzipped, each the same bytes once
+    /// decoded; one that does not gets them as they are. Both are told the answer varies by it.
+    @Test func filesAndThePageAreGzippedForABrowserThatAcceptsIt() async throws {
+        let server = try TestServer()
+        let paths = ["/", "/collection"] + Self.assetNames(in: WebAssets.shared.page).map { "/assets/\($0)" }
+        try await server.test { client in
+            var plainBytes = 0, gzippedBytes = 0
+            for path in paths {
+                let plain = try await client.execute(uri: path, method: .get) { ($0.headers, $0.body) }
+                let gzipped = try await client.execute(uri: path, method: .get, headers: [.acceptEncoding: "gzip, deflate, br"]) { ($0.headers, $0.body) }
+                #expect(plain.0[.contentEncoding] == nil && plain.0[.vary] == "Accept-Encoding", "\(path)")
+                #expect(gzipped.0[.contentEncoding] == "gzip" && gzipped.0[.vary] == "Accept-Encoding", "\(path)")
+                #expect(gzipped.0[.contentLength] == "\(gzipped.1.readableBytes)", "\(path)")
+                var body = gzipped.1
+                #expect(try body.decompress(with: .gzip()) == plain.1, "\(path)")
+                plainBytes += plain.1.readableBytes
+                gzippedBytes += gzipped.1.readableBytes
+            }
+            #expect(gzippedBytes * 2 < plainBytes, "\(gzippedBytes) of \(plainBytes) bytes")
         }
     }
 

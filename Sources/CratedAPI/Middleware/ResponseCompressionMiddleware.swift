@@ -5,8 +5,8 @@ import NIOCore
 /// gzip for the JSON (and the YAML document) a client accepts it for (`Accept-Encoding: gzip`, as
 /// URLSession and browsers send it): a grid page comes to a third of its size or less, which a
 /// phone away from the home network feels. zlib's fastest level: level 4 saved a tenth more bytes
-/// for 1.5x the CPU. Answers under a kilobyte, event streams, covers and the web client's files go
-/// as they are. A compressed answer's `ETag` is weakened (`W/"..."`, as RFC 9110 has it for another
+/// for 1.5x the CPU. Answers under a kilobyte, event streams and covers go as they are (the web
+/// client's files are gzipped once, by `WebAssets`). A compressed answer's `ETag` is weakened (`W/"..."`, as RFC 9110 has it for another
 /// encoding of the same content): `If-None-Match` is compared weakly, so it still brings a 304.
 struct ResponseCompressionMiddleware<Context: RequestContext>: RouterMiddleware {
     static var minimumBytes: Int { 1024 }

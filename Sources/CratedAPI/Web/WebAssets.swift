@@ -1,3 +1,4 @@
+import CompressNIO
 import Crypto
 import Foundation
 import Hummingbird
@@ -16,6 +17,9 @@ struct WebAssets: Sendable {
         let hashedName: String
         let contentType: String
         let body: ByteBuffer
+        /// The body gzipped once, for a browser that accepts it: the files are most of a first
+        /// visit's bytes, and text a third of its size or less gzipped.
+        let gzipped: ByteBuffer?
         let text: String
     }
 
@@ -25,6 +29,7 @@ struct WebAssets: Sendable {
     let hashedNames: [String: String]
     /// The page, with every asset named by its hashed name.
     let page: String
+    let gzippedPage: ByteBuffer?
     /// References that could not be given a hashed name (a cycle of imports): empty unless the
     /// files have a bug; a test holds it empty.
     let unresolved: [String]
@@ -78,12 +83,21 @@ struct WebAssets: Sendable {
         for name in names {
             guard let hashedName = hashed[name], let text = rewritten[name] else { continue }
             assets[hashedName] = Asset(name: name, hashedName: hashedName, contentType: Self.contentType(of: name),
-                                       body: ByteBuffer(string: text), text: text)
+                                       body: ByteBuffer(string: text), gzipped: Self.gzipped(text), text: text)
         }
         self.assets = assets
         self.hashedNames = hashed
         self.page = page
+        self.gzippedPage = Self.gzipped(page)
         self.unresolved = unresolved
+    }
+
+    /// `text` gzipped at zlib's best level (once, at start), or nil when that saves nothing.
+    static func gzipped(_ text: String) -> ByteBuffer? {
+        var buffer = ByteBuffer(string: text)
+        guard let compressed = try? buffer.compress(with: .gzip(configuration: .init(compressionLevel: .bestCompression))),
+              compressed.readableBytes < text.utf8.count else { return nil }
+        return compressed
     }
 
     /// How one file names another, in the forms the files use: quoted relative module paths and

@@ -31,12 +31,12 @@ struct WebClientMiddleware: RouterMiddleware {
             guard let asset = assets.assets[String(path.dropFirst("/assets/".count))] else {
                 throw APIError.notFound("no asset \(path); the page names its files by content hash, so an old name is gone")
             }
-            return response(request, body: asset.body, headers: [
+            return response(request, body: asset.body, gzipped: asset.gzipped, headers: [
                 .contentType: asset.contentType, .cacheControl: Self.immutable, .init("X-Content-Type-Options")!: "nosniff",
             ])
         }
         guard Self.isPagePath(path) else { return try await next(request, context) }
-        return response(request, body: ByteBuffer(string: assets.page), headers: Self.pageHeaders)
+        return response(request, body: ByteBuffer(string: assets.page), gzipped: assets.gzippedPage, headers: Self.pageHeaders)
     }
 
     static func isPagePath(_ path: String) -> Bool {
@@ -61,8 +61,18 @@ struct WebClientMiddleware: RouterMiddleware {
         .init("X-Frame-Options")!: "DENY",
     ]
 
-    private func response(_ request: Request, body: ByteBuffer, headers: HTTPFields) -> Response {
+    /// `gzipped` when there is one and the request accepts it, else `body`.
+    private func response(_ request: Request, body: ByteBuffer, gzipped: ByteBuffer?, headers: HTTPFields) -> Response {
         var headers = headers
+        var body = body
+        if let gzipped {
+            // Caches between keep one copy per encoding.
+            headers[.vary] = "Accept-Encoding"
+            if ResponseCompressionMiddleware<Context>.acceptsGzip(request) {
+                body = gzipped
+                headers[.contentEncoding] = "gzip"
+            }
+        }
         headers[.contentLength] = "\(body.readableBytes)"
         return Response(status: .ok, headers: headers, body: request.method == .head ? .init() : .init(byteBuffer: body))
     }
