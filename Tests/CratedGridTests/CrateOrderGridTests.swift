@@ -184,7 +184,7 @@ import Testing
             try fixture.base.page(["sort": "position"])
         }
         // Someone else's crate is not found, in its order as in any other.
-        #expect(throws: GridError.notFound("crate", "no crate \(fixture.base.othersCrate) in this collection")) {
+        #expect(throws: GridError.notFound("id", "no crate \(fixture.base.othersCrate) in this collection")) {
             try fixture.base.page([:], scope: .crate(id: fixture.base.othersCrate))
         }
     }

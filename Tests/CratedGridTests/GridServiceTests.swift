@@ -195,18 +195,19 @@ import Testing
 
     @Test func someoneElsesCrateAndAMissingArtistAreNotFound() throws {
         let fixture = try Fixture()
-        #expect(throws: GridError.notFound("crate", "no crate \(fixture.othersCrate) in this collection")) {
+        // Named by the parameter that gave it: the path's id for a grid's own, the filter's name.
+        #expect(throws: GridError.notFound("id", "no crate \(fixture.othersCrate) in this collection")) {
             try fixture.page(scope: .crate(id: fixture.othersCrate))
         }
         #expect(throws: GridError.notFound("crate", "no crate 4242 in this collection")) {
             try fixture.page(["crate": "4242"])
         }
-        #expect(throws: GridError.notFound("artist", "no artist 4242 in this collection")) {
+        #expect(throws: GridError.notFound("id", "no artist 4242 in this collection")) {
             try fixture.page(scope: .artist(id: 4242))
         }
         // ABBA is on the other user's album only: answered as a missing artist, as grid and filter.
         let abba = try fixture.temporary.database.reader.read { db in try Int64.fetchOne(db, sql: "SELECT id FROM artist WHERE name = 'ABBA'")! }
-        #expect(throws: GridError.notFound("artist", "no artist \(abba) in this collection")) {
+        #expect(throws: GridError.notFound("id", "no artist \(abba) in this collection")) {
             try fixture.page(scope: .artist(id: abba))
         }
         #expect(throws: GridError.notFound("artist", "no artist \(abba) in this collection")) {
