@@ -302,8 +302,9 @@ import Testing
         #expect(!served.stderr.contains("could not mark idle"), "\(served.stderr)")
     }
 
-    /// A data disk not mounted yet at boot leaves the database's folder missing: serve says so and
-    /// makes nothing, where it would have served a new, empty database beneath the mount point.
+    /// A data disk not mounted yet leaves the database's folder missing: serve, and every command that
+    /// makes a database, says so and makes nothing, where a new database would have been written, and
+    /// served, beneath the mount point. The covers' folder likewise.
     @Test func aMissingDatabaseFolderIsRefusedNotMade() async throws {
         let directory = try TemporaryDirectory()
         let database = directory.path("music-disk/crated/crated.sqlite")
