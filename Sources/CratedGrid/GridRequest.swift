@@ -4,8 +4,8 @@ public enum GridScope: Sendable, Hashable {
     case collection
     /// The albums with a copy in one of the user's crates.
     case crate(id: Int64)
-    /// The albums crediting an artist.
-    case artist(id: Int64)
+    /// An artist's albums, as their page lists them in `role`: their own by default.
+    case artist(id: Int64, role: ArtistGridRole = .albums)
     case genre(String)
     case style(String)
     /// Full-text search results (titles, artists, labels, catalogue numbers, tracks).
@@ -15,12 +15,23 @@ public enum GridScope: Sendable, Hashable {
         switch self {
         case .collection: "collection"
         case .crate(let id): "crate:\(id)"
-        case .artist(let id): "artist:\(id)"
+        case .artist(let id, .albums): "artist:\(id)"
+        case .artist(let id, let role): "artist:\(id):\(role.rawValue)"
         case .genre(let name): "genre:\(name)"
         case .style(let name): "style:\(name)"
         case .search(let text): "search:\(text)"
         }
     }
+}
+
+/// Which of an artist's albums their grid shows: the three lists of their page, each paged as a grid.
+public enum ArtistGridRole: String, Sendable, Hashable, CaseIterable {
+    /// The albums credited to them.
+    case albums
+    /// Other artists' albums with a track of theirs (a compilation, a split, a guest spot).
+    case appearsOn
+    /// The other albums that credit them (a producer, an engineer, a track's player).
+    case credited
 }
 
 /// The orders a grid can be in. Each is a keyset order on (sort key, album id).

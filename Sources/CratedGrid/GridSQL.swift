@@ -106,6 +106,23 @@ struct GridSQL {
                                 arguments: [id.databaseValue]),
                 members: Fragment(sql: "SELECT album_id FROM album_artist WHERE artist_id = ?", arguments: [id.databaseValue]))
         }
+        // The other lists of the artist's page (`AppDatabase.artistAlbums`): each album in one list
+        // only, their own first, then those with a track of theirs, then those that credit them.
+        func artist(_ id: Int64, _ role: ArtistGridRole) -> Restriction {
+            let own = "SELECT album_id FROM album_artist WHERE artist_id = ?"
+            let onTracks = "SELECT t.album_id FROM track_artist ta JOIN track t ON t.id = ta.track_id WHERE ta.artist_id = ?"
+            let credits = "SELECT album_id FROM album_credit WHERE discogs_id = (SELECT discogs_id FROM artist WHERE id = ?)"
+            let members: Fragment
+            switch role {
+            case .albums: return artist(id)
+            case .appearsOn:
+                members = Fragment(sql: "\(onTracks) EXCEPT \(own)", arguments: [id.databaseValue, id.databaseValue])
+            case .credited:
+                members = Fragment(sql: "\(credits) EXCEPT \(own) EXCEPT \(onTracks)",
+                                   arguments: [id.databaseValue, id.databaseValue, id.databaseValue])
+            }
+            return Restriction(probe: Self.membership(members), members: members)
+        }
         // Names match whatever their case, through indexes that order them so (0022).
         func genre(_ kind: String, _ name: String) -> Restriction {
             Restriction(
@@ -146,7 +163,7 @@ struct GridSQL {
         // In the crate's own order, the rows are the crate's already.
         case .crate where sort == .crate: break
         case .crate(let id): restrictions.append(crate(id))
-        case .artist(let id): restrictions.append(artist(id))
+        case .artist(let id, let role): restrictions.append(artist(id, role))
         case .genre(let name): restrictions.append(genre("genre", name))
         case .style(let name): restrictions.append(genre("style", name))
         case .search(let query): text(query).map { restrictions.append($0) }

@@ -213,7 +213,7 @@ private struct PagePlan {
         var artists: [(id: Int64, field: String)] = []
         switch request.scope {
         case .crate(let id): crates.append((id, "id"))
-        case .artist(let id): artists.append((id, "id"))
+        case .artist(let id, _): artists.append((id, "id"))
         case .collection, .genre, .style, .search: break
         }
         if let id = request.filters.crateId { crates.append((id, "crate")) }

@@ -219,12 +219,25 @@ import Testing
             #expect(ninasGrid.status == .ok)
             #expect(try ninasGrid.decode(GridPage.self).total == 0)
             #expect(try await client.call(.get, "/v1/grid/artists/\(nina)?layout=iPhonePortrait", token: server.aliceToken).status == .notFound)
+            // The albums she appears on are a grid of their own, as her page lists them.
+            let ninasAppearances = try await client.decoded(GridPage.self, "/v1/grid/artists/\(nina)?layout=iPhonePortrait&role=appearsOn",
+                                                            token: server.writeToken)
+            #expect(ninasAppearances.items.map(\.albumId) == [compilation])
+            #expect(try await client.decoded(GridPage.self, "/v1/grid/artists/\(nina)?layout=iPhonePortrait&role=credited",
+                                             token: server.writeToken).total == 0)
+            let badRole = try await client.call(.get, "/v1/grid/artists/\(nina)?role=guest", token: server.writeToken)
+            #expect(badRole.status == .badRequest && badRole.error?.field == "role")
             // Miles Davis (the CSV's artist row, which gained its Discogs id) has his own album, and
             // appears on the compilation.
             let milesPage = try await client.decoded(ArtistDetailDTO.self, "/v1/artists/\(miles)", token: server.writeToken)
             #expect(milesPage.albums.map(\.title) == ["Kind Of Blue"])
             #expect(milesPage.appearsOn.map(\.id) == [compilation])
             #expect(milesPage.discogsId == 23755)
+            // Each album in one of his lists only: his own grid has not the compilation, his appearances not his own.
+            for (role, albums) in [("albums", milesPage.albums.map(\.id)), ("appearsOn", [compilation])] {
+                let grid = try await client.decoded(GridPage.self, "/v1/grid/artists/\(miles)?layout=iPhonePortrait&role=\(role)", token: server.writeToken)
+                #expect(grid.items.map(\.albumId) == albums, "\(role)")
+            }
             // Alice owns Kind Of Blue but not the compilation: Nina Simone is nobody to her.
             #expect(try await client.call(.get, "/v1/artists/\(nina)", token: server.aliceToken).status == .notFound)
             #expect(try await client.decoded(ArtistDetailDTO.self, "/v1/artists/\(miles)", token: server.aliceToken).appearsOn.isEmpty)
@@ -319,6 +332,11 @@ import Testing
             let teosPage = try await client.decoded(ArtistDetailDTO.self, "/v1/artists/\(teo)", token: server.writeToken)
             #expect(teosPage.albums.isEmpty && teosPage.appearsOn.isEmpty && teosPage.creditedOn.map(\.album.id) == [compilation])
             #expect(teosPage.creditedOn.first?.roles == ["Producer"])
+            // The albums that credit them are a grid of their own, as their page lists them.
+            let teosCredits = try await client.decoded(GridPage.self, "/v1/grid/artists/\(teo)?layout=iPhonePortrait&role=credited", token: server.writeToken)
+            #expect(teosCredits.items.map(\.albumId) == [compilation])
+            let milesCredits = try await client.decoded(GridPage.self, "/v1/grid/artists/\(miles)?layout=iPhonePortrait&role=credited", token: server.writeToken)
+            #expect(milesCredits.items.map(\.albumId) == milesPage.creditedOn.map(\.album.id))
             let teosGrid = try await client.call(.get, "/v1/grid/artists/\(teo)?layout=iPhonePortrait", token: server.writeToken)
             #expect(teosGrid.status == .ok)
             #expect(try teosGrid.decode(GridPage.self).total == 0)

@@ -11,7 +11,15 @@ struct GridController {
             .get("layout", use: layout)
             .get("grid/collection") { try await page(.collection, $0, $1) }
             .get("grid/crates/:id") { try await page(.crate(id: try $1.id("id")), $0, $1) }
-            .get("grid/artists/:id") { try await page(.artist(id: try grids.database.currentArtistId(try $1.id("id"))), $0, $1) }
+            .get("grid/artists/:id") { request, context in
+                let role = try request.query("role").map { asked in
+                    guard let role = ArtistGridRole(rawValue: asked) else {
+                        throw APIError.badParameter("role", "role must be one of \(ArtistGridRole.allCases.map(\.rawValue).joined(separator: ", ")), not '\(asked)'")
+                    }
+                    return role
+                } ?? .albums
+                return try await page(.artist(id: try grids.database.currentArtistId(try context.id("id")), role: role), request, context)
+            }
             .get("grid/genres/:name") { try await page(.genre(try $1.text("name")), $0, $1) }
             .get("grid/styles/:name") { try await page(.style(try $1.text("name")), $0, $1) }
             .get("grid/search") { request, context in

@@ -215,7 +215,8 @@ struct RandomLibrary {
         switch scope {
         case .collection: break
         case .crate(let id): guard copies.contains(where: { $0.crates.contains(id) }) else { return false }
-        case .artist(let id): guard album.artistId == id else { return false }
+        // The model's albums have no tracks or credits: an artist's other lists are empty in it.
+        case .artist(let id, let role): guard role == .albums, album.artistId == id else { return false }
         case .genre(let name): guard album.genres.contains(name) else { return false }
         case .style(let name): guard album.styles.contains(name) else { return false }
         case .search(let text): guard matchesText(album, text) else { return false }
