@@ -235,6 +235,11 @@ import OpenAPIRuntime
             let page = try await client.getArtist(path: .init(id: guest.id)).ok.body.json
             checks.expect(page.name == "A Guest" && page.albums.isEmpty && page.appearsOn?.contains { $0.id == albumId } == true,
                           "the guest's page was \(page.name), \(page.albums.count) albums, appears on \(String(describing: page.appearsOn?.map(\.id)))")
+            // And their grid of the albums they appear on, paged as any grid: the page's list.
+            let appearances = try await client.getArtistGrid(path: .init(id: guest.id), query: .init(layout: .iPhonePortrait, limit: 500, role: .appearsOn))
+                .ok.body.json.items.map(\.albumId)
+            checks.expect(Set(appearances) == Set(page.appearsOn?.map(\.id) ?? []) && appearances.contains(albumId),
+                          "the guest's appearsOn grid held \(appearances), their page \(String(describing: page.appearsOn?.map(\.id)))")
         } else {
             checks.fail("B1 names no artist rows: \(String(describing: album.sides.last?.tracks.last))")
         }
