@@ -6,8 +6,9 @@ import NIOCore
 /// URLSession and browsers send it): a grid page comes to a third of its size or less, which a
 /// phone away from the home network feels. zlib's fastest level: level 4 saved a tenth more bytes
 /// for 1.5x the CPU. Answers under a kilobyte, event streams and covers go as they are (the web
-/// client's files are gzipped once, by `WebAssets`). A compressed answer's `ETag` is weakened (`W/"..."`, as RFC 9110 has it for another
-/// encoding of the same content): `If-None-Match` is compared weakly, so it still brings a 304.
+/// client's files are gzipped once, by `WebAssets`). A compressed answer's `ETag` is weakened
+/// (`W/"..."`, as RFC 9110 has it for another encoding of the same content): `If-None-Match` is
+/// compared weakly, so it still brings a 304.
 struct ResponseCompressionMiddleware<Context: RequestContext>: RouterMiddleware {
     static var minimumBytes: Int { 1024 }
 

@@ -293,9 +293,7 @@ public struct CratedConfiguration: Sendable, Equatable {
     /// key of the same name in another section (`port`, `serve.port`: `server.port`).
     static func keyMeant(by unknown: String) throws -> String? {
         let keys = try flattened(embeddedDefaultsJSON()).keys.sorted()
-        let near = keys.map { (key: $0, distance: editDistance(Array($0.utf8), Array(unknown.utf8))) }
-            .filter { $0.distance <= 2 }.min { $0.distance < $1.distance }
-        if let near { return near.key }
+        if let near = nearest(to: unknown, among: keys), near.distance <= 2 { return near.name }
         let name = unknown.split(separator: ".").last.map(String.init) ?? unknown
         let sameName = keys.filter { $0.split(separator: ".").last.map(String.init) == name }
         return sameName.count == 1 ? sameName[0] : nil
@@ -323,6 +321,12 @@ public struct CratedConfiguration: Sendable, Equatable {
                 continue
             }
         }
+    }
+
+    /// The candidate fewest edits from `name` (the first by name among equals), with its distance.
+    private static func nearest(to name: String, among candidates: some Sequence<String>) -> (name: String, distance: Int)? {
+        candidates.map { (name: $0, distance: editDistance(Array($0.utf8), Array(name.utf8))) }
+            .min { ($0.distance, $0.name) < ($1.distance, $1.name) }
     }
 
     /// The environment variables crated reads: `CRATED_CONFIG`, and each key of the defaults as
@@ -357,13 +361,8 @@ public struct CratedConfiguration: Sendable, Equatable {
     private static func checkEnvironmentNames(_ environment: [String: String]) throws {
         let names = environment.keys.map { $0.uppercased() }.filter { $0.hasPrefix("CRATED_") }
         guard !names.isEmpty else { return }
-        let keys = try flattened(embeddedDefaultsJSON()).keys
-        let known = Set(keys.map(environmentName(forKey:)) + ["CRATED_CONFIG"])
-        let groups = Set(keys.map { environmentName(forKey: String($0.prefix { $0 != "." })) })
-        func nearest(to name: String, among candidates: some Sequence<String>) -> (name: String, distance: Int)? {
-            candidates.map { (name: $0, distance: editDistance(Array($0.utf8), Array(name.utf8))) }
-                .min { ($0.distance, $0.name) < ($1.distance, $1.name) }
-        }
+        let known = try environmentNames()
+        let groups = Set(try flattened(embeddedDefaultsJSON()).keys.map { environmentName(forKey: String($0.prefix { $0 != "." })) })
         for name in names.sorted() where !known.contains(name) {
             let withoutUnderscores = name.replacingOccurrences(of: "_", with: "")
             let sameButUnderscores = known.filter { $0.replacingOccurrences(of: "_", with: "") == withoutUnderscores }
