@@ -1,3 +1,5 @@
+import CratedCore
+
 /// Which albums a grid shows, before filters: the route it is served on.
 public enum GridScope: Sendable, Hashable {
     /// The user's whole collection.
@@ -5,7 +7,7 @@ public enum GridScope: Sendable, Hashable {
     /// The albums with a copy in one of the user's crates.
     case crate(id: Int64)
     /// An artist's albums, as their page lists them in `role`: their own by default.
-    case artist(id: Int64, role: ArtistGridRole = .albums)
+    case artist(id: Int64, role: ArtistAlbumList = .albums)
     case genre(String)
     case style(String)
     /// Full-text search results (titles, artists, labels, catalogue numbers, tracks).
@@ -22,16 +24,6 @@ public enum GridScope: Sendable, Hashable {
         case .search(let text): "search:\(text)"
         }
     }
-}
-
-/// Which of an artist's albums their grid shows: the three lists of their page, each paged as a grid.
-public enum ArtistGridRole: String, Sendable, Hashable, CaseIterable {
-    /// The albums credited to them.
-    case albums
-    /// Other artists' albums with a track of theirs (a compilation, a split, a guest spot).
-    case appearsOn
-    /// The other albums that credit them (a producer, an engineer, a track's player).
-    case credited
 }
 
 /// The orders a grid can be in. Each is a keyset order on (sort key, album id).

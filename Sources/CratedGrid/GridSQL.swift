@@ -106,21 +106,10 @@ struct GridSQL {
                                 arguments: [id.databaseValue]),
                 members: Fragment(sql: "SELECT album_id FROM album_artist WHERE artist_id = ?", arguments: [id.databaseValue]))
         }
-        // The other lists of the artist's page (`AppDatabase.artistAlbums`): each album in one list
-        // only, their own first, then those with a track of theirs, then those that credit them.
-        func artist(_ id: Int64, _ role: ArtistGridRole) -> Restriction {
-            let own = "SELECT album_id FROM album_artist WHERE artist_id = ?"
-            let onTracks = "SELECT t.album_id FROM track_artist ta JOIN track t ON t.id = ta.track_id WHERE ta.artist_id = ?"
-            let credits = "SELECT album_id FROM album_credit WHERE discogs_id = (SELECT discogs_id FROM artist WHERE id = ?)"
-            let members: Fragment
-            switch role {
-            case .albums: return artist(id)
-            case .appearsOn:
-                members = Fragment(sql: "\(onTracks) EXCEPT \(own)", arguments: [id.databaseValue, id.databaseValue])
-            case .credited:
-                members = Fragment(sql: "\(credits) EXCEPT \(own) EXCEPT \(onTracks)",
-                                   arguments: [id.databaseValue, id.databaseValue, id.databaseValue])
-            }
+        // The other lists of the artist's page, as the page has them.
+        func artist(_ id: Int64, _ list: ArtistAlbumList) -> Restriction {
+            guard list != .albums else { return artist(id) }
+            let members = Fragment(sql: list.albumIdsSQL, arguments: Array(repeating: id.databaseValue, count: list.argumentCount))
             return Restriction(probe: Self.membership(members), members: members)
         }
         // Names match whatever their case, through indexes that order them so (0022).

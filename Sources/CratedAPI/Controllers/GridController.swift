@@ -13,8 +13,8 @@ struct GridController {
             .get("grid/crates/:id") { try await page(.crate(id: try $1.id("id")), $0, $1) }
             .get("grid/artists/:id") { request, context in
                 let role = try request.query("role").map { asked in
-                    guard let role = ArtistGridRole(rawValue: asked) else {
-                        throw APIError.badParameter("role", "role must be one of \(ArtistGridRole.allCases.map(\.rawValue).joined(separator: ", ")), not '\(asked)'")
+                    guard let role = ArtistAlbumList(rawValue: asked) else {
+                        throw APIError.badParameter("role", "role must be one of \(ArtistAlbumList.allCases.map(\.rawValue).joined(separator: ", ")), not '\(asked)'")
                     }
                     return role
                 } ?? .albums

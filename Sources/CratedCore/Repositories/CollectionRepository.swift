@@ -89,6 +89,32 @@ private let albumListingColumns = """
     a.id AS album_id, a.title, a.artist_credit, a.year, COUNT(ci.id) AS copies, \(AlbumCover.columns)
     """
 
+/// The three lists of an artist's page (`AppDatabase.artistAlbums`), which their grids page too
+/// (`GridScope.artist`): each album in one list only, their own first.
+public enum ArtistAlbumList: String, Sendable, Hashable, CaseIterable {
+    /// The albums credited to them.
+    case albums
+    /// Other artists' albums with a track of theirs (a compilation, a split, a guest spot).
+    case appearsOn
+    /// The other albums that credit them (a producer, an engineer, a track's player).
+    case credited
+
+    /// The ids of the list's albums, anyone's: SQL whose every `?` is the artist's id.
+    public var albumIdsSQL: String {
+        let own = "SELECT album_id FROM album_artist WHERE artist_id = ?"
+        let onTracks = "SELECT t.album_id FROM track_artist ta JOIN track t ON t.id = ta.track_id WHERE ta.artist_id = ?"
+        switch self {
+        case .albums: return own
+        case .appearsOn: return "\(onTracks) EXCEPT \(own)"
+        case .credited:
+            return "SELECT album_id FROM album_credit WHERE discogs_id = (SELECT discogs_id FROM artist WHERE id = ?) EXCEPT \(own) EXCEPT \(onTracks)"
+        }
+    }
+
+    /// How many arguments `albumIdsSQL` takes: the artist's id, each time.
+    public var argumentCount: Int { albumIdsSQL.count { $0 == "?" } }
+}
+
 extension AppDatabase {
     /// The album's detail for a user, or nil when the user owns no copy of it (someone else's albums
     /// do not exist for them).
@@ -176,16 +202,13 @@ extension AppDatabase {
                     GROUP BY a.id ORDER BY a.year IS NULL, a.year, a.sort_title
                     """), arguments: [userId, artistId])
             }
-            let albums = try listings("a.id IN (SELECT album_id FROM album_artist WHERE artist_id = ?2)")
-            let appearsOn = try listings("""
-                a.id IN (SELECT t.album_id FROM track_artist ta JOIN track t ON t.id = ta.track_id WHERE ta.artist_id = ?2)
-                AND a.id NOT IN (SELECT album_id FROM album_artist WHERE artist_id = ?2)
-                """)
+            // The artist's id is the statement's second argument.
+            func inList(_ list: ArtistAlbumList) -> String { "a.id IN (\(list.albumIdsSQL.replacingOccurrences(of: "?", with: "?2")))" }
+            let albums = try listings(inList(.albums))
+            let appearsOn = try listings(inList(.appearsOn))
             var creditedOn: [CreditedAlbum] = []
             if let discogsId = artist.discogsId {
-                let listed = Set((albums + appearsOn).map(\.albumId))
-                let credited = try listings("a.id IN (SELECT album_id FROM album_credit WHERE discogs_id = (SELECT discogs_id FROM artist WHERE id = ?2))")
-                    .filter { !listed.contains($0.albumId) }
+                let credited = try listings(inList(.credited))
                 if !credited.isEmpty {
                     // Each album's roles in credit order, each once: `Producer`, then a track's `Piano`.
                     var roles: [Int64: [String]] = [:]
